@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR MIT) */
+/*
+ * rnic: software RDMA NIC - character device ABI.
+ *
+ * The only contract between rnic.ko and librnic for the verbs char device
+ * (/dev/infiniband/uverbsN, N >= RNIC_UVERBS_BASE).
+ */
+#ifndef _UAPI_RDMA_RNIC_ABI_H
+#define _UAPI_RDMA_RNIC_ABI_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+/**
+ * DOC: rnic ioctl contract
+ *
+ * Opening the char device of an rnic device creates a verbs context; every
+ * ioctl below is issued on that file descriptor.
+ *
+ * Every ioctl argument is a struct whose first field is ``__u32 size``, the
+ * number of bytes userspace passes, followed by ``__u32 flags``. The kernel
+ * accepts a shorter struct from an older userspace (missing input fields
+ * read as zero, missing output fields are not written) and a longer struct
+ * from a newer userspace as long as the unknown tail is zero. Output fields
+ * are prefixed ``out_``; every byte of the output fields the kernel knows is
+ * written, even when unused. Fields called ``__reserved`` must be zero.
+ *
+ * Error contract (negative errno from ioctl(), errno in userspace):
+ *
+ * - ENOTTY: unknown ioctl number.
+ * - E2BIG: the struct is longer than the kernel's and the tail is not zero.
+ * - EINVAL: size smaller than the first version of the struct, unknown
+ *   flags, non-zero reserved fields, or a bad value (port number, index).
+ * - EFAULT: the argument pointer is not readable/writable.
+ * - ENODATA: the requested table entry (a GID) is empty.
+ * - ENODEV: the device was removed; the context is dead and only close()
+ *   is useful.
+ */
+
+/**
+ * DOC: rnic sysfs
+ *
+ * Every rnic device is a directory /sys/class/rnic/NAME/ with the read-only
+ * attributes:
+ *
+ * - ``abi_version``: RNIC_ABI_VERSION of the module, decimal.
+ * - ``uverbs``: name of the char device node in /dev/infiniband/.
+ * - ``node_guid``: node GUID as four groups of four hex digits
+ *   (``0200:00ff:fe00:0001``), as the in-kernel stack prints it.
+ * - ``netdev``: name of the bound netdev, empty when unbound.
+ * - ``dev``: major:minor of the char device.
+ */
+
+/** RNIC_ABI_VERSION - the ABI version the kernel exports in sysfs. */
+#define RNIC_ABI_VERSION 1
+
+/**
+ * RNIC_UVERBS_BASE - number of the first rnic char device node.
+ *
+ * rnic devices appear as /dev/infiniband/uverbsN with N counting from this
+ * base. The kernel's own ib_uverbs uses uverbs0 .. uverbs1023, so the two
+ * stacks never collide. Userspace finds the node of a device through the
+ * ``uverbs`` attribute in /sys/class/rnic/NAME/, never by guessing.
+ */
+#define RNIC_UVERBS_BASE 1024
+
+/** RNIC_DEV_NAME_MAX - size of a device name buffer, including the NUL. */
+#define RNIC_DEV_NAME_MAX 64
+
+/** RNIC_GID_TABLE_LEN - GID table entries per port. */
+#define RNIC_GID_TABLE_LEN 64
+
+#define RNIC_IOCTL_MAGIC 0xE7
+
+/**
+ * enum rnic_cmd - ioctl command numbers, see the structs for each.
+ * @RNIC_CMD_QUERY_DEVICE: &struct rnic_query_device
+ * @RNIC_CMD_QUERY_PORT: &struct rnic_query_port
+ * @RNIC_CMD_QUERY_GID: &struct rnic_query_gid
+ * @RNIC_CMD_QUERY_PKEY: &struct rnic_query_pkey
+ */
+enum rnic_cmd {
+	RNIC_CMD_BASE = 0x80,
+	RNIC_CMD_QUERY_DEVICE = RNIC_CMD_BASE,
+	RNIC_CMD_QUERY_PORT,
+	RNIC_CMD_QUERY_GID,
+	RNIC_CMD_QUERY_PKEY,
+};
+
+/**
+ * struct rnic_query_device - RNIC_IOCTL_QUERY_DEVICE
+ * @size: sizeof(struct rnic_query_device)
+ * @flags: must be 0
+ * @out_node_guid: node GUID, network byte order
+ * @out_sys_image_guid: system image GUID, network byte order
+ * @out_max_mr_size: largest memory region in bytes
+ * @out_page_size_cap: supported page sizes (bit n set: 2^n bytes)
+ * @out_device_cap_flags: capability bits, values of enum ibv_device_cap_flags
+ * @out_fw_ver: firmware (module) version: major << 32 | minor << 16 | patch
+ * @out_vendor_id: IEEE vendor OUI
+ * @out_vendor_part_id: vendor part id
+ * @out_hw_ver: hardware version
+ * @out_max_qp: queue pairs per device
+ * @out_max_qp_wr: work requests per send or receive queue
+ * @out_max_sge: scatter/gather entries per send or receive work request
+ * @out_max_sge_rd: scatter/gather entries per RDMA READ work request
+ * @out_max_cq: completion queues per device
+ * @out_max_cqe: entries per completion queue
+ * @out_max_mr: memory regions per device
+ * @out_max_pd: protection domains per device
+ * @out_max_qp_rd_atom: outstanding RDMA READ/atomic per QP as responder
+ * @out_max_qp_init_rd_atom: outstanding RDMA READ/atomic per QP as initiator
+ * @out_max_res_rd_atom: responder resources per device
+ * @out_max_srq: shared receive queues per device
+ * @out_max_srq_wr: work requests per SRQ
+ * @out_max_srq_sge: scatter/gather entries per SRQ work request
+ * @out_max_ah: address handles per device
+ * @out_max_mcast_grp: multicast groups per device
+ * @out_max_mcast_qp_attach: QPs per multicast group
+ * @out_max_total_mcast_qp_attach: QP attachments to groups per device
+ * @out_max_mw: memory windows per device
+ * @out_max_pkeys: partition keys per port
+ * @out_atomic_cap: atomic guarantee, a value of enum ibv_atomic_cap
+ * @out_local_ca_ack_delay: local CA ACK delay (4.096 us * 2^value)
+ * @out_phys_port_cnt: number of ports
+ * @out_num_comp_vectors: completion vectors
+ * @__reserved: must be 0
+ */
+struct rnic_query_device {
+	__u32 size;
+	__u32 flags;
+	__aligned_be64 out_node_guid;
+	__aligned_be64 out_sys_image_guid;
+	__aligned_u64 out_max_mr_size;
+	__aligned_u64 out_page_size_cap;
+	__aligned_u64 out_device_cap_flags;
+	__aligned_u64 out_fw_ver;
+	__u32 out_vendor_id;
+	__u32 out_vendor_part_id;
+	__u32 out_hw_ver;
+	__u32 out_max_qp;
+	__u32 out_max_qp_wr;
+	__u32 out_max_sge;
+	__u32 out_max_sge_rd;
+	__u32 out_max_cq;
+	__u32 out_max_cqe;
+	__u32 out_max_mr;
+	__u32 out_max_pd;
+	__u32 out_max_qp_rd_atom;
+	__u32 out_max_qp_init_rd_atom;
+	__u32 out_max_res_rd_atom;
+	__u32 out_max_srq;
+	__u32 out_max_srq_wr;
+	__u32 out_max_srq_sge;
+	__u32 out_max_ah;
+	__u32 out_max_mcast_grp;
+	__u32 out_max_mcast_qp_attach;
+	__u32 out_max_total_mcast_qp_attach;
+	__u32 out_max_mw;
+	__u32 out_max_pkeys;
+	__u32 out_atomic_cap;
+	__u32 out_local_ca_ack_delay;
+	__u32 out_phys_port_cnt;
+	__u32 out_num_comp_vectors;
+	__u32 __reserved;
+};
+
+/**
+ * struct rnic_query_port - RNIC_IOCTL_QUERY_PORT
+ * @size: sizeof(struct rnic_query_port)
+ * @flags: must be 0
+ * @port_num: port to query, 1-based
+ * @out_state: logical port state, a value of enum ibv_port_state
+ * @out_max_mtu: largest path MTU, a value of enum ibv_mtu
+ * @out_active_mtu: current path MTU, a value of enum ibv_mtu
+ * @out_gid_tbl_len: entries in the GID table
+ * @out_port_cap_flags: values of enum ibv_port_cap_flags
+ * @out_max_msg_sz: largest message in bytes
+ * @out_bad_pkey_cntr: bad P_Key counter
+ * @out_qkey_viol_cntr: Q_Key violation counter
+ * @out_pkey_tbl_len: entries in the P_Key table
+ * @out_lid: base LID (0: Ethernet link layer has none)
+ * @out_sm_lid: subnet manager LID
+ * @out_lmc: LID mask control
+ * @out_max_vl_num: virtual lanes
+ * @out_sm_sl: subnet manager service level
+ * @out_subnet_timeout: subnet propagation delay
+ * @out_init_type_reply: InitTypeReply value
+ * @out_active_width: active link width as in ibv_port_attr (2: 4X)
+ * @out_active_speed: active link speed as in ibv_port_attr
+ * @out_phys_state: physical port state (5: LinkUp, 3: Disabled)
+ * @out_link_layer: IBV_LINK_LAYER_* value
+ * @out_port_flags: ibv_port_attr.flags
+ * @out_port_cap_flags2: values of enum ibv_port_cap_flags2
+ * @out_active_speed_ex: extended active speed
+ * @__reserved: must be 0
+ */
+struct rnic_query_port {
+	__u32 size;
+	__u32 flags;
+	__u32 port_num;
+	__u32 out_state;
+	__u32 out_max_mtu;
+	__u32 out_active_mtu;
+	__u32 out_gid_tbl_len;
+	__u32 out_port_cap_flags;
+	__u32 out_max_msg_sz;
+	__u32 out_bad_pkey_cntr;
+	__u32 out_qkey_viol_cntr;
+	__u32 out_pkey_tbl_len;
+	__u32 out_lid;
+	__u32 out_sm_lid;
+	__u32 out_lmc;
+	__u32 out_max_vl_num;
+	__u32 out_sm_sl;
+	__u32 out_subnet_timeout;
+	__u32 out_init_type_reply;
+	__u32 out_active_width;
+	__u32 out_active_speed;
+	__u32 out_phys_state;
+	__u32 out_link_layer;
+	__u32 out_port_flags;
+	__u32 out_port_cap_flags2;
+	__u32 out_active_speed_ex;
+	__u32 __reserved;
+};
+
+/**
+ * enum rnic_gid_type - how a GID table entry is used on the wire
+ * @RNIC_GID_TYPE_ROCE_V2: RoCEv2 (UDP/IP encapsulation)
+ */
+enum rnic_gid_type {
+	RNIC_GID_TYPE_ROCE_V2 = 2,
+};
+
+/**
+ * struct rnic_query_gid - RNIC_IOCTL_QUERY_GID
+ * @size: sizeof(struct rnic_query_gid)
+ * @flags: must be 0
+ * @port_num: port, 1-based
+ * @index: GID table index, below rnic_query_port.out_gid_tbl_len
+ * @out_gid: the GID, network byte order
+ * @out_gid_type: a value of enum rnic_gid_type
+ * @out_ifindex: ifindex of the netdev the GID comes from, 0 if none
+ *
+ * An empty entry fails with ENODATA.
+ */
+struct rnic_query_gid {
+	__u32 size;
+	__u32 flags;
+	__u32 port_num;
+	__u32 index;
+	__u8 out_gid[16];
+	__u32 out_gid_type;
+	__u32 out_ifindex;
+};
+
+/**
+ * struct rnic_query_pkey - RNIC_IOCTL_QUERY_PKEY
+ * @size: sizeof(struct rnic_query_pkey)
+ * @flags: must be 0
+ * @port_num: port, 1-based
+ * @index: P_Key table index, below rnic_query_port.out_pkey_tbl_len
+ * @out_pkey: the P_Key, host byte order
+ * @__reserved: must be 0
+ */
+struct rnic_query_pkey {
+	__u32 size;
+	__u32 flags;
+	__u32 port_num;
+	__u32 index;
+	__u32 out_pkey;
+	__u32 __reserved;
+};
+
+#define RNIC_IOCTL_QUERY_DEVICE _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_QUERY_DEVICE)
+#define RNIC_IOCTL_QUERY_PORT _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_QUERY_PORT)
+#define RNIC_IOCTL_QUERY_GID _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_QUERY_GID)
+#define RNIC_IOCTL_QUERY_PKEY _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_QUERY_PKEY)
+
+#endif /* _UAPI_RDMA_RNIC_ABI_H */

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR MIT) */
+/*
+ * rnic: software RDMA NIC - generic netlink management ABI.
+ */
+#ifndef _UAPI_RDMA_RNIC_NETLINK_H
+#define _UAPI_RDMA_RNIC_NETLINK_H
+
+/**
+ * DOC: rnic generic netlink family
+ *
+ * Devices are created, removed and listed over the generic netlink family
+ * RNIC_GENL_NAME. RNIC_NL_CMD_LINK_ADD and RNIC_NL_CMD_LINK_DEL need
+ * CAP_NET_ADMIN; RNIC_NL_CMD_LINK_GET is open to everybody and supports
+ * dumps (NLM_F_DUMP) as well as a single device named by
+ * RNIC_NL_ATTR_DEV_NAME.
+ *
+ * Errors come back as a netlink error with an extended ACK message:
+ *
+ * - EINVAL: missing or malformed attribute (a name that is empty, too long
+ *   or contains '/', ':' or white space).
+ * - EEXIST: a device of that name exists, or the netdev is already bound
+ *   to another rnic device.
+ * - ENODEV: no such rnic device (DEL, GET) or no such netdev (ADD).
+ * - ENOSPC: all RNIC_MAX_DEVICES device slots are in use.
+ * - EPERM: ADD or DEL without CAP_NET_ADMIN.
+ *
+ * ADD and DEL answer with an ACK. A LINK_GET answer carries, per device,
+ * the RNIC_NL_ATTR_* attributes listed in enum rnic_nl_attr (NETDEV,
+ * NETDEV_INDEX and NETDEV_MTU only for a bound device). Userspace must skip
+ * attributes it does not know.
+ */
+
+#define RNIC_GENL_NAME "rnic"
+#define RNIC_GENL_VERSION 1
+
+/** RNIC_MAX_DEVICES - how many rnic devices can exist at once. */
+#define RNIC_MAX_DEVICES 256
+
+/**
+ * enum rnic_nl_cmd - generic netlink commands
+ * @RNIC_NL_CMD_UNSPEC: unused
+ * @RNIC_NL_CMD_LINK_GET: show one device (DEV_NAME) or dump all
+ * @RNIC_NL_CMD_LINK_ADD: create a device: DEV_NAME, optional NETDEV
+ * @RNIC_NL_CMD_LINK_DEL: remove a device: DEV_NAME
+ */
+enum rnic_nl_cmd {
+	RNIC_NL_CMD_UNSPEC,
+	RNIC_NL_CMD_LINK_GET,
+	RNIC_NL_CMD_LINK_ADD,
+	RNIC_NL_CMD_LINK_DEL,
+
+	__RNIC_NL_CMD_MAX,
+	RNIC_NL_CMD_MAX = __RNIC_NL_CMD_MAX - 1
+};
+
+/**
+ * enum rnic_nl_attr - generic netlink attributes
+ * @RNIC_NL_ATTR_UNSPEC: unused
+ * @RNIC_NL_ATTR_PAD: padding for 64-bit attributes
+ * @RNIC_NL_ATTR_DEV_NAME: NUL-terminated string, device name (rnic0)
+ * @RNIC_NL_ATTR_DEV_INDEX: u32, device index (stable while it exists)
+ * @RNIC_NL_ATTR_NETDEV: NUL-terminated string, bound netdev name
+ * @RNIC_NL_ATTR_NETDEV_INDEX: u32, bound netdev ifindex
+ * @RNIC_NL_ATTR_UVERBS: NUL-terminated string, char device name
+ *	(uverbsN, the node is /dev/infiniband/uverbsN)
+ * @RNIC_NL_ATTR_NODE_GUID: u64, node GUID in network byte order
+ * @RNIC_NL_ATTR_PORT_STATE: u8, port 1 state, a value of enum ibv_port_state
+ * @RNIC_NL_ATTR_ACTIVE_MTU: u32, port 1 active MTU in bytes
+ * @RNIC_NL_ATTR_NETDEV_MTU: u32, MTU of the bound netdev in bytes
+ * @RNIC_NL_ATTR_CONTEXTS: u32, open verbs contexts
+ * @RNIC_NL_ATTR_GID_TABLE: nest of RNIC_NL_ATTR_GID_ENTRY, the non-empty
+ *	entries of the port 1 GID table
+ * @RNIC_NL_ATTR_GID_ENTRY: nest of RNIC_NL_ATTR_GID_INDEX and RNIC_NL_ATTR_GID
+ * @RNIC_NL_ATTR_GID_INDEX: u32, GID table index
+ * @RNIC_NL_ATTR_GID: binary, 16 bytes, GID in network byte order
+ */
+enum rnic_nl_attr {
+	RNIC_NL_ATTR_UNSPEC,
+	RNIC_NL_ATTR_PAD,
+	RNIC_NL_ATTR_DEV_NAME,
+	RNIC_NL_ATTR_DEV_INDEX,
+	RNIC_NL_ATTR_NETDEV,
+	RNIC_NL_ATTR_NETDEV_INDEX,
+	RNIC_NL_ATTR_UVERBS,
+	RNIC_NL_ATTR_NODE_GUID,
+	RNIC_NL_ATTR_PORT_STATE,
+	RNIC_NL_ATTR_ACTIVE_MTU,
+	RNIC_NL_ATTR_NETDEV_MTU,
+	RNIC_NL_ATTR_CONTEXTS,
+	RNIC_NL_ATTR_GID_TABLE,
+	RNIC_NL_ATTR_GID_ENTRY,
+	RNIC_NL_ATTR_GID_INDEX,
+	RNIC_NL_ATTR_GID,
+
+	__RNIC_NL_ATTR_MAX,
+	RNIC_NL_ATTR_MAX = __RNIC_NL_ATTR_MAX - 1
+};
+
+#endif /* _UAPI_RDMA_RNIC_NETLINK_H */

@@ -1,0 +1,500 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rnic: software RDMA NIC - module setup and the device registry.
+ */
+#include <linux/etherdevice.h>
+#include <linux/module.h>
+#include <linux/random.h>
+#include <linux/xarray.h>
+#include <net/addrconf.h>
+
+#include "rnic.h"
+
+/*
+ * The registry: index -> struct rnic_dev. A published device is findable
+ * here; removal first replaces it by a reserved (NULL) entry, so that its
+ * index (the char device minor) is not handed out again until the struct is
+ * released, then tears it down. Changes are made under rnic_devs_lock.
+ */
+DEFINE_MUTEX(rnic_devs_lock);
+static DEFINE_XARRAY_ALLOC(rnic_devs);
+
+static dev_t rnic_devt;
+static struct class *rnic_class;
+
+static atomic_t rnic_live_objs[RNIC_OBJ_MAX];
+static const char * const rnic_obj_names[RNIC_OBJ_MAX] = {
+	[RNIC_OBJ_DEVICE] = "device",
+	[RNIC_OBJ_CONTEXT] = "context",
+};
+
+/**
+ * rnic_obj_account() - count objects that are alive, for the leak check
+ * @type: object type
+ * @delta: +1 on creation, -1 on destruction
+ */
+void rnic_obj_account(enum rnic_obj_type type, int delta)
+{
+	atomic_add(delta, &rnic_live_objs[type]);
+}
+
+static void rnic_check_leaks(void)
+{
+	int type, n;
+
+	for (type = 0; type < RNIC_OBJ_MAX; type++) {
+		n = atomic_read(&rnic_live_objs[type]);
+		if (n)
+			pr_err("rnic: leak: %d %s objects at unload\n", n,
+			       rnic_obj_names[type]);
+	}
+}
+
+static ssize_t abi_version_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", RNIC_ABI_VERSION);
+}
+static DEVICE_ATTR_RO(abi_version);
+
+static ssize_t uverbs_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	return sysfs_emit(buf, "uverbs%u\n",
+			  RNIC_UVERBS_BASE + to_rnic_dev(dev)->index);
+}
+static DEVICE_ATTR_RO(uverbs);
+
+static ssize_t node_guid_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	u64 guid = be64_to_cpu(to_rnic_dev(dev)->node_guid);
+
+	return sysfs_emit(buf, "%04x:%04x:%04x:%04x\n",
+			  (u16)(guid >> 48), (u16)(guid >> 32),
+			  (u16)(guid >> 16), (u16)guid);
+}
+static DEVICE_ATTR_RO(node_guid);
+
+static ssize_t netdev_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	struct rnic_dev *rdev = to_rnic_dev(dev);
+	char name[IFNAMSIZ];
+
+	spin_lock_bh(&rnic_bind_lock);
+	strscpy(name, rdev->netdev_name, sizeof(name));
+	spin_unlock_bh(&rnic_bind_lock);
+	return sysfs_emit(buf, "%s\n", name);
+}
+static DEVICE_ATTR_RO(netdev);
+
+static struct attribute *rnic_dev_attrs[] = {
+	&dev_attr_abi_version.attr,
+	&dev_attr_uverbs.attr,
+	&dev_attr_node_guid.attr,
+	&dev_attr_netdev.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(rnic_dev);
+
+static char *rnic_devnode(struct device *dev, umode_t *mode)
+{
+	/* Everybody may open a verbs device, as with rdma-core's rules. */
+	if (mode)
+		*mode = 0666;
+	return kasprintf(GFP_KERNEL, "infiniband/uverbs%u",
+			 RNIC_UVERBS_BASE + to_rnic_dev(dev)->index);
+}
+
+static void rnic_dev_release(struct device *dev)
+{
+	struct rnic_dev *rdev = to_rnic_dev(dev);
+
+	xa_erase(&rnic_devs, rdev->index);
+	kfree(rdev);
+	rnic_obj_account(RNIC_OBJ_DEVICE, -1);
+}
+
+/**
+ * rnic_active_mtu() - the IB MTU a port can use over a netdev
+ * @netdev_mtu: MTU of the netdev in bytes, 0 for no netdev
+ *
+ * Return: the largest IB MTU in bytes whose packets, with the largest
+ * RoCEv2 headers (IPv6, UDP, BTH, RETH, ImmDt, ICRC), fit the netdev MTU;
+ * 4096 without a netdev, 256 at least.
+ */
+u32 rnic_active_mtu(u32 netdev_mtu)
+{
+	const u32 hdr_len = 40 + 8 + 12 + 16 + 4 + 4;
+	u32 mtu;
+
+	if (!netdev_mtu)
+		return 4096;
+	for (mtu = 4096; mtu > 256; mtu /= 2)
+		if (mtu + hdr_len <= netdev_mtu)
+			break;
+	return mtu;
+}
+
+static bool rnic_name_valid(const char *name, struct netlink_ext_ack *extack)
+{
+	size_t len = strnlen(name, RNIC_DEV_NAME_MAX);
+	const char *c;
+
+	if (!len) {
+		NL_SET_ERR_MSG(extack, "device name is empty");
+		return false;
+	}
+	if (len >= RNIC_DEV_NAME_MAX) {
+		NL_SET_ERR_MSG(extack, "device name is longer than 63 bytes");
+		return false;
+	}
+	if (!strcmp(name, ".") || !strcmp(name, "..")) {
+		NL_SET_ERR_MSG(extack, "device name may not be . or ..");
+		return false;
+	}
+	for (c = name; *c; c++) {
+		/* Printable ASCII only: the name is a sysfs and node name. */
+		if (*c == '/' || *c == ':' || *c <= ' ' || *c > '~') {
+			NL_SET_ERR_MSG(extack,
+				       "device name must be printable ASCII without '/', ':' or spaces");
+			return false;
+		}
+	}
+	return true;
+}
+
+/**
+ * rnic_dev_find() - look a published device up by name
+ * @name: device name
+ *
+ * Context: rnic_devs_lock held; the device stays published until it is
+ * dropped.
+ * Return: the device (no reference taken) or NULL.
+ */
+struct rnic_dev *rnic_dev_find(const char *name)
+{
+	struct rnic_dev *rdev;
+	unsigned long index;
+
+	lockdep_assert_held(&rnic_devs_lock);
+	xa_for_each(&rnic_devs, index, rdev)
+		if (!strcmp(rnic_dev_name(rdev), name))
+			return rdev;
+	return NULL;
+}
+
+static void rnic_make_guid(struct rnic_dev *rdev, struct net_device *netdev)
+{
+	u8 *guid = (u8 *)&rdev->node_guid;
+
+	/* Modified EUI-64 from the MAC, as for an IPv6 link-local address. */
+	if (netdev && netdev->addr_len == ETH_ALEN &&
+	    is_valid_ether_addr(netdev->dev_addr)) {
+		addrconf_addr_eui48(guid, netdev->dev_addr);
+		return;
+	}
+	/* Random, with the universal/local and group bits clear. */
+	get_random_bytes(guid, sizeof(rdev->node_guid));
+	guid[0] &= ~0x03;
+}
+
+/**
+ * rnic_dev_add() - create, bind and publish a device
+ * @name: device name
+ * @net: namespace to look @ifname up in
+ * @ifname: netdev to bind to, or NULL
+ * @extack: netlink extended ACK for error messages
+ *
+ * Context: process, takes rtnl_lock (when binding) and rnic_devs_lock.
+ * Return: 0 or a negative errno (EINVAL, EEXIST, ENODEV, ENOSPC, ENOMEM).
+ */
+int rnic_dev_add(const char *name, struct net *net, const char *ifname,
+		 struct netlink_ext_ack *extack)
+{
+	struct net_device *netdev = NULL;
+	struct rnic_dev *rdev;
+	u32 index;
+	int ret;
+
+	if (!rnic_name_valid(name, extack))
+		return -EINVAL;
+
+	if (ifname)
+		rtnl_lock();
+	mutex_lock(&rnic_devs_lock);
+	if (rnic_dev_find(name)) {
+		NL_SET_ERR_MSG(extack, "an rnic device of that name exists");
+		ret = -EEXIST;
+		goto err_unlock;
+	}
+	if (ifname) {
+		netdev = __dev_get_by_name(net, ifname);
+		if (!netdev) {
+			NL_SET_ERR_MSG(extack, "no such netdev");
+			ret = -ENODEV;
+			goto err_unlock;
+		}
+	}
+
+	rdev = kzalloc(sizeof(*rdev), GFP_KERNEL);
+	if (!rdev) {
+		ret = -ENOMEM;
+		goto err_unlock;
+	}
+	ret = xa_alloc(&rnic_devs, &index, NULL,
+		       XA_LIMIT(0, RNIC_MAX_DEVICES - 1), GFP_KERNEL);
+	if (ret) {
+		kfree(rdev);
+		if (ret == -EBUSY) {
+			NL_SET_ERR_MSG(extack, "all rnic device slots are in use");
+			ret = -ENOSPC;
+		}
+		goto err_unlock;
+	}
+	rnic_obj_account(RNIC_OBJ_DEVICE, 1);
+
+	/* From here on the release callback frees rdev and its index. */
+	rdev->index = index;
+	device_initialize(&rdev->dev);
+	rdev->dev.class = rnic_class;
+	rdev->dev.devt = MKDEV(MAJOR(rnic_devt), index);
+	rdev->dev.release = rnic_dev_release;
+	ret = dev_set_name(&rdev->dev, "%s", name);
+	if (ret)
+		goto err_put;
+	cdev_init(&rdev->cdev, &rnic_uverbs_fops);
+	rdev->cdev.owner = THIS_MODULE;
+	init_rwsem(&rdev->live_rwsem);
+	INIT_LIST_HEAD(&rdev->bind_node);
+	rnic_make_guid(rdev, netdev);
+	rnic_port_init(rdev);
+
+	if (netdev) {
+		ret = rnic_netdev_bind(rdev, netdev, extack);
+		if (ret)
+			goto err_put;
+	}
+
+	rdev->live = true;
+	ret = cdev_device_add(&rdev->cdev, &rdev->dev);
+	if (ret)
+		goto err_unbind;
+	xa_store(&rnic_devs, index, rdev, GFP_KERNEL);
+	mutex_unlock(&rnic_devs_lock);
+	if (ifname)
+		rtnl_unlock();
+	rnic_dbg_dev(rdev, "created\n");
+	return 0;
+
+err_unbind:
+	rnic_netdev_unbind(rdev);
+err_put:
+	put_device(&rdev->dev);
+err_unlock:
+	mutex_unlock(&rnic_devs_lock);
+	if (ifname)
+		rtnl_unlock();
+	return ret;
+}
+
+/**
+ * rnic_dev_unpublish() - make a device unfindable, keeping its index
+ * @rdev: a published device
+ *
+ * Context: rnic_devs_lock held. The caller then owns the registry's
+ * reference and must call rnic_dev_remove().
+ */
+static void rnic_dev_unpublish(struct rnic_dev *rdev)
+{
+	lockdep_assert_held(&rnic_devs_lock);
+	xa_store(&rnic_devs, rdev->index, NULL, GFP_KERNEL);
+}
+
+/**
+ * rnic_dev_remove() - tear an unpublished device down
+ * @rdev: device, no longer findable in the registry
+ *
+ * Waits for running ioctls, makes every later call on an open context fail
+ * with ENODEV, unbinds the netdev, removes the char device and sysfs entry
+ * and drops the registry's reference. Open contexts keep the memory until
+ * they are closed.
+ *
+ * Context: process; may be called under rtnl_lock and rnic_devs_lock.
+ */
+static void rnic_dev_remove(struct rnic_dev *rdev)
+{
+	down_write(&rdev->live_rwsem);
+	rdev->live = false;
+	up_write(&rdev->live_rwsem);
+
+	rnic_netdev_unbind(rdev);
+	cdev_device_del(&rdev->cdev, &rdev->dev);
+	rnic_dbg_dev(rdev, "removed\n");
+	put_device(&rdev->dev);
+}
+
+/**
+ * rnic_dev_del() - remove a device by name
+ * @name: device name
+ * @extack: netlink extended ACK for error messages
+ *
+ * Context: process, takes rnic_devs_lock.
+ * Return: 0 or -ENODEV.
+ */
+int rnic_dev_del(const char *name, struct netlink_ext_ack *extack)
+{
+	struct rnic_dev *rdev;
+
+	mutex_lock(&rnic_devs_lock);
+	rdev = rnic_dev_find(name);
+	if (rdev)
+		rnic_dev_unpublish(rdev);
+	mutex_unlock(&rnic_devs_lock);
+	if (!rdev) {
+		NL_SET_ERR_MSG(extack, "no such rnic device");
+		return -ENODEV;
+	}
+	rnic_dev_remove(rdev);
+	return 0;
+}
+
+/**
+ * rnic_dev_del_bound() - remove every device bound to a netdev
+ * @netdev: a netdev that goes away
+ *
+ * Context: process, rtnl_lock held (netdev notifier); takes rnic_devs_lock.
+ */
+void rnic_dev_del_bound(struct net_device *netdev)
+{
+	struct rnic_dev *rdev;
+	unsigned long index;
+
+	ASSERT_RTNL();
+	mutex_lock(&rnic_devs_lock);
+	xa_for_each(&rnic_devs, index, rdev) {
+		/* Stable: published devices are neither bound nor unbound. */
+		if (rdev->netdev != netdev)
+			continue;
+		rnic_dev_unpublish(rdev);
+		rnic_dev_remove(rdev);
+	}
+	mutex_unlock(&rnic_devs_lock);
+}
+
+/**
+ * rnic_dev_info() - snapshot a device for reporting
+ * @rdev: a published device
+ * @info: filled in
+ *
+ * Context: rnic_devs_lock held.
+ */
+void rnic_dev_info(struct rnic_dev *rdev, struct rnic_link_info *info)
+{
+	struct rnic_port *port = &rdev->port;
+
+	lockdep_assert_held(&rnic_devs_lock);
+	memset(info, 0, sizeof(*info));
+	strscpy(info->name, rnic_dev_name(rdev), sizeof(info->name));
+	info->index = rdev->index;
+	info->uverbs_num = RNIC_UVERBS_BASE + rdev->index;
+	info->node_guid = rdev->node_guid;
+	info->contexts = atomic_read(&rdev->ncontexts);
+
+	spin_lock_bh(&rnic_bind_lock);
+	if (rdev->netdev) {
+		info->netdev_ifindex = rdev->netdev->ifindex;
+		strscpy(info->netdev_name, rdev->netdev_name,
+			sizeof(info->netdev_name));
+	}
+	spin_unlock_bh(&rnic_bind_lock);
+
+	spin_lock_bh(&port->lock);
+	info->state = port->state;
+	info->netdev_mtu = port->netdev_mtu;
+	memcpy(info->gids, port->gids, sizeof(info->gids));
+	spin_unlock_bh(&port->lock);
+	info->active_mtu = rnic_active_mtu(info->netdev_mtu);
+}
+
+/**
+ * rnic_dev_next() - iterate over published devices
+ * @index: in: first index to look at; out: index of the device found
+ *
+ * Context: rnic_devs_lock held.
+ * Return: the next published device at or after *@index, or NULL.
+ */
+struct rnic_dev *rnic_dev_next(unsigned long *index)
+{
+	lockdep_assert_held(&rnic_devs_lock);
+	return xa_find(&rnic_devs, index, ULONG_MAX, XA_PRESENT);
+}
+
+static void rnic_dev_del_all(void)
+{
+	struct rnic_dev *rdev;
+	unsigned long index;
+
+	mutex_lock(&rnic_devs_lock);
+	xa_for_each(&rnic_devs, index, rdev) {
+		rnic_dev_unpublish(rdev);
+		rnic_dev_remove(rdev);
+	}
+	mutex_unlock(&rnic_devs_lock);
+}
+
+static int __init rnic_init(void)
+{
+	int ret;
+
+	ret = alloc_chrdev_region(&rnic_devt, 0, RNIC_MAX_DEVICES, "rnic");
+	if (ret)
+		return ret;
+	rnic_class = class_create(THIS_MODULE, "rnic");
+	if (IS_ERR(rnic_class)) {
+		ret = PTR_ERR(rnic_class);
+		goto err_chrdev;
+	}
+	rnic_class->devnode = rnic_devnode;
+	rnic_class->dev_groups = rnic_dev_groups;
+
+	ret = rnic_netdev_init();
+	if (ret)
+		goto err_class;
+	ret = rnic_nl_init();
+	if (ret)
+		goto err_netdev;
+	return 0;
+
+err_netdev:
+	rnic_netdev_exit();
+err_class:
+	class_destroy(rnic_class);
+err_chrdev:
+	unregister_chrdev_region(rnic_devt, RNIC_MAX_DEVICES);
+	return ret;
+}
+
+static void __exit rnic_exit(void)
+{
+	rnic_nl_exit();
+	/*
+	 * Before the netdev notifiers go: unregistering them replays
+	 * NETDEV_UNREGISTER for every netdev.
+	 */
+	rnic_dev_del_all();
+	rnic_netdev_exit();
+	class_destroy(rnic_class);
+	unregister_chrdev_region(rnic_devt, RNIC_MAX_DEVICES);
+	rnic_check_leaks();
+}
+
+module_init(rnic_init);
+module_exit(rnic_exit);
+
+MODULE_DESCRIPTION("rnic: software RDMA NIC");
+MODULE_LICENSE("GPL");
+MODULE_VERSION(__stringify(RNIC_VERSION_MAJOR) "."
+	       __stringify(RNIC_VERSION_MINOR) "."
+	       __stringify(RNIC_VERSION_PATCH));

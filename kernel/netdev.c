@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rnic: software RDMA NIC - binding devices to netdevs, port state and the
+ * GID table.
+ *
+ * A bound device follows its netdev: the port is ACTIVE while the netdev is
+ * up with carrier, the active MTU follows the netdev MTU, every IPv4 address
+ * gives a GID ::ffff:a.b.c.d and every IPv6 address one GID, and removing
+ * the netdev removes the device. GID entry 0 is the permanent link-local
+ * GID fe80::/64 + node GUID. Entries keep their index while they exist, so
+ * an application's GID index stays valid when other addresses come and go.
+ */
+#include <linux/inetdevice.h>
+#include <net/addrconf.h>
+#include <net/if_inet6.h>
+#include <net/ipv6.h>
+
+#include "rnic.h"
+
+/*
+ * Protects the list of bound devices and, in each, netdev and netdev_name.
+ * Taken with _bh: the IPv6 address notifier may run in softirq context.
+ */
+DEFINE_SPINLOCK(rnic_bind_lock);
+static LIST_HEAD(rnic_bound_devs);
+
+/**
+ * rnic_port_init() - initialise port 1 of an unbound device
+ * @rdev: device being created, its node GUID set
+ */
+void rnic_port_init(struct rnic_dev *rdev)
+{
+	struct rnic_port *port = &rdev->port;
+	struct rnic_gid *gid = &port->gids[0];
+
+	spin_lock_init(&port->lock);
+	port->state = RNIC_PORT_ACTIVE;
+	gid->raw[0] = 0xfe;
+	gid->raw[1] = 0x80;
+	memcpy(&gid->raw[8], &rdev->node_guid, sizeof(rdev->node_guid));
+	gid->valid = true;
+}
+
+static void rnic_gid_add(struct rnic_port *port, const struct in6_addr *addr)
+{
+	int i, free = -1;
+
+	lockdep_assert_held(&port->lock);
+	for (i = 0; i < RNIC_GID_TABLE_LEN; i++) {
+		if (!port->gids[i].valid) {
+			if (free < 0)
+				free = i;
+		} else if (!memcmp(port->gids[i].raw, addr, sizeof(*addr))) {
+			return;
+		}
+	}
+	if (free < 0) {
+		pr_debug("rnic: GID table full, %pI6 not added\n", addr);
+		return;
+	}
+	memcpy(port->gids[free].raw, addr, sizeof(*addr));
+	port->gids[free].valid = true;
+}
+
+static void rnic_gid_del(struct rnic_port *port, const struct in6_addr *addr)
+{
+	int i;
+
+	lockdep_assert_held(&port->lock);
+	/* Entry 0, the link-local GID from the GUID, is permanent. */
+	for (i = 1; i < RNIC_GID_TABLE_LEN; i++) {
+		if (port->gids[i].valid &&
+		    !memcmp(port->gids[i].raw, addr, sizeof(*addr))) {
+			memset(&port->gids[i], 0, sizeof(port->gids[i]));
+			return;
+		}
+	}
+}
+
+static u8 rnic_netdev_port_state(const struct net_device *netdev)
+{
+	return netif_running(netdev) && netif_oper_up(netdev) ?
+	       RNIC_PORT_ACTIVE : RNIC_PORT_DOWN;
+}
+
+/*
+ * Calls @fn on port of the device bound to @netdev, if any, under the
+ * port lock. At most one device is bound to a netdev.
+ */
+static void rnic_for_bound_port(const struct net_device *netdev,
+				void (*fn)(struct rnic_port *port,
+					   const void *arg),
+				const void *arg)
+{
+	struct rnic_dev *rdev;
+
+	spin_lock_bh(&rnic_bind_lock);
+	list_for_each_entry(rdev, &rnic_bound_devs, bind_node) {
+		if (rdev->netdev != netdev)
+			continue;
+		spin_lock(&rdev->port.lock);
+		fn(&rdev->port, arg);
+		spin_unlock(&rdev->port.lock);
+		break;
+	}
+	spin_unlock_bh(&rnic_bind_lock);
+}
+
+static void rnic_port_gid_add(struct rnic_port *port, const void *addr)
+{
+	rnic_gid_add(port, addr);
+}
+
+static void rnic_port_gid_del(struct rnic_port *port, const void *addr)
+{
+	rnic_gid_del(port, addr);
+}
+
+static void rnic_port_sync(struct rnic_port *port, const void *arg)
+{
+	const struct net_device *netdev = arg;
+
+	port->state = rnic_netdev_port_state(netdev);
+	port->netdev_mtu = READ_ONCE(netdev->mtu);
+}
+
+/* The addresses of a netdev as GIDs; rtnl_lock held. */
+static int rnic_netdev_gids(struct net_device *netdev, struct in6_addr *gids,
+			    int max)
+{
+	struct in_device *in_dev = __in_dev_get_rtnl(netdev);
+	struct inet6_dev *idev = __in6_dev_get(netdev);
+	const struct in_ifaddr *ifa;
+	struct inet6_ifaddr *ifp;
+	int n = 0;
+
+	ASSERT_RTNL();
+	if (in_dev) {
+		in_dev_for_each_ifa_rtnl(ifa, in_dev) {
+			if (n == max)
+				return n;
+			ipv6_addr_set_v4mapped(ifa->ifa_local, &gids[n++]);
+		}
+	}
+	if (idev) {
+		read_lock_bh(&idev->lock);
+		list_for_each_entry(ifp, &idev->addr_list, if_list) {
+			if (n == max)
+				break;
+			if (ifp->flags & IFA_F_TENTATIVE)
+				continue;
+			gids[n++] = ifp->addr;
+		}
+		read_unlock_bh(&idev->lock);
+	}
+	return n;
+}
+
+/**
+ * rnic_netdev_bind() - bind a device being created to a netdev
+ * @rdev: device, not yet published
+ * @netdev: the netdev; a reference is taken
+ * @extack: netlink extended ACK for error messages
+ *
+ * Context: process, rtnl_lock held, so that no address event is missed
+ * between reading the addresses and listing the device as bound.
+ * Return: 0, -EEXIST if another device is bound to @netdev, -ENOMEM.
+ */
+int rnic_netdev_bind(struct rnic_dev *rdev, struct net_device *netdev,
+		     struct netlink_ext_ack *extack)
+{
+	struct in6_addr *gids;
+	struct rnic_dev *other;
+	int i, n, ret = 0;
+
+	ASSERT_RTNL();
+	gids = kcalloc(RNIC_GID_TABLE_LEN, sizeof(*gids), GFP_KERNEL);
+	if (!gids)
+		return -ENOMEM;
+	n = rnic_netdev_gids(netdev, gids, RNIC_GID_TABLE_LEN);
+
+	spin_lock_bh(&rnic_bind_lock);
+	list_for_each_entry(other, &rnic_bound_devs, bind_node) {
+		if (other->netdev == netdev) {
+			NL_SET_ERR_MSG(extack,
+				       "the netdev is bound to another rnic device");
+			ret = -EEXIST;
+			goto out_unlock;
+		}
+	}
+	strscpy(rdev->netdev_name, netdev->name, sizeof(rdev->netdev_name));
+	netdev_hold(netdev, &rdev->netdev_tracker, GFP_ATOMIC);
+	rdev->netdev = netdev;
+	list_add_tail(&rdev->bind_node, &rnic_bound_devs);
+
+	spin_lock(&rdev->port.lock);
+	rnic_port_sync(&rdev->port, netdev);
+	for (i = 0; i < n; i++)
+		rnic_gid_add(&rdev->port, &gids[i]);
+	spin_unlock(&rdev->port.lock);
+out_unlock:
+	spin_unlock_bh(&rnic_bind_lock);
+	kfree(gids);
+	return ret;
+}
+
+/**
+ * rnic_netdev_unbind() - drop a device's netdev binding, if any
+ * @rdev: device, unpublished or never published
+ *
+ * The port keeps its state and GIDs; nobody can query them any more.
+ */
+void rnic_netdev_unbind(struct rnic_dev *rdev)
+{
+	struct net_device *netdev;
+
+	spin_lock_bh(&rnic_bind_lock);
+	netdev = rdev->netdev;
+	if (netdev) {
+		list_del_init(&rdev->bind_node);
+		rdev->netdev = NULL;
+		rdev->netdev_name[0] = '\0';
+	}
+	spin_unlock_bh(&rnic_bind_lock);
+	if (netdev)
+		netdev_put(netdev, &rdev->netdev_tracker);
+}
+
+static void rnic_netdev_rename(struct net_device *netdev)
+{
+	struct rnic_dev *rdev;
+
+	spin_lock_bh(&rnic_bind_lock);
+	list_for_each_entry(rdev, &rnic_bound_devs, bind_node)
+		if (rdev->netdev == netdev)
+			strscpy(rdev->netdev_name, netdev->name,
+				sizeof(rdev->netdev_name));
+	spin_unlock_bh(&rnic_bind_lock);
+}
+
+static int rnic_netdev_event(struct notifier_block *nb, unsigned long event,
+			     void *ptr)
+{
+	struct net_device *netdev = netdev_notifier_info_to_dev(ptr);
+
+	switch (event) {
+	case NETDEV_UP:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+	case NETDEV_CHANGEMTU:
+		rnic_for_bound_port(netdev, rnic_port_sync, netdev);
+		break;
+	case NETDEV_CHANGENAME:
+		rnic_netdev_rename(netdev);
+		break;
+	case NETDEV_UNREGISTER:
+		rnic_dev_del_bound(netdev);
+		break;
+	}
+	return NOTIFY_DONE;
+}
+
+static int rnic_inetaddr_event(struct notifier_block *nb, unsigned long event,
+			       void *ptr)
+{
+	const struct in_ifaddr *ifa = ptr;
+	struct in6_addr gid;
+
+	ipv6_addr_set_v4mapped(ifa->ifa_local, &gid);
+	if (event == NETDEV_UP)
+		rnic_for_bound_port(ifa->ifa_dev->dev, rnic_port_gid_add, &gid);
+	else if (event == NETDEV_DOWN)
+		rnic_for_bound_port(ifa->ifa_dev->dev, rnic_port_gid_del, &gid);
+	return NOTIFY_DONE;
+}
+
+static int rnic_inet6addr_event(struct notifier_block *nb, unsigned long event,
+				void *ptr)
+{
+	const struct inet6_ifaddr *ifp = ptr;
+
+	if (event == NETDEV_UP)
+		rnic_for_bound_port(ifp->idev->dev, rnic_port_gid_add,
+				    &ifp->addr);
+	else if (event == NETDEV_DOWN)
+		rnic_for_bound_port(ifp->idev->dev, rnic_port_gid_del,
+				    &ifp->addr);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block rnic_netdev_nb = {
+	.notifier_call = rnic_netdev_event,
+};
+
+static struct notifier_block rnic_inetaddr_nb = {
+	.notifier_call = rnic_inetaddr_event,
+};
+
+static struct notifier_block rnic_inet6addr_nb = {
+	.notifier_call = rnic_inet6addr_event,
+};
+
+int rnic_netdev_init(void)
+{
+	int ret;
+
+	ret = register_netdevice_notifier(&rnic_netdev_nb);
+	if (ret)
+		return ret;
+	ret = register_inetaddr_notifier(&rnic_inetaddr_nb);
+	if (ret)
+		goto err_netdev;
+	ret = register_inet6addr_notifier(&rnic_inet6addr_nb);
+	if (ret)
+		goto err_inet;
+	return 0;
+
+err_inet:
+	unregister_inetaddr_notifier(&rnic_inetaddr_nb);
+err_netdev:
+	unregister_netdevice_notifier(&rnic_netdev_nb);
+	return ret;
+}
+
+void rnic_netdev_exit(void)
+{
+	unregister_inet6addr_notifier(&rnic_inet6addr_nb);
+	unregister_inetaddr_notifier(&rnic_inetaddr_nb);
+	unregister_netdevice_notifier(&rnic_netdev_nb);
+}

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rnic: software RDMA NIC - the "rnic" generic netlink family: create,
+ * remove and list devices. The contract is in
+ * include/uapi/rdma/rnic-netlink.h.
+ */
+#include <net/genetlink.h>
+
+#include "rnic.h"
+
+static const struct nla_policy rnic_nl_policy[RNIC_NL_ATTR_MAX + 1] = {
+	/* Lengths are checked by the handlers, for clearer messages. */
+	[RNIC_NL_ATTR_DEV_NAME] = { .type = NLA_NUL_STRING },
+	[RNIC_NL_ATTR_NETDEV] = { .type = NLA_NUL_STRING },
+};
+
+static struct genl_family rnic_nl_family;
+
+static int rnic_nl_put_gids(struct sk_buff *msg,
+			    const struct rnic_link_info *info)
+{
+	struct nlattr *table, *entry;
+	u32 i;
+
+	table = nla_nest_start(msg, RNIC_NL_ATTR_GID_TABLE);
+	if (!table)
+		return -EMSGSIZE;
+	for (i = 0; i < RNIC_GID_TABLE_LEN; i++) {
+		if (!info->gids[i].valid)
+			continue;
+		entry = nla_nest_start(msg, RNIC_NL_ATTR_GID_ENTRY);
+		if (!entry ||
+		    nla_put_u32(msg, RNIC_NL_ATTR_GID_INDEX, i) ||
+		    nla_put(msg, RNIC_NL_ATTR_GID, sizeof(info->gids[i].raw),
+			    info->gids[i].raw))
+			return -EMSGSIZE;
+		nla_nest_end(msg, entry);
+	}
+	nla_nest_end(msg, table);
+	return 0;
+}
+
+static int rnic_nl_fill_link(struct sk_buff *msg,
+			     const struct rnic_link_info *info,
+			     u32 portid, u32 seq, int flags)
+{
+	char uverbs[16];
+	void *hdr;
+
+	hdr = genlmsg_put(msg, portid, seq, &rnic_nl_family, flags,
+			  RNIC_NL_CMD_LINK_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+
+	snprintf(uverbs, sizeof(uverbs), "uverbs%u", info->uverbs_num);
+	if (nla_put_string(msg, RNIC_NL_ATTR_DEV_NAME, info->name) ||
+	    nla_put_u32(msg, RNIC_NL_ATTR_DEV_INDEX, info->index) ||
+	    nla_put_string(msg, RNIC_NL_ATTR_UVERBS, uverbs) ||
+	    nla_put_be64(msg, RNIC_NL_ATTR_NODE_GUID, info->node_guid,
+			 RNIC_NL_ATTR_PAD) ||
+	    nla_put_u8(msg, RNIC_NL_ATTR_PORT_STATE, info->state) ||
+	    nla_put_u32(msg, RNIC_NL_ATTR_ACTIVE_MTU, info->active_mtu) ||
+	    nla_put_u32(msg, RNIC_NL_ATTR_CONTEXTS, info->contexts))
+		goto err_cancel;
+	if (info->netdev_ifindex &&
+	    (nla_put_string(msg, RNIC_NL_ATTR_NETDEV, info->netdev_name) ||
+	     nla_put_u32(msg, RNIC_NL_ATTR_NETDEV_INDEX,
+			 info->netdev_ifindex) ||
+	     nla_put_u32(msg, RNIC_NL_ATTR_NETDEV_MTU, info->netdev_mtu)))
+		goto err_cancel;
+	if (rnic_nl_put_gids(msg, info))
+		goto err_cancel;
+	genlmsg_end(msg, hdr);
+	return 0;
+
+err_cancel:
+	genlmsg_cancel(msg, hdr);
+	return -EMSGSIZE;
+}
+
+static const char *rnic_nl_dev_name(struct genl_info *info)
+{
+	if (GENL_REQ_ATTR_CHECK(info, RNIC_NL_ATTR_DEV_NAME))
+		return NULL;
+	return nla_data(info->attrs[RNIC_NL_ATTR_DEV_NAME]);
+}
+
+static int rnic_nl_link_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct rnic_link_info *link;
+	struct rnic_dev *rdev;
+	struct sk_buff *msg;
+	const char *name;
+	int ret;
+
+	name = rnic_nl_dev_name(info);
+	if (!name)
+		return -EINVAL;
+	link = kmalloc(sizeof(*link), GFP_KERNEL);
+	if (!link)
+		return -ENOMEM;
+
+	mutex_lock(&rnic_devs_lock);
+	rdev = rnic_dev_find(name);
+	if (rdev)
+		rnic_dev_info(rdev, link);
+	mutex_unlock(&rnic_devs_lock);
+	if (!rdev) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[RNIC_NL_ATTR_DEV_NAME],
+				    "no such rnic device");
+		ret = -ENODEV;
+		goto out_free;
+	}
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	ret = rnic_nl_fill_link(msg, link, info->snd_portid, info->snd_seq, 0);
+	if (ret) {
+		nlmsg_free(msg);
+		goto out_free;
+	}
+	ret = genlmsg_reply(msg, info);
+out_free:
+	kfree(link);
+	return ret;
+}
+
+static int rnic_nl_link_get_dumpit(struct sk_buff *skb,
+				   struct netlink_callback *cb)
+{
+	unsigned long index = cb->args[0];
+	struct rnic_link_info *link;
+	struct rnic_dev *rdev;
+	int ret = 0;
+
+	link = kmalloc(sizeof(*link), GFP_KERNEL);
+	if (!link)
+		return -ENOMEM;
+
+	mutex_lock(&rnic_devs_lock);
+	while ((rdev = rnic_dev_next(&index))) {
+		rnic_dev_info(rdev, link);
+		ret = rnic_nl_fill_link(skb, link,
+					NETLINK_CB(cb->skb).portid,
+					cb->nlh->nlmsg_seq, NLM_F_MULTI);
+		if (ret)
+			break;
+		index++;
+	}
+	mutex_unlock(&rnic_devs_lock);
+	kfree(link);
+
+	cb->args[0] = index;
+	/* A full skb ends this round; the next one resumes at index. */
+	if (ret == -EMSGSIZE && skb->len)
+		ret = 0;
+	return ret ?: skb->len;
+}
+
+static int rnic_nl_link_add_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	const struct nlattr *netdev_attr = info->attrs[RNIC_NL_ATTR_NETDEV];
+	const char *ifname = NULL;
+	const char *name;
+
+	name = rnic_nl_dev_name(info);
+	if (!name)
+		return -EINVAL;
+	if (netdev_attr) {
+		ifname = nla_data(netdev_attr);
+		if (!*ifname || strnlen(ifname, IFNAMSIZ) >= IFNAMSIZ) {
+			NL_SET_ERR_MSG_ATTR(info->extack, netdev_attr,
+					    "bad netdev name");
+			return -EINVAL;
+		}
+	}
+	return rnic_dev_add(name, genl_info_net(info), ifname, info->extack);
+}
+
+static int rnic_nl_link_del_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	const char *name = rnic_nl_dev_name(info);
+
+	if (!name)
+		return -EINVAL;
+	return rnic_dev_del(name, info->extack);
+}
+
+static const struct genl_small_ops rnic_nl_ops[] = {
+	{
+		.cmd = RNIC_NL_CMD_LINK_GET,
+		.doit = rnic_nl_link_get_doit,
+		.dumpit = rnic_nl_link_get_dumpit,
+	},
+	{
+		.cmd = RNIC_NL_CMD_LINK_ADD,
+		.doit = rnic_nl_link_add_doit,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = RNIC_NL_CMD_LINK_DEL,
+		.doit = rnic_nl_link_del_doit,
+		.flags = GENL_ADMIN_PERM,
+	},
+};
+
+static struct genl_family rnic_nl_family __ro_after_init = {
+	.name = RNIC_GENL_NAME,
+	.version = RNIC_GENL_VERSION,
+	.maxattr = RNIC_NL_ATTR_MAX,
+	.policy = rnic_nl_policy,
+	.netnsok = true,
+	.module = THIS_MODULE,
+	.small_ops = rnic_nl_ops,
+	.n_small_ops = ARRAY_SIZE(rnic_nl_ops),
+};
+
+int rnic_nl_init(void)
+{
+	return genl_register_family(&rnic_nl_family);
+}
+
+void rnic_nl_exit(void)
+{
+	genl_unregister_family(&rnic_nl_family);
+}

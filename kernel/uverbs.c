@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rnic: software RDMA NIC - the verbs char device: contexts and ioctls.
+ *
+ * Every ioctl takes a struct that starts with its own size (see the DOC
+ * block of include/uapi/rdma/rnic-abi.h). The dispatcher copies it in with
+ * copy_struct_from_user(), so older (shorter) and newer (longer, zero tail)
+ * userspace both work, runs the handler under the device's live_rwsem and
+ * the handler copies the answer back with rnic_ucmd_respond().
+ */
+#include <linux/compat.h>
+#include <linux/fs.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "rnic.h"
+
+/**
+ * struct rnic_ucmd - one ioctl call in progress
+ * @ctx: the calling context
+ * @ubuffer: the user's struct
+ * @user_size: size the user gave in the struct's first field
+ * @cmd: kernel copy of the struct, zero-extended to the kernel's size
+ */
+struct rnic_ucmd {
+	struct rnic_ctx *ctx;
+	void __user *ubuffer;
+	u32 user_size;
+	void *cmd;
+};
+
+/* Copy the answer back: as much of it as the user's struct has room for. */
+static int rnic_ucmd_respond(struct rnic_ucmd *ucmd, size_t size)
+{
+	if (copy_to_user(ucmd->ubuffer, ucmd->cmd,
+			 min_t(size_t, ucmd->user_size, size)))
+		return -EFAULT;
+	return 0;
+}
+
+static int rnic_query_device(struct rnic_ucmd *ucmd)
+{
+	struct rnic_query_device *cmd = ucmd->cmd;
+	struct rnic_dev *rdev = ucmd->ctx->dev;
+
+	if (cmd->flags || cmd->__reserved)
+		return -EINVAL;
+
+	cmd->out_node_guid = rdev->node_guid;
+	cmd->out_sys_image_guid = rdev->node_guid;
+	cmd->out_max_mr_size = RNIC_MAX_MR_SIZE;
+	cmd->out_page_size_cap = PAGE_SIZE;
+	cmd->out_device_cap_flags = RNIC_DEVICE_SYS_IMAGE_GUID;
+	cmd->out_fw_ver = (u64)RNIC_VERSION_MAJOR << 32 |
+			  RNIC_VERSION_MINOR << 16 | RNIC_VERSION_PATCH;
+	cmd->out_vendor_id = 0;
+	cmd->out_vendor_part_id = 0;
+	cmd->out_hw_ver = 0;
+	cmd->out_max_qp = RNIC_MAX_QP;
+	cmd->out_max_qp_wr = RNIC_MAX_QP_WR;
+	cmd->out_max_sge = RNIC_MAX_SGE;
+	cmd->out_max_sge_rd = RNIC_MAX_SGE;
+	cmd->out_max_cq = RNIC_MAX_CQ;
+	cmd->out_max_cqe = RNIC_MAX_CQE;
+	cmd->out_max_mr = RNIC_MAX_MR;
+	cmd->out_max_pd = RNIC_MAX_PD;
+	cmd->out_max_qp_rd_atom = RNIC_MAX_RD_ATOM;
+	cmd->out_max_qp_init_rd_atom = RNIC_MAX_RD_ATOM;
+	cmd->out_max_res_rd_atom = RNIC_MAX_RD_ATOM * RNIC_MAX_QP;
+	cmd->out_max_srq = RNIC_MAX_SRQ;
+	cmd->out_max_srq_wr = RNIC_MAX_SRQ_WR;
+	cmd->out_max_srq_sge = RNIC_MAX_SGE;
+	cmd->out_max_ah = RNIC_MAX_AH;
+	cmd->out_max_mcast_grp = RNIC_MAX_MCAST_GRP;
+	cmd->out_max_mcast_qp_attach = RNIC_MAX_MCAST_QP;
+	cmd->out_max_total_mcast_qp_attach =
+		RNIC_MAX_MCAST_GRP * RNIC_MAX_MCAST_QP;
+	cmd->out_max_mw = 0;
+	cmd->out_max_pkeys = 1;
+	cmd->out_atomic_cap = RNIC_ATOMIC_HCA;
+	cmd->out_local_ca_ack_delay = 15;
+	cmd->out_phys_port_cnt = 1;
+	cmd->out_num_comp_vectors = min_t(u32, num_online_cpus(),
+					  RNIC_MAX_COMP_VECTORS);
+	return rnic_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
+static int rnic_query_port(struct rnic_ucmd *ucmd)
+{
+	struct rnic_query_port *cmd = ucmd->cmd;
+	struct rnic_port *port = &ucmd->ctx->dev->port;
+	u32 netdev_mtu, mtu_enum;
+	u8 state;
+
+	if (cmd->flags || cmd->__reserved || cmd->port_num != 1)
+		return -EINVAL;
+
+	spin_lock_bh(&port->lock);
+	state = port->state;
+	netdev_mtu = port->netdev_mtu;
+	spin_unlock_bh(&port->lock);
+	/* enum ibv_mtu: 256 -> 1, 512 -> 2, ..., 4096 -> 5 */
+	mtu_enum = ilog2(rnic_active_mtu(netdev_mtu)) - 7;
+
+	cmd->out_state = state;
+	cmd->out_max_mtu = RNIC_MTU_4096;
+	cmd->out_active_mtu = mtu_enum;
+	cmd->out_gid_tbl_len = RNIC_GID_TABLE_LEN;
+	cmd->out_port_cap_flags = RNIC_PORT_IP_BASED_GIDS;
+	cmd->out_max_msg_sz = RNIC_MAX_MSG_SZ;
+	cmd->out_bad_pkey_cntr = 0;
+	cmd->out_qkey_viol_cntr = 0;
+	cmd->out_pkey_tbl_len = 1;
+	cmd->out_lid = 0;
+	cmd->out_sm_lid = 0;
+	cmd->out_lmc = 0;
+	cmd->out_max_vl_num = 1;
+	cmd->out_sm_sl = 0;
+	cmd->out_subnet_timeout = 0;
+	cmd->out_init_type_reply = 0;
+	cmd->out_active_width = RNIC_WIDTH_4X;
+	cmd->out_active_speed = RNIC_SPEED_EDR;
+	cmd->out_phys_state = state == RNIC_PORT_ACTIVE ?
+			      RNIC_PHYS_LINK_UP : RNIC_PHYS_DISABLED;
+	cmd->out_link_layer = RNIC_LINK_LAYER_ETH;
+	cmd->out_port_flags = 0;
+	cmd->out_port_cap_flags2 = 0;
+	cmd->out_active_speed_ex = 0;
+	return rnic_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
+static int rnic_query_gid(struct rnic_ucmd *ucmd)
+{
+	struct rnic_query_gid *cmd = ucmd->cmd;
+	struct rnic_dev *rdev = ucmd->ctx->dev;
+	struct rnic_port *port = &rdev->port;
+	struct rnic_gid gid;
+
+	if (cmd->flags || cmd->port_num != 1 ||
+	    cmd->index >= RNIC_GID_TABLE_LEN)
+		return -EINVAL;
+
+	spin_lock_bh(&port->lock);
+	gid = port->gids[cmd->index];
+	spin_unlock_bh(&port->lock);
+	if (!gid.valid)
+		return -ENODATA;
+
+	memcpy(cmd->out_gid, gid.raw, sizeof(cmd->out_gid));
+	cmd->out_gid_type = RNIC_GID_TYPE_ROCE_V2;
+	spin_lock_bh(&rnic_bind_lock);
+	cmd->out_ifindex = rdev->netdev ? rdev->netdev->ifindex : 0;
+	spin_unlock_bh(&rnic_bind_lock);
+	return rnic_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
+static int rnic_query_pkey(struct rnic_ucmd *ucmd)
+{
+	struct rnic_query_pkey *cmd = ucmd->cmd;
+
+	if (cmd->flags || cmd->__reserved || cmd->port_num != 1 ||
+	    cmd->index != 0)
+		return -EINVAL;
+
+	cmd->out_pkey = 0xffff;	/* the default, full-member P_Key */
+	return rnic_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
+union rnic_ucmd_buffer {
+	struct rnic_query_device query_device;
+	struct rnic_query_port query_port;
+	struct rnic_query_gid query_gid;
+	struct rnic_query_pkey query_pkey;
+};
+
+/**
+ * struct rnic_ioctl_op - how to run one ioctl
+ * @size: the kernel's size of the struct
+ * @min_size: the size of the first version of the struct
+ * @ioctl_num: the full ioctl number
+ * @execute: the handler; returns 0 or a negative errno
+ */
+struct rnic_ioctl_op {
+	unsigned int size;
+	unsigned int min_size;
+	unsigned int ioctl_num;
+	int (*execute)(struct rnic_ucmd *ucmd);
+};
+
+#define RNIC_IOCTL_OP(_name, _fn, _struct, _last)			\
+	[RNIC_CMD_##_name - RNIC_CMD_BASE] = {				\
+		.size = sizeof(_struct) +				\
+			BUILD_BUG_ON_ZERO(sizeof(union rnic_ucmd_buffer) < \
+					  sizeof(_struct)),		\
+		.min_size = offsetofend(_struct, _last),		\
+		.ioctl_num = RNIC_IOCTL_##_name,			\
+		.execute = _fn,						\
+	}
+
+static const struct rnic_ioctl_op rnic_ioctl_ops[] = {
+	RNIC_IOCTL_OP(QUERY_DEVICE, rnic_query_device,
+		      struct rnic_query_device, __reserved),
+	RNIC_IOCTL_OP(QUERY_PORT, rnic_query_port,
+		      struct rnic_query_port, __reserved),
+	RNIC_IOCTL_OP(QUERY_GID, rnic_query_gid,
+		      struct rnic_query_gid, out_ifindex),
+	RNIC_IOCTL_OP(QUERY_PKEY, rnic_query_pkey,
+		      struct rnic_query_pkey, __reserved),
+};
+
+static long rnic_uverbs_ioctl(struct file *filp, unsigned int cmd,
+			      unsigned long arg)
+{
+	struct rnic_ctx *ctx = filp->private_data;
+	struct rnic_dev *rdev = ctx->dev;
+	const struct rnic_ioctl_op *op;
+	union rnic_ucmd_buffer buf;
+	struct rnic_ucmd ucmd = {
+		.ctx = ctx,
+		.ubuffer = (void __user *)arg,
+		.cmd = &buf,
+	};
+	unsigned int nr = _IOC_NR(cmd);
+	long ret;
+
+	if (_IOC_TYPE(cmd) != RNIC_IOCTL_MAGIC || nr < RNIC_CMD_BASE ||
+	    nr - RNIC_CMD_BASE >= ARRAY_SIZE(rnic_ioctl_ops))
+		return -ENOTTY;
+	op = &rnic_ioctl_ops[nr - RNIC_CMD_BASE];
+	if (op->ioctl_num != cmd)
+		return -ENOTTY;
+
+	ret = get_user(ucmd.user_size, (u32 __user *)ucmd.ubuffer);
+	if (ret)
+		return ret;
+	if (ucmd.user_size < op->min_size)
+		return -EINVAL;
+	ret = copy_struct_from_user(ucmd.cmd, op->size, ucmd.ubuffer,
+				    ucmd.user_size);
+	if (ret)
+		return ret;
+
+	down_read(&rdev->live_rwsem);
+	if (rdev->live)
+		ret = op->execute(&ucmd);
+	else
+		ret = -ENODEV;
+	up_read(&rdev->live_rwsem);
+	return ret;
+}
+
+static int rnic_uverbs_open(struct inode *inode, struct file *filp)
+{
+	struct rnic_dev *rdev = container_of(inode->i_cdev, struct rnic_dev,
+					     cdev);
+	struct rnic_ctx *ctx;
+	int ret;
+
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return -ENOMEM;
+
+	down_read(&rdev->live_rwsem);
+	if (!rdev->live) {
+		ret = -ENODEV;
+		goto err_unlock;
+	}
+	get_device(&rdev->dev);
+	atomic_inc(&rdev->ncontexts);
+	up_read(&rdev->live_rwsem);
+
+	ctx->dev = rdev;
+	filp->private_data = ctx;
+	rnic_obj_account(RNIC_OBJ_CONTEXT, 1);
+	return stream_open(inode, filp);
+
+err_unlock:
+	up_read(&rdev->live_rwsem);
+	kfree(ctx);
+	return ret;
+}
+
+static int rnic_uverbs_release(struct inode *inode, struct file *filp)
+{
+	struct rnic_ctx *ctx = filp->private_data;
+
+	atomic_dec(&ctx->dev->ncontexts);
+	put_device(&ctx->dev->dev);
+	kfree(ctx);
+	rnic_obj_account(RNIC_OBJ_CONTEXT, -1);
+	return 0;
+}
+
+const struct file_operations rnic_uverbs_fops = {
+	.owner = THIS_MODULE,
+	.open = rnic_uverbs_open,
+	.release = rnic_uverbs_release,
+	.unlocked_ioctl = rnic_uverbs_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = no_llseek,
+};

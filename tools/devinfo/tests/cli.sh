@@ -1,0 +1,125 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# Command-line tests of rnic-devices and rnic-devinfo against a fake sysfs
+# (RNIC_SYSFS_DIR) without device nodes (RNIC_DEV_DIR): output format,
+# messages and exit codes where no kernel is needed. TAP output.
+#
+# BIN: directory of the binaries; VALGRIND: optional command prefix.
+
+BIN=${BIN:?BIN must name the directory of rnic-devices and rnic-devinfo}
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/rnic-devinfo-test.XXXXXX") || exit 1
+trap 'rm -rf "$TMP"' EXIT
+export RNIC_SYSFS_DIR="$TMP/class" RNIC_DEV_DIR="$TMP/dev"
+unset RNIC_DEBUG
+mkdir "$TMP/dev"
+
+n=0
+failed=0
+TAB=$(printf '\t')
+
+ok() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+
+# run TOOL ARGS...: sets $rc, $out (stdout) and $err (stderr)
+run() {
+	tool=$1
+	shift
+	$VALGRIND "$BIN/$tool" "$@" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	out=$(cat "$TMP/out")
+	err=$(cat "$TMP/err")
+}
+
+# expect NAME RC OUT ERR: compare the last run
+expect() {
+	res=0
+	[ "$rc" = "$2" ] || { echo "# exit $rc, expected $2"; res=1; }
+	[ "$out" = "$3" ] || { printf '# stdout:\n%s\n# expected:\n%s\n' "$out" "$3"; res=1; }
+	[ "$err" = "$4" ] || { printf '# stderr:\n%s\n# expected:\n%s\n' "$err" "$4"; res=1; }
+	ok $res "$1"
+}
+
+add_dev() { # NAME UVERBS GUID
+	mkdir -p "$RNIC_SYSFS_DIR/$1"
+	echo 1 >"$RNIC_SYSFS_DIR/$1/abi_version"
+	echo "$2" >"$RNIC_SYSFS_DIR/$1/uverbs"
+	echo "$3" >"$RNIC_SYSFS_DIR/$1/node_guid"
+	echo 231:1024 >"$RNIC_SYSFS_DIR/$1/dev"
+}
+
+HEADER="    device          ${TAB}   node GUID
+    ------          ${TAB}----------------"
+
+# No rnic module: no class directory.
+run rnic-devices
+expect "rnic-devices without devices: header only" 0 "$HEADER" ""
+run rnic-devinfo
+expect "rnic-devinfo without devices" 255 "" "No IB devices found"
+run rnic-devinfo -l
+expect "rnic-devinfo -l without devices" 0 "0 HCAs found:" ""
+run rnic-devinfo -d nosuch
+expect "rnic-devinfo -d nosuch" 255 "" "IB device 'nosuch' wasn't found"
+
+add_dev rnic1 uverbs1025 0200:00ff:fe00:0002
+add_dev rnic0 uverbs1024 0200:00ff:fe00:0001
+
+run rnic-devices
+expect "rnic-devices lists two devices" 0 "$HEADER
+    rnic0           ${TAB}020000fffe000001
+    rnic1           ${TAB}020000fffe000002" ""
+run rnic-devinfo -l
+expect "rnic-devinfo -l lists two devices" 0 "2 HCAs found:
+${TAB}rnic0
+${TAB}rnic1" ""
+run rnic-devinfo --list
+expect "rnic-devinfo --list" 0 "2 HCAs found:
+${TAB}rnic0
+${TAB}rnic1" ""
+run rnic-devinfo -d nosuch
+expect "rnic-devinfo -d nosuch with devices" 255 "" \
+	"IB device 'nosuch' wasn't found"
+run rnic-devinfo -d rnic0
+expect "rnic-devinfo -d rnic0 without device node" 1 "" \
+	"Failed to open device"
+run rnic-devinfo
+expect "rnic-devinfo without device nodes" 1 "" "Failed to open device
+Failed to open device"
+
+# Usage errors.
+run rnic-devinfo -i 0
+ok $([ "$rc" = 1 ] && [ -z "$out" ] && echo "$err" | grep -q '^Usage:'; echo $?) \
+	"rnic-devinfo -i 0: usage, exit 1"
+run rnic-devinfo -i 1x
+ok $([ "$rc" = 1 ]; echo $?) "rnic-devinfo -i 1x: exit 1"
+run rnic-devinfo --bogus
+ok $([ "$rc" = 255 ] && echo "$err" | grep -q '^Usage:'; echo $?) \
+	"rnic-devinfo --bogus: usage, exit 255"
+run rnic-devinfo extra
+ok $([ "$rc" = 255 ]; echo $?) "rnic-devinfo with an argument: exit 255"
+run rnic-devinfo --help
+ok $([ "$rc" = 0 ] && echo "$out" | grep -q '^Usage:'; echo $?) \
+	"rnic-devinfo --help: usage on stdout, exit 0"
+run rnic-devices extra
+ok $([ "$rc" = 1 ] && echo "$err" | grep -q '^Usage:'; echo $?) \
+	"rnic-devices with an argument: usage, exit 1"
+
+# The list itself fails: the class path is not a directory.
+rm -rf "$RNIC_SYSFS_DIR"
+echo x >"$RNIC_SYSFS_DIR"
+run rnic-devices
+expect "rnic-devices when the list fails" 1 "" \
+	"Failed to get IB devices list: Not a directory"
+run rnic-devinfo
+expect "rnic-devinfo when the list fails" 255 "" \
+	"Failed to get IB devices list: Not a directory"
+
+echo "1..$n"
+[ "$failed" = 0 ]

@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * rnic_genl: a small client for the "rnic" generic netlink family, on
+ * libmnl. Used by the rnic management tool and by the kselftests.
+ *
+ * Conventions for every function below:
+ *
+ * - Functions returning int return 0 on success or a negative errno value.
+ *   They never print and never exit.
+ * - Every request asks for an ACK, so one call sends one request and
+ *   consumes every reply to it (data messages, then the ACK or NLMSG_DONE).
+ * - After each request the kernel's extended ACK message (if any) can be
+ *   read with rnic_genl_errmsg(); it is copied into the handle, so it stays
+ *   valid until the next request on the same handle.
+ * - A handle is not thread safe; use one per thread.
+ */
+#ifndef RNIC_GENL_H
+#define RNIC_GENL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <libmnl/libmnl.h>
+
+struct rnic_genl;
+
+/* Room for a request built by the build callback of rnic_genl_request(),
+ * generic netlink header included (use with mnl_attr_put_*_check()). */
+#define RNIC_GENL_SEND_SIZE 8192u
+
+/* Longest extended ACK message kept by the handle, NUL included. */
+#define RNIC_GENL_ERRMSG_SIZE 256u
+
+/**
+ * rnic_genl_open() - open a socket and resolve the "rnic" family
+ *
+ * Return: a new handle, owned by the caller (free it with
+ * rnic_genl_close()), or NULL with errno set. errno ENOENT means the
+ * generic netlink family "rnic" does not exist, i.e. the module is not
+ * loaded; the tool reports it as
+ * "module not loaded (generic netlink family 'rnic' not found)".
+ */
+struct rnic_genl *rnic_genl_open(void);
+
+/**
+ * rnic_genl_open_family() - like rnic_genl_open() for any family name
+ * @family: generic netlink family name (e.g. "nlctrl" in unit tests)
+ *
+ * Return: as rnic_genl_open().
+ */
+struct rnic_genl *rnic_genl_open_family(const char *family);
+
+/**
+ * rnic_genl_close() - close the socket and free the handle
+ * @g: handle from rnic_genl_open(), or NULL (then nothing happens)
+ */
+void rnic_genl_close(struct rnic_genl *g);
+
+/**
+ * rnic_genl_family_id() - the resolved generic netlink family id
+ * @g: open handle
+ */
+uint16_t rnic_genl_family_id(const struct rnic_genl *g);
+
+/**
+ * rnic_genl_family_version() - the version the kernel announced for the
+ * family (RNIC_GENL_VERSION for a matching module)
+ * @g: open handle
+ */
+uint32_t rnic_genl_family_version(const struct rnic_genl *g);
+
+/**
+ * rnic_genl_request() - send one request and process every reply to it
+ * @g: open handle
+ * @cmd: generic netlink command (RNIC_NL_CMD_*)
+ * @nlm_flags: extra netlink flags, e.g. NLM_F_DUMP; NLM_F_REQUEST and
+ *	NLM_F_ACK are always set
+ * @build: called once to add attributes to the request with
+ *	mnl_attr_put*() (the buffer holds RNIC_GENL_SEND_SIZE bytes from
+ *	@nlh); returns 0 or a negative errno, which aborts the request
+ *	unsent. May be NULL.
+ * @cb: called for every data message of the reply (mnl_cb_t: return
+ *	MNL_CB_OK to go on, MNL_CB_STOP to ignore the rest, MNL_CB_ERROR
+ *	with errno set to fail the request). May be NULL.
+ * @arg: passed to @build and @cb
+ *
+ * Replies are read to the end even when @cb stops early, so the socket is
+ * ready for the next request.
+ *
+ * Return: 0, the negative errno from the kernel's netlink error (dump
+ * errors included), the negative errno of a failing @build or @cb, or a
+ * negative errno from the socket (-EPROTO for a malformed reply).
+ */
+int rnic_genl_request(struct rnic_genl *g, uint8_t cmd, uint16_t nlm_flags,
+		      int (*build)(struct nlmsghdr *nlh, void *arg),
+		      mnl_cb_t cb, void *arg);
+
+/**
+ * rnic_genl_errmsg() - extended ACK message of the last request
+ * @g: open handle
+ *
+ * Return: the kernel's message (NLMSGERR_ATTR_MSG), or "" when the last
+ * reply had none. Never NULL. Owned by the handle, valid until the next
+ * request on it.
+ */
+const char *rnic_genl_errmsg(const struct rnic_genl *g);
+
+/**
+ * rnic_genl_err_offset() - NLMSGERR_ATTR_OFFS of the last request
+ * @g: open handle
+ *
+ * Return: byte offset of the offending attribute from the start of the
+ * request's netlink header, or 0 when the kernel named none.
+ */
+uint32_t rnic_genl_err_offset(const struct rnic_genl *g);
+
+/**
+ * rnic_genl_err_miss_type() - NLMSGERR_ATTR_MISS_TYPE of the last request
+ * @g: open handle
+ *
+ * Return: the type of a required attribute the request lacked (the kernel
+ * sends no text message for it), or 0 when the kernel named none.
+ */
+uint32_t rnic_genl_err_miss_type(const struct rnic_genl *g);
+
+/**
+ * rnic_link_add() - RNIC_NL_CMD_LINK_ADD
+ * @g: open handle
+ * @name: device name (sent as given; the kernel validates it)
+ * @netdev: name of the netdev to bind, or NULL for none
+ *
+ * Return: 0 or a negative errno (-EMSGSIZE if the names do not fit in a
+ * request).
+ */
+int rnic_link_add(struct rnic_genl *g, const char *name, const char *netdev);
+
+/**
+ * rnic_link_del() - RNIC_NL_CMD_LINK_DEL
+ * @g: open handle
+ * @name: device name
+ *
+ * Return: 0 or a negative errno.
+ */
+int rnic_link_del(struct rnic_genl *g, const char *name);
+
+#define RNIC_LINK_NAME_SIZE 64
+#define RNIC_LINK_NETDEV_SIZE 16
+#define RNIC_LINK_UVERBS_SIZE 32
+#define RNIC_LINK_MAX_GIDS 64
+
+/**
+ * struct rnic_link_info - one device, as told by RNIC_NL_CMD_LINK_GET
+ * @attrs: bit N is set when attribute N (enum rnic_nl_attr) was present;
+ *	a field whose attribute was absent is 0 / ""
+ * @name: RNIC_NL_ATTR_DEV_NAME
+ * @index: RNIC_NL_ATTR_DEV_INDEX
+ * @has_netdev: the device is bound to a netdev (RNIC_NL_ATTR_NETDEV)
+ * @netdev: RNIC_NL_ATTR_NETDEV
+ * @netdev_index: RNIC_NL_ATTR_NETDEV_INDEX
+ * @uverbs: RNIC_NL_ATTR_UVERBS
+ * @node_guid_be: RNIC_NL_ATTR_NODE_GUID, network byte order as sent
+ * @port_state: RNIC_NL_ATTR_PORT_STATE (enum ibv_port_state)
+ * @active_mtu: RNIC_NL_ATTR_ACTIVE_MTU
+ * @netdev_mtu: RNIC_NL_ATTR_NETDEV_MTU
+ * @contexts: RNIC_NL_ATTR_CONTEXTS
+ * @n_gids: how many entries of @gids are filled, in the order received
+ * @gids_truncated: the kernel sent more than RNIC_LINK_MAX_GIDS entries
+ * @gids: RNIC_NL_ATTR_GID_TABLE entries (index and raw 16-byte GID)
+ */
+struct rnic_link_info {
+	uint64_t attrs;
+	char name[RNIC_LINK_NAME_SIZE];
+	uint32_t index;
+	bool has_netdev;
+	char netdev[RNIC_LINK_NETDEV_SIZE];
+	uint32_t netdev_index;
+	char uverbs[RNIC_LINK_UVERBS_SIZE];
+	uint64_t node_guid_be;
+	uint8_t port_state;
+	uint32_t active_mtu;
+	uint32_t netdev_mtu;
+	uint32_t contexts;
+	unsigned int n_gids;
+	bool gids_truncated;
+	struct {
+		uint32_t index;
+		uint8_t gid[16];
+	} gids[RNIC_LINK_MAX_GIDS];
+};
+
+/**
+ * rnic_link_parse() - decode one LINK_GET reply message
+ * @nlh: a generic netlink message of the rnic family
+ * @info: filled on success (zeroed first)
+ *
+ * Attribute types and lengths are checked; attributes this code does not
+ * know are skipped, as are unknown attributes inside GID entries.
+ *
+ * Return: 0, or -EPROTO if the message is malformed: truncated, a known
+ * attribute of the wrong type or length, a string longer than its field
+ * in struct rnic_link_info, a GID entry without index or GID, or no
+ * RNIC_NL_ATTR_DEV_NAME.
+ */
+int rnic_link_parse(const struct nlmsghdr *nlh, struct rnic_link_info *info);
+
+/**
+ * rnic_link_get() - RNIC_NL_CMD_LINK_GET for one device
+ * @g: open handle
+ * @name: device name
+ * @info: filled on success
+ *
+ * Return: 0, or a negative errno (-ENODEV from the kernel for no such
+ * device; -EPROTO for a malformed or missing reply).
+ */
+int rnic_link_get(struct rnic_genl *g, const char *name,
+		  struct rnic_link_info *info);
+
+/**
+ * rnic_link_dump() - RNIC_NL_CMD_LINK_GET dump of every device
+ * @g: open handle
+ * @cb: called once per device; @info is only valid during the call.
+ *	Returns 0 to go on or a negative errno to stop, which becomes the
+ *	return value of rnic_link_dump().
+ * @arg: passed to @cb
+ *
+ * Return: 0 or a negative errno.
+ */
+int rnic_link_dump(struct rnic_genl *g,
+		   int (*cb)(const struct rnic_link_info *info, void *arg),
+		   void *arg);
+
+#endif /* RNIC_GENL_H */

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * rnic link: create, remove and show rnic devices.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include <rdma/rnic-netlink.h>
+
+#include "rnic.h"
+
+void link_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: rnic link add NAME [ netdev IFNAME ]\n"
+		"       rnic link { del | delete } NAME\n"
+		"       rnic link [ { show | list } [ NAME ] ]\n"
+		"       rnic link help\n");
+}
+
+static void link_help_text(FILE *f)
+{
+	link_usage(f);
+	fprintf(f,
+		"\n"
+		"  add   create device NAME (1 to 63 bytes, no '/', ':' or white\n"
+		"        space); with netdev, bind it to network device IFNAME,\n"
+		"        whose IP addresses fill its GID table. Needs\n"
+		"        CAP_NET_ADMIN.\n"
+		"  del   remove device NAME. Needs CAP_NET_ADMIN.\n"
+		"  show  show every device, or device NAME (the default).\n"
+		"\n"
+		"Text output, one block per device:\n"
+		"  INDEX: NAME: UVERBS state STATE active_mtu N [netdev IFNAME netdev_mtu N] contexts N\n"
+		"      node_guid XXXX:XXXX:XXXX:XXXX\n"
+		"      gid INDEX GID                 (one line per GID table entry)\n"
+		"JSON output (-j): an array of objects with the members ifindex, ifname,\n"
+		"uverbs, state, active_mtu, netdev, netdev_index, netdev_mtu, contexts,\n"
+		"node_guid and gids ([{\"index\": N, \"gid\": \"...\"}]); netdev members only\n"
+		"for a bound device.\n");
+}
+
+static bool has(const struct rnic_link_info *info, unsigned int attr)
+{
+	return info->attrs & (UINT64_C(1) << attr);
+}
+
+/* One printer per attribute, in output order. */
+
+static void pr_index(struct rnic *rd, const struct rnic_link_info *info)
+{
+	if (has(info, RNIC_NL_ATTR_DEV_INDEX))
+		out_uint(rd, "ifindex", "%s:", info->index);
+}
+
+static void pr_name(struct rnic *rd, const struct rnic_link_info *info)
+{
+	out_str(rd, "ifname", "%s:", info->name);
+}
+
+static void pr_uverbs(struct rnic *rd, const struct rnic_link_info *info)
+{
+	if (has(info, RNIC_NL_ATTR_UVERBS))
+		out_str(rd, "uverbs", "%s", info->uverbs);
+}
+
+static void pr_state(struct rnic *rd, const struct rnic_link_info *info)
+{
+	char buf[RNIC_STATE_STRLEN];
+
+	if (has(info, RNIC_NL_ATTR_PORT_STATE))
+		out_str(rd, "state", "state %s",
+			rnic_port_state_str(info->port_state, buf));
+}
+
+static void pr_active_mtu(struct rnic *rd, const struct rnic_link_info *info)
+{
+	if (has(info, RNIC_NL_ATTR_ACTIVE_MTU))
+		out_uint(rd, "active_mtu", "active_mtu %s", info->active_mtu);
+}
+
+static void pr_netdev(struct rnic *rd, const struct rnic_link_info *info)
+{
+	if (has(info, RNIC_NL_ATTR_NETDEV))
+		out_str(rd, "netdev", "netdev %s", info->netdev);
+}
+
+static void pr_netdev_index(struct rnic *rd, const struct rnic_link_info *info)
+{
+	/* The name says enough in text output. */
+	if (rd->jw && has(info, RNIC_NL_ATTR_NETDEV_INDEX))
+		out_uint(rd, "netdev_index", "%s", info->netdev_index);
+}
+
+static void pr_netdev_mtu(struct rnic *rd, const struct rnic_link_info *info)
+{
+	if (has(info, RNIC_NL_ATTR_NETDEV_MTU))
+		out_uint(rd, "netdev_mtu", "netdev_mtu %s", info->netdev_mtu);
+}
+
+static void pr_contexts(struct rnic *rd, const struct rnic_link_info *info)
+{
+	if (has(info, RNIC_NL_ATTR_CONTEXTS))
+		out_uint(rd, "contexts", "contexts %s", info->contexts);
+}
+
+static void pr_node_guid(struct rnic *rd, const struct rnic_link_info *info)
+{
+	char buf[RNIC_GUID_STRLEN];
+
+	if (!has(info, RNIC_NL_ATTR_NODE_GUID))
+		return;
+	out_newline(rd, 4);
+	out_str(rd, "node_guid", "node_guid %s",
+		rnic_fmt_guid(info->node_guid_be, buf));
+}
+
+static void pr_gids(struct rnic *rd, const struct rnic_link_info *info)
+{
+	char buf[RNIC_GID_STRLEN];
+	unsigned int i;
+
+	if (!has(info, RNIC_NL_ATTR_GID_TABLE))
+		return;
+	out_start_array(rd, "gids");
+	for (i = 0; i < info->n_gids; i++) {
+		out_newline(rd, 4);
+		out_start_object(rd, NULL);
+		out_uint(rd, "index", "gid %s", info->gids[i].index);
+		out_str(rd, "gid", "%s", rnic_fmt_gid(info->gids[i].gid, buf));
+		out_end_object(rd);
+	}
+	out_end_array(rd);
+	if (info->gids_truncated)
+		fprintf(stderr, "rnic: %s: only the first %u GIDs are shown\n",
+			info->name, RNIC_LINK_MAX_GIDS);
+}
+
+int link_print(const struct rnic_link_info *info, void *arg)
+{
+	struct rnic *rd = arg;
+
+	out_start_object(rd, NULL);
+	rd->text_line_start = true;
+	pr_index(rd, info);
+	pr_name(rd, info);
+	pr_uverbs(rd, info);
+	pr_state(rd, info);
+	pr_active_mtu(rd, info);
+	pr_netdev(rd, info);
+	pr_netdev_index(rd, info);
+	pr_netdev_mtu(rd, info);
+	pr_contexts(rd, info);
+	pr_node_guid(rd, info);
+	pr_gids(rd, info);
+	out_newline(rd, -1);
+	out_end_object(rd);
+	return 0;
+}
+
+static int link_show(struct rnic *rd)
+{
+	struct rnic_link_info *info;
+	const char *name = NULL;
+	int ret;
+
+	if (!rd_no_arg(rd)) {
+		name = rd_arg(rd);
+		rd_next(rd);
+	}
+	if (!rd_no_arg(rd))
+		return rnic_usage_error(link_usage, "link show: unexpected argument '%s'",
+					rd_arg(rd));
+	ret = rnic_nl_open(rd);
+	if (ret)
+		return ret;
+
+	if (!name) {
+		out_start_array(rd, NULL);
+		ret = rnic_link_dump(rd->nl, link_print, rd);
+		/* Keep the JSON valid even when the dump failed half way. */
+		out_end_array(rd);
+		return ret ? rnic_nl_error(rd, ret) : RNIC_EXIT_OK;
+	}
+
+	info = malloc(sizeof(*info));
+	if (!info)
+		return rnic_error("%s", "out of memory");
+	ret = rnic_link_get(rd->nl, name, info);
+	if (ret) {
+		free(info);
+		return rnic_nl_error(rd, ret);
+	}
+	out_start_array(rd, NULL);
+	link_print(info, rd);
+	out_end_array(rd);
+	free(info);
+	return RNIC_EXIT_OK;
+}
+
+static int link_add(struct rnic *rd)
+{
+	const char *name, *netdev = NULL;
+	int ret;
+
+	if (rd_no_arg(rd))
+		return rnic_usage_error(link_usage, "link add: device name expected");
+	name = rd_arg(rd);
+	rd_next(rd);
+
+	while (!rd_no_arg(rd)) {
+		const char *kw = rd_arg(rd);
+
+		if (!rnic_keyword(kw, "netdev"))
+			return rnic_usage_error(link_usage, "link add: unknown option '%s'",
+						kw);
+		if (netdev)
+			return rnic_usage_error(link_usage, "link add: netdev given twice");
+		rd_next(rd);
+		if (rd_no_arg(rd))
+			return rnic_usage_error(link_usage, "link add: netdev: interface name expected");
+		netdev = rd_arg(rd);
+		rd_next(rd);
+	}
+
+	ret = rnic_nl_open(rd);
+	if (ret)
+		return ret;
+	ret = rnic_link_add(rd->nl, name, netdev);
+	return ret ? rnic_nl_error(rd, ret) : RNIC_EXIT_OK;
+}
+
+static int link_del(struct rnic *rd)
+{
+	const char *name;
+	int ret;
+
+	if (rd_no_arg(rd))
+		return rnic_usage_error(link_usage, "link del: device name expected");
+	name = rd_arg(rd);
+	rd_next(rd);
+	if (!rd_no_arg(rd))
+		return rnic_usage_error(link_usage, "link del: unexpected argument '%s'",
+					rd_arg(rd));
+
+	ret = rnic_nl_open(rd);
+	if (ret)
+		return ret;
+	ret = rnic_link_del(rd->nl, name);
+	return ret ? rnic_nl_error(rd, ret) : RNIC_EXIT_OK;
+}
+
+static int link_help(struct rnic *rd)
+{
+	if (!rd_no_arg(rd))
+		return rnic_usage_error(link_usage, "link help: unexpected argument '%s'",
+					rd_arg(rd));
+	link_help_text(stdout);
+	return RNIC_EXIT_OK;
+}
+
+static const struct rnic_cmd link_cmds[] = {
+	{ "show", link_show },
+	{ "list", link_show },
+	{ "add", link_add },
+	{ "del", link_del },
+	{ "delete", link_del },
+	{ "help", link_help },
+	{ NULL, NULL },
+};
+
+int cmd_link(struct rnic *rd)
+{
+	rd->object = "link";
+	return rnic_dispatch(rd, link_cmds, link_show, link_usage);
+}

@@ -1,0 +1,90 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# Command line tests of the rnic binary that need no module: help, usage
+# errors, and "module not loaded" when the rnic family is absent.
+# TAP output; exit status 1 if any test failed.
+#
+# RNIC      the binary (default: build/bin/rnic)
+# VALGRIND  command prefix to run it under (optional)
+
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+RNIC=${RNIC:-$top/build/bin/rnic}
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+n=0
+failed=0
+
+# t NAME WANT_STATUS STDERR_PATTERN STDOUT_PATTERN -- ARGS...
+t() {
+	name=$1 want=$2 epat=$3 opat=$4
+	shift 5
+	n=$((n + 1))
+	$VALGRIND "$RNIC" "$@" >"$tmp/out" 2>"$tmp/err"
+	got=$?
+	why=
+	[ "$got" = "$want" ] || why="exit $got, want $want"
+	if [ -n "$epat" ] && ! grep -q -e "$epat" "$tmp/err"; then
+		why="$why; stderr lacks '$epat'"
+	fi
+	if [ -z "$epat" ] && [ -s "$tmp/err" ]; then
+		why="$why; unexpected stderr"
+	fi
+	if [ -n "$opat" ] && ! grep -q -e "$opat" "$tmp/out"; then
+		why="$why; stdout lacks '$opat'"
+	fi
+	if [ -z "$opat" ] && [ -s "$tmp/out" ]; then
+		why="$why; unexpected stdout"
+	fi
+	if [ -z "$why" ]; then
+		echo "ok $n - $name"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - $name"
+		echo "# $why"
+		sed 's/^/# stderr: /' "$tmp/err"
+		sed 's/^/# stdout: /' "$tmp/out"
+	fi
+}
+
+usage='^Usage: rnic'
+t "help"                      0 "" "$usage" -- help
+t "-h"                        0 "" "$usage" -- -h
+t "--help"                    0 "" "link add NAME" -- --help
+t "-V"                        0 "" "^rnic utility, version" -- -V
+t "--version"                 0 "" "netlink family rnic, version 1" -- --version
+t "link help"                 0 "" "^Usage: rnic link add" -- link help
+t "l h (prefixes)"            0 "" "^Usage: rnic link add" -- l h
+t "no object"                 2 "object expected" "" --
+t "unknown object"            2 "unknown object 'frob'" "" -- frob
+t "usage on stderr"           2 "$usage" "" -- frob
+t "unknown option"            2 "unknown option '-x'" "" -- -x link
+t "unknown long option"       2 "unknown option '--frob'" "" -- --frob
+t "options after object"      2 "unexpected argument '-j'" "" -- link show x -j
+t "unknown link command"      2 "link: unknown command 'frob'" "" -- link frob
+t "help with extra argument"  2 "unexpected argument 'x'" "" -- help x
+t "link help extra argument"  2 "unexpected argument 'x'" "" -- link help x
+t "link add without name"     2 "^Usage: rnic link add" "" -- link add
+t "link add unknown option"   2 "unknown option 'bogus'" "" -- link add r0 bogus lo
+t "link add netdev no value"  2 "interface name expected" "" -- link add r0 netdev
+t "link add netdev twice"     2 "netdev given twice" "" -- link add r0 netdev lo netdev lo
+t "link del without name"     2 "device name expected" "" -- link del
+t "link delete extra"         2 "unexpected argument 'b'" "" -- link delete a b
+t "link show extra"           2 "unexpected argument 'b'" "" -- link show a b
+
+if [ -e /sys/module/rnic ]; then
+	echo "# rnic module loaded on this host: skipping 'module not loaded'"
+else
+	nf="^rnic: module not loaded (generic netlink family 'rnic' not found)\$"
+	t "show: module not loaded"       1 "$nf" "" -- link show
+	t "bare link: module not loaded"  1 "$nf" "" -- link
+	t "l s NAME: module not loaded"   1 "$nf" "" -- l s rnic0
+	t "json: module not loaded"       1 "$nf" "" -- -j link show
+	t "add: module not loaded"        1 "$nf" "" -- link add r0 netdev lo
+	t "del: module not loaded"        1 "$nf" "" -- link del r0
+fi
+
+echo "1..$n"
+echo "# $((n - failed)) passed, $failed failed"
+[ "$failed" = 0 ]

@@ -1,0 +1,692 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Host unit tests for the rnic tool and tools/lib: JSON writer, keyword
+ * matching, formatting, LINK_GET reply parsing, device printing, and the
+ * generic netlink client against the kernel's own "nlctrl" family.
+ * TAP output; exit status 1 if any test failed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/genetlink.h>
+#include <rdma/rnic-netlink.h>
+
+#include "rnic.h"
+
+static int n_tests, n_failed;
+
+static void ok(bool cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	n_tests++;
+	if (!cond)
+		n_failed++;
+	printf("%sok %d - ", cond ? "" : "not ", n_tests);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+static void diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("# ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+/* Check a string result, showing both sides on failure. */
+static void ok_str(const char *got, const char *want, const char *name)
+{
+	bool same = got && !strcmp(got, want);
+
+	ok(same, "%s", name);
+	if (!same) {
+		diag("got:  '%s'", got ? got : "(null)");
+		diag("want: '%s'", want);
+	}
+}
+
+/* ---- JSON ---- */
+
+struct membuf {
+	FILE *f;
+	char *buf;
+	size_t len;
+};
+
+static void mb_open(struct membuf *m)
+{
+	m->buf = NULL;
+	m->len = 0;
+	m->f = open_memstream(&m->buf, &m->len);
+	if (!m->f) {
+		perror("open_memstream");
+		exit(1);
+	}
+}
+
+/* Close the stream; the caller frees m->buf. */
+static const char *mb_close(struct membuf *m)
+{
+	fclose(m->f);
+	return m->buf;
+}
+
+static void check_escape(const char *in, const char *want, const char *name)
+{
+	struct membuf m;
+
+	mb_open(&m);
+	rnic_json_write_string(m.f, in);
+	ok_str(mb_close(&m), want, name);
+	free(m.buf);
+}
+
+static void test_json_escape(void)
+{
+	check_escape("rnic0", "\"rnic0\"", "json: plain string");
+	check_escape("", "\"\"", "json: empty string");
+	check_escape("a\"b\\c/d", "\"a\\\"b\\\\c/d\"", "json: quote and backslash");
+	check_escape("\b\f\n\r\t", "\"\\b\\f\\n\\r\\t\"", "json: short escapes");
+	check_escape("\x01\x1f\x7f", "\"\\u0001\\u001f\x7f\"",
+		     "json: control characters as \\u00XX, DEL as is");
+	check_escape("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+		     "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"",
+		     "json: valid UTF-8 passes through");
+	check_escape("a\xff" "b", "\"a\\ufffdb\"", "json: invalid byte");
+	check_escape("\xc0\xaf", "\"\\ufffd\\ufffd\"", "json: overlong 2-byte");
+	check_escape("\xe0\x80\xaf", "\"\\ufffd\\ufffd\\ufffd\"",
+		     "json: overlong 3-byte");
+	check_escape("\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"",
+		     "json: UTF-16 surrogate");
+	check_escape("\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"",
+		     "json: past U+10FFFF");
+	check_escape("x\xe2\x82", "\"x\\ufffd\\ufffd\"",
+		     "json: sequence cut by the end of the string");
+}
+
+static void write_sample(struct rnic_json *j)
+{
+	rnic_json_start_array(j);
+	rnic_json_start_object(j);
+	rnic_json_key(j, "a");
+	rnic_json_uint(j, 18446744073709551615ull);
+	rnic_json_key(j, "b");
+	rnic_json_string(j, "x");
+	rnic_json_key(j, "e");
+	rnic_json_start_array(j);
+	rnic_json_end_array(j);
+	rnic_json_key(j, "l");
+	rnic_json_start_array(j);
+	rnic_json_int(j, -1);
+	rnic_json_bool(j, true);
+	rnic_json_null(j);
+	rnic_json_end_array(j);
+	rnic_json_end_object(j);
+	rnic_json_start_object(j);
+	rnic_json_end_object(j);
+	rnic_json_end_array(j);
+}
+
+static void test_json_writer(void)
+{
+	struct rnic_json *j;
+	struct membuf m;
+
+	mb_open(&m);
+	j = rnic_json_new(m.f, false);
+	write_sample(j);
+	ok(rnic_json_depth(j) == 0, "json: balanced");
+	rnic_json_free(j);
+	ok_str(mb_close(&m),
+	       "[{\"a\":18446744073709551615,\"b\":\"x\",\"e\":[],"
+	       "\"l\":[-1,true,null]},{}]\n",
+	       "json: compact layout");
+	free(m.buf);
+
+	mb_open(&m);
+	j = rnic_json_new(m.f, true);
+	write_sample(j);
+	rnic_json_free(j);
+	ok_str(mb_close(&m),
+	       "[\n"
+	       "  {\n"
+	       "    \"a\": 18446744073709551615,\n"
+	       "    \"b\": \"x\",\n"
+	       "    \"e\": [],\n"
+	       "    \"l\": [\n"
+	       "      -1,\n"
+	       "      true,\n"
+	       "      null\n"
+	       "    ]\n"
+	       "  },\n"
+	       "  {}\n"
+	       "]\n",
+	       "json: pretty layout");
+	free(m.buf);
+
+	mb_open(&m);
+	j = rnic_json_new(m.f, false);
+	rnic_json_start_array(j);
+	rnic_json_end_array(j);
+	rnic_json_string(j, "top");
+	rnic_json_end_array(j);	/* unbalanced: ignored */
+	rnic_json_free(j);
+	ok_str(mb_close(&m), "[]\n\"top\"\n",
+	       "json: empty array, top-level scalar, stray end ignored");
+	free(m.buf);
+}
+
+/* ---- keywords ---- */
+
+static int fn_a(struct rnic *rd) { (void)rd; return 10; }
+static int fn_b(struct rnic *rd) { (void)rd; return 11; }
+static int fn_c(struct rnic *rd) { (void)rd; return 12; }
+
+static const struct rnic_cmd test_cmds[] = {
+	{ "show", fn_a },
+	{ "list", fn_a },
+	{ "del", fn_b },
+	{ "delete", fn_b },
+	{ "dump", fn_c },
+	{ "s", fn_c },
+	{ NULL, NULL },
+};
+
+static void check_match(const char *word, int (*want)(struct rnic *),
+			bool want_ambiguous)
+{
+	const struct rnic_cmd *c;
+	bool amb;
+
+	c = rnic_cmd_match(test_cmds, word, &amb);
+	ok((c ? c->fn : NULL) == want && amb == want_ambiguous,
+	   "match: '%s' -> %s", word,
+	   want_ambiguous ? "ambiguous" : want ? "found" : "none");
+}
+
+static void test_match(void)
+{
+	check_match("show", fn_a, false);
+	check_match("sh", fn_a, false);
+	check_match("s", fn_c, false);		/* exact beats prefix */
+	check_match("l", fn_a, false);
+	check_match("de", fn_b, false);		/* del/delete: one handler */
+	check_match("dele", fn_b, false);
+	check_match("d", NULL, true);		/* del vs dump */
+	check_match("deletex", NULL, false);
+	check_match("", NULL, false);
+	check_match("x", NULL, false);
+
+	ok(rnic_keyword("net", "netdev"), "keyword: prefix");
+	ok(rnic_keyword("netdev", "netdev"), "keyword: exact");
+	ok(!rnic_keyword("", "netdev"), "keyword: empty word");
+	ok(!rnic_keyword("netdevx", "netdev"), "keyword: longer word");
+}
+
+static void test_dispatch(void)
+{
+	char *argv[] = { "sh", "extra", NULL };
+	struct rnic rd = { .argc = 2, .argv = argv, .object = "t" };
+	int ret, saved, null;
+
+	ret = rnic_dispatch(&rd, test_cmds, NULL, NULL);
+	ok(ret == 10 && rd.argc == 1 && !strcmp(rd_arg(&rd), "extra"),
+	   "dispatch: runs the handler with the rest of the words");
+
+	rd.argc = 0;
+	ok(rnic_dispatch(&rd, test_cmds, fn_b, NULL) == 11,
+	   "dispatch: default when no word is left");
+
+	/* The usage errors below print to stderr: hide them. */
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	null = open("/dev/null", O_WRONLY);
+	if (saved >= 0 && null >= 0)
+		dup2(null, STDERR_FILENO);
+	ok(rnic_dispatch(&rd, test_cmds, NULL, NULL) == RNIC_EXIT_USAGE,
+	   "dispatch: no word and no default is a usage error");
+	argv[0] = "zzz";
+	rd.argc = 1;
+	rd.argv = argv;
+	ok(rnic_dispatch(&rd, test_cmds, NULL, NULL) == RNIC_EXIT_USAGE,
+	   "dispatch: unknown word is a usage error");
+	argv[0] = "d";
+	rd.argc = 1;
+	rd.argv = argv;
+	ret = rnic_dispatch(&rd, test_cmds, NULL, NULL);
+
+	fflush(stderr);
+	if (saved >= 0 && null >= 0)
+		dup2(saved, STDERR_FILENO);
+	if (saved >= 0)
+		close(saved);
+	if (null >= 0)
+		close(null);
+	ok(ret == RNIC_EXIT_USAGE, "dispatch: ambiguous word is a usage error");
+}
+
+/* ---- formatting ---- */
+
+static void test_format(void)
+{
+	static const uint8_t ll[16] = { 0xfe, 0x80, 0, 0, 0, 0, 0, 0,
+					0x02, 0x00, 0x00, 0xff,
+					0xfe, 0x00, 0x00, 0x00 };
+	static const uint8_t v4[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+					0xff, 0xff, 127, 0, 0, 1 };
+	static const uint8_t guid[8] = { 0x02, 0x00, 0x00, 0xff,
+					 0xfe, 0x00, 0x00, 0x00 };
+	char buf[RNIC_GID_STRLEN], gbuf[RNIC_GUID_STRLEN];
+	char sbuf[RNIC_STATE_STRLEN];
+	uint64_t be;
+
+	ok_str(rnic_fmt_gid(ll, buf), "fe80::200:ff:fe00:0", "gid: link-local");
+	ok_str(rnic_fmt_gid(v4, buf), "::ffff:127.0.0.1", "gid: IPv4-mapped");
+	memcpy(&be, guid, sizeof(be));
+	ok_str(rnic_fmt_guid(be, gbuf), "0200:00ff:fe00:0000",
+	       "guid: network byte order");
+	ok_str(rnic_port_state_str(1, sbuf), "DOWN", "state: DOWN");
+	ok_str(rnic_port_state_str(4, sbuf), "ACTIVE", "state: ACTIVE");
+	ok_str(rnic_port_state_str(5, sbuf), "ACTIVE_DEFER",
+	       "state: ACTIVE_DEFER");
+	ok_str(rnic_port_state_str(200, sbuf), "UNKNOWN(200)",
+	       "state: out of range");
+}
+
+/* ---- LINK_GET parsing ---- */
+
+static char msgbuf[16384] __attribute__((aligned(8)));
+
+static struct nlmsghdr *msg_start(void)
+{
+	struct nlmsghdr *nlh;
+	struct genlmsghdr *genl;
+
+	memset(msgbuf, 0, sizeof(msgbuf));
+	nlh = mnl_nlmsg_put_header(msgbuf);
+	nlh->nlmsg_type = 0x20;
+	genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
+	genl->cmd = RNIC_NL_CMD_LINK_GET;
+	genl->version = RNIC_GENL_VERSION;
+	return nlh;
+}
+
+static void put_gid(struct nlmsghdr *nlh, uint32_t index, const uint8_t *gid,
+		    size_t gid_len)
+{
+	struct nlattr *e = mnl_attr_nest_start(nlh, RNIC_NL_ATTR_GID_ENTRY);
+
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_GID_INDEX, index);
+	mnl_attr_put(nlh, 999, 3, "xyz");	/* unknown: skipped */
+	mnl_attr_put(nlh, RNIC_NL_ATTR_GID, gid_len, gid);
+	mnl_attr_nest_end(nlh, e);
+}
+
+static const uint8_t gid_ll[16] = { 0xfe, 0x80, 0, 0, 0, 0, 0, 0,
+				    0x02, 0x00, 0x00, 0xff,
+				    0xfe, 0x00, 0x00, 0x00 };
+static const uint8_t gid_v4[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+				    0xff, 0xff, 127, 0, 0, 1 };
+static const uint8_t guid_bytes[8] = { 0x02, 0x00, 0x00, 0xff,
+				       0xfe, 0x00, 0x00, 0x00 };
+
+/* A full reply for a bound device, as the kernel should send it. */
+static struct nlmsghdr *full_msg(bool netdev)
+{
+	struct nlmsghdr *nlh = msg_start();
+	struct nlattr *t;
+	uint64_t guid;
+
+	memcpy(&guid, guid_bytes, sizeof(guid));
+	mnl_attr_put_strz(nlh, RNIC_NL_ATTR_DEV_NAME, "rnic0");
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_DEV_INDEX, 0);
+	if (netdev) {
+		mnl_attr_put_strz(nlh, RNIC_NL_ATTR_NETDEV, "lo");
+		mnl_attr_put_u32(nlh, RNIC_NL_ATTR_NETDEV_INDEX, 1);
+		mnl_attr_put_u32(nlh, RNIC_NL_ATTR_NETDEV_MTU, 65536);
+	}
+	mnl_attr_put_strz(nlh, RNIC_NL_ATTR_UVERBS, "uverbs1024");
+	mnl_attr_put(nlh, RNIC_NL_ATTR_PAD, 0, NULL);
+	mnl_attr_put_u64(nlh, RNIC_NL_ATTR_NODE_GUID, guid);
+	mnl_attr_put_u8(nlh, RNIC_NL_ATTR_PORT_STATE, 4);
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_ACTIVE_MTU, 4096);
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_CONTEXTS, 0);
+	mnl_attr_put_u32(nlh, 200, 7);		/* unknown: skipped */
+	t = mnl_attr_nest_start(nlh, RNIC_NL_ATTR_GID_TABLE);
+	put_gid(nlh, 0, gid_ll, 16);
+	if (netdev)
+		put_gid(nlh, 1, gid_v4, 16);
+	mnl_attr_nest_end(nlh, t);
+	return nlh;
+}
+
+static void test_parse(void)
+{
+	struct rnic_link_info *info = malloc(sizeof(*info));
+	struct nlmsghdr *nlh;
+	struct nlattr *t;
+	char name[100];
+	unsigned int i;
+	int ret;
+
+	nlh = full_msg(true);
+	ret = rnic_link_parse(nlh, info);
+	ok(ret == 0, "parse: full reply");
+	ok(!strcmp(info->name, "rnic0") && info->index == 0 &&
+	   info->has_netdev && !strcmp(info->netdev, "lo") &&
+	   info->netdev_index == 1 && info->netdev_mtu == 65536 &&
+	   !strcmp(info->uverbs, "uverbs1024") && info->port_state == 4 &&
+	   info->active_mtu == 4096 && info->contexts == 0 &&
+	   !memcmp(&info->node_guid_be, guid_bytes, 8),
+	   "parse: scalar fields");
+	ok(info->n_gids == 2 && info->gids[0].index == 0 &&
+	   !memcmp(info->gids[0].gid, gid_ll, 16) && info->gids[1].index == 1 &&
+	   !memcmp(info->gids[1].gid, gid_v4, 16) && !info->gids_truncated,
+	   "parse: GID table, unknown attribute in an entry skipped");
+	ok(!(info->attrs & (UINT64_C(1) << RNIC_NL_ATTR_PAD)),
+	   "parse: PAD not reported as present");
+
+	nlh = full_msg(false);
+	ok(rnic_link_parse(nlh, info) == 0 && !info->has_netdev &&
+	   !info->netdev[0] && info->n_gids == 1, "parse: unbound device");
+
+	nlh = msg_start();
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_DEV_INDEX, 3);
+	ok(rnic_link_parse(nlh, info) == -EPROTO, "parse: no DEV_NAME");
+
+	nlh = msg_start();
+	mnl_attr_put_strz(nlh, RNIC_NL_ATTR_DEV_NAME, "r");
+	mnl_attr_put_u16(nlh, RNIC_NL_ATTR_DEV_INDEX, 3);
+	ok(rnic_link_parse(nlh, info) == -EPROTO, "parse: u32 of 2 bytes");
+
+	nlh = msg_start();
+	mnl_attr_put(nlh, RNIC_NL_ATTR_DEV_NAME, 3, "abc");
+	ok(rnic_link_parse(nlh, info) == -EPROTO,
+	   "parse: string without NUL");
+
+	memset(name, 'a', sizeof(name));
+	name[RNIC_LINK_NAME_SIZE - 1] = '\0';
+	nlh = msg_start();
+	mnl_attr_put_strz(nlh, RNIC_NL_ATTR_DEV_NAME, name);
+	ok(rnic_link_parse(nlh, info) == 0 &&
+	   strlen(info->name) == RNIC_LINK_NAME_SIZE - 1,
+	   "parse: 63-byte name fits");
+	name[RNIC_LINK_NAME_SIZE - 1] = 'a';
+	name[RNIC_LINK_NAME_SIZE] = '\0';
+	nlh = msg_start();
+	mnl_attr_put_strz(nlh, RNIC_NL_ATTR_DEV_NAME, name);
+	ok(rnic_link_parse(nlh, info) == -EPROTO, "parse: 64-byte name");
+
+	nlh = msg_start();
+	mnl_attr_put_strz(nlh, RNIC_NL_ATTR_DEV_NAME, "r");
+	t = mnl_attr_nest_start(nlh, RNIC_NL_ATTR_GID_TABLE);
+	put_gid(nlh, 0, gid_ll, 15);
+	mnl_attr_nest_end(nlh, t);
+	ok(rnic_link_parse(nlh, info) == -EPROTO, "parse: 15-byte GID");
+
+	nlh = msg_start();
+	mnl_attr_put_strz(nlh, RNIC_NL_ATTR_DEV_NAME, "r");
+	t = mnl_attr_nest_start(nlh, RNIC_NL_ATTR_GID_TABLE);
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_GID_INDEX, 0);	/* skipped */
+	mnl_attr_nest_end(nlh, mnl_attr_nest_start(nlh, RNIC_NL_ATTR_GID_ENTRY));
+	mnl_attr_nest_end(nlh, t);
+	ok(rnic_link_parse(nlh, info) == -EPROTO,
+	   "parse: GID entry without index and GID");
+
+	nlh = msg_start();
+	mnl_attr_put_strz(nlh, RNIC_NL_ATTR_DEV_NAME, "r");
+	t = mnl_attr_nest_start(nlh, RNIC_NL_ATTR_GID_TABLE);
+	for (i = 0; i < RNIC_LINK_MAX_GIDS + 3; i++)
+		put_gid(nlh, i, gid_ll, 16);
+	mnl_attr_nest_end(nlh, t);
+	ok(rnic_link_parse(nlh, info) == 0 &&
+	   info->n_gids == RNIC_LINK_MAX_GIDS && info->gids_truncated &&
+	   info->gids[RNIC_LINK_MAX_GIDS - 1].index == RNIC_LINK_MAX_GIDS - 1,
+	   "parse: GID table longer than the struct is truncated");
+
+	nlh = msg_start();
+	mnl_attr_put_strz(nlh, RNIC_NL_ATTR_DEV_NAME, "r");
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_CONTEXTS, 5);
+	nlh->nlmsg_len -= 2;	/* cut the last attribute */
+	ok(rnic_link_parse(nlh, info) == -EPROTO, "parse: truncated attribute");
+
+	nlh = msg_start();
+	nlh->nlmsg_len = MNL_NLMSG_HDRLEN + 2;
+	ok(rnic_link_parse(nlh, info) == -EPROTO, "parse: no genl header");
+
+	free(info);
+}
+
+/* ---- printing ---- */
+
+static const char *print_one(struct membuf *m, const struct rnic_link_info *info,
+			     bool json, bool pretty)
+{
+	struct rnic rd = { 0 };
+
+	mb_open(m);
+	rd.out = m->f;
+	if (json) {
+		rd.jw = rnic_json_new(m->f, pretty);
+		rnic_json_start_array(rd.jw);
+	}
+	link_print(info, &rd);
+	if (json) {
+		rnic_json_end_array(rd.jw);
+		rnic_json_free(rd.jw);
+	}
+	return mb_close(m);
+}
+
+static void test_print(void)
+{
+	struct rnic_link_info *info = malloc(sizeof(*info));
+	struct membuf m;
+
+	rnic_link_parse(full_msg(true), info);
+	ok_str(print_one(&m, info, false, false),
+	       "0: rnic0: uverbs1024 state ACTIVE active_mtu 4096 netdev lo netdev_mtu 65536 contexts 0\n"
+	       "    node_guid 0200:00ff:fe00:0000\n"
+	       "    gid 0 fe80::200:ff:fe00:0\n"
+	       "    gid 1 ::ffff:127.0.0.1\n",
+	       "print: text, bound device");
+	free(m.buf);
+
+	ok_str(print_one(&m, info, true, false),
+	       "[{\"ifindex\":0,\"ifname\":\"rnic0\",\"uverbs\":\"uverbs1024\","
+	       "\"state\":\"ACTIVE\",\"active_mtu\":4096,\"netdev\":\"lo\","
+	       "\"netdev_index\":1,\"netdev_mtu\":65536,\"contexts\":0,"
+	       "\"node_guid\":\"0200:00ff:fe00:0000\",\"gids\":["
+	       "{\"index\":0,\"gid\":\"fe80::200:ff:fe00:0\"},"
+	       "{\"index\":1,\"gid\":\"::ffff:127.0.0.1\"}]}]\n",
+	       "print: JSON, bound device");
+	free(m.buf);
+
+	rnic_link_parse(full_msg(false), info);
+	ok_str(print_one(&m, info, false, false),
+	       "0: rnic0: uverbs1024 state ACTIVE active_mtu 4096 contexts 0\n"
+	       "    node_guid 0200:00ff:fe00:0000\n"
+	       "    gid 0 fe80::200:ff:fe00:0\n",
+	       "print: text, unbound device");
+	free(m.buf);
+
+	ok_str(print_one(&m, info, true, true),
+	       "[\n"
+	       "  {\n"
+	       "    \"ifindex\": 0,\n"
+	       "    \"ifname\": \"rnic0\",\n"
+	       "    \"uverbs\": \"uverbs1024\",\n"
+	       "    \"state\": \"ACTIVE\",\n"
+	       "    \"active_mtu\": 4096,\n"
+	       "    \"contexts\": 0,\n"
+	       "    \"node_guid\": \"0200:00ff:fe00:0000\",\n"
+	       "    \"gids\": [\n"
+	       "      {\n"
+	       "        \"index\": 0,\n"
+	       "        \"gid\": \"fe80::200:ff:fe00:0\"\n"
+	       "      }\n"
+	       "    ]\n"
+	       "  }\n"
+	       "]\n",
+	       "print: pretty JSON, unbound device");
+	free(m.buf);
+
+	memset(info, 0, sizeof(*info));
+	strcpy(info->name, "bare\"1");
+	info->attrs = UINT64_C(1) << RNIC_NL_ATTR_DEV_NAME;
+	ok_str(print_one(&m, info, false, false), "bare\"1:\n",
+	       "print: text, only a name");
+	free(m.buf);
+	ok_str(print_one(&m, info, true, false), "[{\"ifname\":\"bare\\\"1\"}]\n",
+	       "print: JSON, only a name, escaped");
+	free(m.buf);
+
+	free(info);
+}
+
+/* ---- generic netlink client, against nlctrl ---- */
+
+struct fam_dump {
+	int families;
+	bool saw_nlctrl;
+};
+
+static int fam_dump_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct fam_dump *d = arg;
+	const struct nlattr *a;
+
+	d->families++;
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr))
+		if (mnl_attr_get_type(a) == CTRL_ATTR_FAMILY_NAME &&
+		    !strcmp(mnl_attr_get_str(a), "nlctrl"))
+			d->saw_nlctrl = true;
+	return MNL_CB_OK;
+}
+
+static int stop_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	(void)nlh;
+	++*(int *)arg;
+	return MNL_CB_STOP;
+}
+
+static int fail_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	(void)nlh;
+	(void)arg;
+	errno = EBADMSG;
+	return MNL_CB_ERROR;
+}
+
+static int build_name(struct nlmsghdr *nlh, void *arg)
+{
+	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, arg);
+	return 0;
+}
+
+static int build_bad_id(struct nlmsghdr *nlh, void *arg)
+{
+	(void)arg;
+	mnl_attr_put_u8(nlh, CTRL_ATTR_FAMILY_ID, 1);	/* policy: u16 */
+	return 0;
+}
+
+static int build_fail(struct nlmsghdr *nlh, void *arg)
+{
+	(void)nlh;
+	(void)arg;
+	return -E2BIG;
+}
+
+static void test_genl(void)
+{
+	struct rnic_genl *g, *h;
+	struct fam_dump d = { 0 };
+	int ret, n = 0;
+
+	g = rnic_genl_open_family("nlctrl");
+	if (!g) {
+		/* No generic netlink at all (a restricted sandbox). */
+		ok(true, "genl # SKIP cannot open nlctrl: %s", strerror(errno));
+		return;
+	}
+	ok(rnic_genl_family_id(g) == GENL_ID_CTRL &&
+	   rnic_genl_family_version(g) >= 1, "genl: nlctrl resolved");
+
+	errno = 0;
+	h = rnic_genl_open();
+	if (access("/sys/module/rnic", F_OK) == 0)
+		ok(h != NULL, "genl: rnic family found (module loaded)");
+	else
+		ok(!h && errno == ENOENT,
+		   "genl: missing family gives ENOENT (errno %d)", errno);
+	rnic_genl_close(h);
+
+	ret = rnic_genl_request(g, CTRL_CMD_GETFAMILY, NLM_F_DUMP, NULL,
+				fam_dump_cb, &d);
+	ok(ret == 0 && d.families > 1 && d.saw_nlctrl,
+	   "genl: dump of families (%d)", d.families);
+
+	ret = rnic_genl_request(g, CTRL_CMD_GETFAMILY, 0, build_name,
+				fam_dump_cb, "nosuchfamily");
+	ok(ret == -ENOENT, "genl: doit error code (%d)", ret);
+
+	ret = rnic_genl_request(g, CTRL_CMD_GETFAMILY, 0, build_bad_id, NULL,
+				NULL);
+	/* EINVAL or ERANGE, depending on the kernel */
+	ok((ret == -EINVAL || ret == -ERANGE) && rnic_genl_errmsg(g)[0] &&
+	   rnic_genl_err_offset(g) == MNL_NLMSG_HDRLEN + GENL_HDRLEN,
+	   "genl: policy error %d with extack '%s' at offset %u", ret,
+	   rnic_genl_errmsg(g), rnic_genl_err_offset(g));
+
+	ret = rnic_genl_request(g, CTRL_CMD_GETFAMILY, 0, build_name, NULL,
+				"nlctrl");
+	ok(ret == 0 && !rnic_genl_errmsg(g)[0] && !rnic_genl_err_offset(g),
+	   "genl: success clears the extack message");
+
+	ret = rnic_genl_request(g, CTRL_CMD_GETFAMILY, NLM_F_DUMP, NULL,
+				stop_cb, &n);
+	ok(ret == 0 && n == 1, "genl: MNL_CB_STOP ignores the rest of a dump");
+	ret = rnic_genl_request(g, CTRL_CMD_GETFAMILY, NLM_F_DUMP, NULL,
+				fail_cb, NULL);
+	ok(ret == -EBADMSG, "genl: callback error is returned (%d)", ret);
+	ret = rnic_genl_request(g, CTRL_CMD_GETFAMILY, 0, build_name, NULL,
+				"nlctrl");
+	ok(ret == 0, "genl: socket usable after an aborted dump");
+
+	ret = rnic_genl_request(g, CTRL_CMD_GETFAMILY, 0, build_fail, NULL,
+				NULL);
+	ok(ret == -E2BIG, "genl: build error aborts the request");
+
+	rnic_genl_close(g);
+	rnic_genl_close(NULL);
+}
+
+int main(void)
+{
+	test_json_escape();
+	test_json_writer();
+	test_match();
+	test_dispatch();
+	test_format();
+	test_parse();
+	test_print();
+	test_genl();
+
+	printf("1..%d\n", n_tests);
+	printf("# %d passed, %d failed\n", n_tests - n_failed, n_failed);
+	return n_failed ? 1 : 0;
+}

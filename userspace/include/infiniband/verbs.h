@@ -1,0 +1,593 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
+/*
+ * rnic: software RDMA NIC - verbs API (librnic).
+ *
+ * Source compatible with rdma-core's <infiniband/verbs.h>: the types, field
+ * names, enum values and return conventions below are the ones rdma-core
+ * documents, so a program written against libibverbs compiles unmodified
+ * against librnic (pkg-config --cflags --libs rnic). It is NOT binary
+ * compatible: librnic is a library of its own, not a libibverbs provider.
+ *
+ * Only what librnic implements is declared here; later versions add the
+ * remaining verbs (PD, MR, CQ, QP, SRQ, AH, events, ...).
+ *
+ * Documented differences from rdma-core:
+ *
+ * - struct ibv_context has no ``ops`` member. rdma-core dispatches the data
+ *   path verbs (ibv_post_send() and friends) through inline functions
+ *   calling context->ops; librnic exports them as ordinary functions, so
+ *   code that reaches into context->ops does not compile.
+ * - struct ibv_device has no obsolete ``_ops`` member.
+ * - ibv_query_port() is a plain function, not a macro around a compat
+ *   entry point.
+ * - Only rnic devices are listed: devices of the kernel's own RDMA stack
+ *   (ib_uverbs, e.g. rdma_rxe) are served by rdma-core, not by librnic.
+ */
+#ifndef RNIC_INFINIBAND_VERBS_H
+#define RNIC_INFINIBAND_VERBS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <pthread.h>
+#include <linux/types.h>
+
+#if defined(__GNUC__)
+#define RNIC_ATTR_CONST __attribute__((const))
+#else
+#define RNIC_ATTR_CONST
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * union ibv_gid - a GID, network byte order
+ * @raw: the 16 bytes
+ * @global.subnet_prefix: upper 64 bits
+ * @global.interface_id: lower 64 bits
+ */
+union ibv_gid {
+	uint8_t raw[16];
+	struct {
+		__be64 subnet_prefix;
+		__be64 interface_id;
+	} global;
+};
+
+enum ibv_node_type {
+	IBV_NODE_UNKNOWN = -1,
+	IBV_NODE_CA = 1,
+	IBV_NODE_SWITCH = 2,
+	IBV_NODE_ROUTER = 3,
+	IBV_NODE_RNIC = 4,
+	IBV_NODE_USNIC = 5,
+	IBV_NODE_USNIC_UDP = 6,
+	IBV_NODE_UNSPECIFIED = 7,
+};
+
+enum ibv_transport_type {
+	IBV_TRANSPORT_UNKNOWN = -1,
+	IBV_TRANSPORT_IB = 0,
+	IBV_TRANSPORT_IWARP = 1,
+	IBV_TRANSPORT_USNIC = 2,
+	IBV_TRANSPORT_USNIC_UDP = 3,
+	IBV_TRANSPORT_UNSPECIFIED = 4,
+};
+
+enum ibv_device_cap_flags {
+	IBV_DEVICE_RESIZE_MAX_WR = 1 << 0,
+	IBV_DEVICE_BAD_PKEY_CNTR = 1 << 1,
+	IBV_DEVICE_BAD_QKEY_CNTR = 1 << 2,
+	IBV_DEVICE_RAW_MULTI = 1 << 3,
+	IBV_DEVICE_AUTO_PATH_MIG = 1 << 4,
+	IBV_DEVICE_CHANGE_PHY_PORT = 1 << 5,
+	IBV_DEVICE_UD_AV_PORT_ENFORCE = 1 << 6,
+	IBV_DEVICE_CURR_QP_STATE_MOD = 1 << 7,
+	IBV_DEVICE_SHUTDOWN_PORT = 1 << 8,
+	IBV_DEVICE_INIT_TYPE = 1 << 9,
+	IBV_DEVICE_PORT_ACTIVE_EVENT = 1 << 10,
+	IBV_DEVICE_SYS_IMAGE_GUID = 1 << 11,
+	IBV_DEVICE_RC_RNR_NAK_GEN = 1 << 12,
+	IBV_DEVICE_SRQ_RESIZE = 1 << 13,
+	IBV_DEVICE_N_NOTIFY_CQ = 1 << 14,
+	IBV_DEVICE_MEM_WINDOW = 1 << 17,
+	IBV_DEVICE_UD_IP_CSUM = 1 << 18,
+	IBV_DEVICE_XRC = 1 << 20,
+	IBV_DEVICE_MEM_MGT_EXTENSIONS = 1 << 21,
+	IBV_DEVICE_MEM_WINDOW_TYPE_2A = 1 << 23,
+	IBV_DEVICE_MEM_WINDOW_TYPE_2B = 1 << 24,
+	IBV_DEVICE_RC_IP_CSUM = 1 << 25,
+	IBV_DEVICE_RAW_IP_CSUM = 1 << 26,
+	IBV_DEVICE_MANAGED_FLOW_STEERING = 1 << 29,
+};
+
+enum ibv_fork_status {
+	IBV_FORK_DISABLED,
+	IBV_FORK_ENABLED,
+	IBV_FORK_UNNEEDED,
+};
+
+enum ibv_atomic_cap {
+	IBV_ATOMIC_NONE,
+	IBV_ATOMIC_HCA,
+	IBV_ATOMIC_GLOB,
+};
+
+/**
+ * struct ibv_device_attr - device limits and identity, see ibv_query_device()
+ *
+ * GUIDs are in network byte order; the max_ee*, max_rdd, max_raw_*,
+ * max_fmr and max_map_per_fmr fields describe features rnic does not have
+ * and are always 0.
+ */
+struct ibv_device_attr {
+	char fw_ver[64];
+	__be64 node_guid;
+	__be64 sys_image_guid;
+	uint64_t max_mr_size;
+	uint64_t page_size_cap;
+	uint32_t vendor_id;
+	uint32_t vendor_part_id;
+	uint32_t hw_ver;
+	int max_qp;
+	int max_qp_wr;
+	unsigned int device_cap_flags;
+	int max_sge;
+	int max_sge_rd;
+	int max_cq;
+	int max_cqe;
+	int max_mr;
+	int max_pd;
+	int max_qp_rd_atom;
+	int max_ee_rd_atom;
+	int max_res_rd_atom;
+	int max_qp_init_rd_atom;
+	int max_ee_init_rd_atom;
+	enum ibv_atomic_cap atomic_cap;
+	int max_ee;
+	int max_rdd;
+	int max_mw;
+	int max_raw_ipv6_qp;
+	int max_raw_ethy_qp;
+	int max_mcast_grp;
+	int max_mcast_qp_attach;
+	int max_total_mcast_qp_attach;
+	int max_ah;
+	int max_fmr;
+	int max_map_per_fmr;
+	int max_srq;
+	int max_srq_wr;
+	int max_srq_sge;
+	uint16_t max_pkeys;
+	uint8_t local_ca_ack_delay;
+	uint8_t phys_port_cnt;
+};
+
+enum ibv_mtu {
+	IBV_MTU_256 = 1,
+	IBV_MTU_512 = 2,
+	IBV_MTU_1024 = 3,
+	IBV_MTU_2048 = 4,
+	IBV_MTU_4096 = 5,
+};
+
+enum ibv_port_state {
+	IBV_PORT_NOP = 0,
+	IBV_PORT_DOWN = 1,
+	IBV_PORT_INIT = 2,
+	IBV_PORT_ARMED = 3,
+	IBV_PORT_ACTIVE = 4,
+	IBV_PORT_ACTIVE_DEFER = 5,
+};
+
+enum {
+	IBV_LINK_LAYER_UNSPECIFIED,
+	IBV_LINK_LAYER_INFINIBAND,
+	IBV_LINK_LAYER_ETHERNET,
+};
+
+enum ibv_port_cap_flags {
+	IBV_PORT_SM = 1 << 1,
+	IBV_PORT_NOTICE_SUP = 1 << 2,
+	IBV_PORT_TRAP_SUP = 1 << 3,
+	IBV_PORT_OPT_IPD_SUP = 1 << 4,
+	IBV_PORT_AUTO_MIGR_SUP = 1 << 5,
+	IBV_PORT_SL_MAP_SUP = 1 << 6,
+	IBV_PORT_MKEY_NVRAM = 1 << 7,
+	IBV_PORT_PKEY_NVRAM = 1 << 8,
+	IBV_PORT_LED_INFO_SUP = 1 << 9,
+	IBV_PORT_SYS_IMAGE_GUID_SUP = 1 << 11,
+	IBV_PORT_PKEY_SW_EXT_PORT_TRAP_SUP = 1 << 12,
+	IBV_PORT_EXTENDED_SPEEDS_SUP = 1 << 14,
+	IBV_PORT_CAP_MASK2_SUP = 1 << 15,
+	IBV_PORT_CM_SUP = 1 << 16,
+	IBV_PORT_SNMP_TUNNEL_SUP = 1 << 17,
+	IBV_PORT_REINIT_SUP = 1 << 18,
+	IBV_PORT_DEVICE_MGMT_SUP = 1 << 19,
+	IBV_PORT_VENDOR_CLASS_SUP = 1 << 20,
+	IBV_PORT_DR_NOTICE_SUP = 1 << 21,
+	IBV_PORT_CAP_MASK_NOTICE_SUP = 1 << 22,
+	IBV_PORT_BOOT_MGMT_SUP = 1 << 23,
+	IBV_PORT_LINK_LATENCY_SUP = 1 << 24,
+	IBV_PORT_CLIENT_REG_SUP = 1 << 25,
+	IBV_PORT_IP_BASED_GIDS = 1 << 26,
+};
+
+enum ibv_port_cap_flags2 {
+	IBV_PORT_SET_NODE_DESC_SUP = 1 << 0,
+	IBV_PORT_INFO_EXT_SUP = 1 << 1,
+	IBV_PORT_VIRT_SUP = 1 << 2,
+	IBV_PORT_SWITCH_PORT_STATE_TABLE_SUP = 1 << 3,
+	IBV_PORT_LINK_WIDTH_2X_SUP = 1 << 4,
+	IBV_PORT_LINK_SPEED_HDR_SUP = 1 << 5,
+	IBV_PORT_LINK_SPEED_NDR_SUP = 1 << 10,
+	IBV_PORT_LINK_SPEED_XDR_SUP = 1 << 12,
+};
+
+/**
+ * struct ibv_port_attr - port attributes, see ibv_query_port()
+ *
+ * lid and sm_lid are in host byte order; on rnic's Ethernet link layer
+ * they are 0. active_speed_ex, when not 0, supersedes active_speed.
+ */
+struct ibv_port_attr {
+	enum ibv_port_state state;
+	enum ibv_mtu max_mtu;
+	enum ibv_mtu active_mtu;
+	int gid_tbl_len;
+	uint32_t port_cap_flags;
+	uint32_t max_msg_sz;
+	uint32_t bad_pkey_cntr;
+	uint32_t qkey_viol_cntr;
+	uint16_t pkey_tbl_len;
+	uint16_t lid;
+	uint16_t sm_lid;
+	uint8_t lmc;
+	uint8_t max_vl_num;
+	uint8_t sm_sl;
+	uint8_t subnet_timeout;
+	uint8_t init_type_reply;
+	uint8_t active_width;
+	uint8_t active_speed;
+	uint8_t phys_state;
+	uint8_t link_layer;
+	uint8_t flags;
+	uint16_t port_cap_flags2;
+	uint32_t active_speed_ex;
+};
+
+enum ibv_event_type {
+	IBV_EVENT_CQ_ERR,
+	IBV_EVENT_QP_FATAL,
+	IBV_EVENT_QP_REQ_ERR,
+	IBV_EVENT_QP_ACCESS_ERR,
+	IBV_EVENT_COMM_EST,
+	IBV_EVENT_SQ_DRAINED,
+	IBV_EVENT_PATH_MIG,
+	IBV_EVENT_PATH_MIG_ERR,
+	IBV_EVENT_DEVICE_FATAL,
+	IBV_EVENT_PORT_ACTIVE,
+	IBV_EVENT_PORT_ERR,
+	IBV_EVENT_LID_CHANGE,
+	IBV_EVENT_PKEY_CHANGE,
+	IBV_EVENT_SM_CHANGE,
+	IBV_EVENT_SRQ_ERR,
+	IBV_EVENT_SRQ_LIMIT_REACHED,
+	IBV_EVENT_QP_LAST_WQE_REACHED,
+	IBV_EVENT_CLIENT_REREGISTER,
+	IBV_EVENT_GID_CHANGE,
+	IBV_EVENT_WQ_FATAL,
+};
+
+enum ibv_wc_status {
+	IBV_WC_SUCCESS,
+	IBV_WC_LOC_LEN_ERR,
+	IBV_WC_LOC_QP_OP_ERR,
+	IBV_WC_LOC_EEC_OP_ERR,
+	IBV_WC_LOC_PROT_ERR,
+	IBV_WC_WR_FLUSH_ERR,
+	IBV_WC_MW_BIND_ERR,
+	IBV_WC_BAD_RESP_ERR,
+	IBV_WC_LOC_ACCESS_ERR,
+	IBV_WC_REM_INV_REQ_ERR,
+	IBV_WC_REM_ACCESS_ERR,
+	IBV_WC_REM_OP_ERR,
+	IBV_WC_RETRY_EXC_ERR,
+	IBV_WC_RNR_RETRY_EXC_ERR,
+	IBV_WC_LOC_RDD_VIOL_ERR,
+	IBV_WC_REM_INV_RD_REQ_ERR,
+	IBV_WC_REM_ABORT_ERR,
+	IBV_WC_INV_EECN_ERR,
+	IBV_WC_INV_EEC_STATE_ERR,
+	IBV_WC_FATAL_ERR,
+	IBV_WC_RESP_TIMEOUT_ERR,
+	IBV_WC_GENERAL_ERR,
+	IBV_WC_TM_ERR,
+	IBV_WC_TM_RNDV_INCOMPLETE,
+};
+
+/* Static rate of a path. The numbering is historical, not ordered. */
+enum ibv_rate {
+	IBV_RATE_MAX = 0,
+	IBV_RATE_2_5_GBPS = 2,
+	IBV_RATE_5_GBPS = 5,
+	IBV_RATE_10_GBPS = 3,
+	IBV_RATE_20_GBPS = 6,
+	IBV_RATE_30_GBPS = 4,
+	IBV_RATE_40_GBPS = 7,
+	IBV_RATE_60_GBPS = 8,
+	IBV_RATE_80_GBPS = 9,
+	IBV_RATE_120_GBPS = 10,
+	IBV_RATE_14_GBPS = 11,
+	IBV_RATE_56_GBPS = 12,
+	IBV_RATE_112_GBPS = 13,
+	IBV_RATE_168_GBPS = 14,
+	IBV_RATE_25_GBPS = 15,
+	IBV_RATE_100_GBPS = 16,
+	IBV_RATE_200_GBPS = 17,
+	IBV_RATE_300_GBPS = 18,
+	IBV_RATE_28_GBPS = 19,
+	IBV_RATE_50_GBPS = 20,
+	IBV_RATE_400_GBPS = 21,
+	IBV_RATE_600_GBPS = 22,
+	IBV_RATE_800_GBPS = 23,
+	IBV_RATE_1200_GBPS = 24,
+};
+
+enum {
+	IBV_SYSFS_NAME_MAX = 64,
+	IBV_SYSFS_PATH_MAX = 256,
+};
+
+/**
+ * struct ibv_device - an rnic device found by ibv_get_device_list()
+ * @node_type: always IBV_NODE_CA
+ * @transport_type: always IBV_TRANSPORT_IB (RoCE is IB transport)
+ * @name: device name, e.g. "rnic0"
+ * @dev_name: name of the char device node, e.g. "uverbs1024"
+ * @dev_path: sysfs directory of the device, /sys/class/rnic/NAME
+ * @ibdev_path: the same directory (rnic has one sysfs class, not two)
+ *
+ * Owned by the library: valid until the list it came from is freed, or,
+ * for a device that was opened, until its last context is closed.
+ */
+struct ibv_device {
+	enum ibv_node_type node_type;
+	enum ibv_transport_type transport_type;
+	char name[IBV_SYSFS_NAME_MAX];
+	char dev_name[IBV_SYSFS_NAME_MAX];
+	char dev_path[IBV_SYSFS_PATH_MAX];
+	char ibdev_path[IBV_SYSFS_PATH_MAX];
+};
+
+/**
+ * struct ibv_context - an open device, see ibv_open_device()
+ * @device: the device this context was opened from
+ * @cmd_fd: file descriptor of the char device; every verb of this context
+ *          is an ioctl on it
+ * @async_fd: file descriptor for asynchronous events; -1 until librnic
+ *            implements ibv_get_async_event()
+ * @num_comp_vectors: completion vectors the device offers
+ * @mutex: free for the application's use; librnic does not take it
+ * @abi_compat: unused, NULL
+ *
+ * Unlike rdma-core there is no ``ops`` member, see the top of this file.
+ */
+struct ibv_context {
+	struct ibv_device *device;
+	int cmd_fd;
+	int async_fd;
+	int num_comp_vectors;
+	pthread_mutex_t mutex;
+	void *abi_compat;
+};
+
+/**
+ * ibv_get_device_list() - list the rnic devices present now
+ * @num_devices: if not NULL, set to the number of devices in the list
+ *
+ * Devices are found in /sys/class/rnic/ (RNIC_SYSFS_DIR overrides, for
+ * tests); devices exported by a module with another ABI version are
+ * skipped (RNIC_DEBUG set in the environment says why on stderr). The
+ * devices are sorted by name.
+ *
+ * RETURN: a NULL-terminated array to release with ibv_free_device_list(),
+ * empty (not NULL) when there is no device or the rnic module is not
+ * loaded. NULL with errno set on failure (ENOMEM, or the errno of reading
+ * the sysfs class directory).
+ */
+struct ibv_device **ibv_get_device_list(int *num_devices);
+
+/**
+ * ibv_free_device_list() - release a list from ibv_get_device_list()
+ * @list: the list; NULL is ignored
+ *
+ * Devices that were not opened are invalid afterwards; opened devices stay
+ * valid until their last context is closed.
+ */
+void ibv_free_device_list(struct ibv_device **list);
+
+/**
+ * ibv_get_device_name() - name of a device
+ * @device: the device
+ *
+ * RETURN: the name ("rnic0"), owned by @device; NULL with errno EINVAL if
+ * @device is NULL.
+ */
+const char *ibv_get_device_name(struct ibv_device *device);
+
+/**
+ * ibv_get_device_guid() - node GUID of a device
+ * @device: the device
+ *
+ * RETURN: the node GUID in network byte order, as read from sysfs when the
+ * list was made; 0 with errno EINVAL if @device is NULL.
+ */
+__be64 ibv_get_device_guid(struct ibv_device *device);
+
+/**
+ * ibv_open_device() - open a device and create a verbs context
+ * @device: a device from ibv_get_device_list()
+ *
+ * Opens /dev/infiniband/<dev_name> (RNIC_DEV_DIR overrides the directory,
+ * for tests).
+ *
+ * RETURN: the new context, or NULL with errno set (ENOENT: the device
+ * node does not exist, ENODEV: the node is not this device's char device
+ * or the device was removed, EACCES, ENOMEM, EINVAL for a NULL @device).
+ */
+struct ibv_context *ibv_open_device(struct ibv_device *device);
+
+/**
+ * ibv_close_device() - close a context from ibv_open_device()
+ * @context: the context; it is freed even when this fails
+ *
+ * RETURN: 0, or -1 with errno set (EINVAL for a NULL @context, or the
+ * error of close(2)).
+ */
+int ibv_close_device(struct ibv_context *context);
+
+/**
+ * ibv_query_device() - query the device's identity and limits
+ * @context: an open context
+ * @device_attr: filled on success
+ *
+ * fw_ver is "major.minor.patch" of the rnic module.
+ *
+ * RETURN: 0, or an errno value (also stored in errno): EINVAL for NULL
+ * arguments, ENODEV when the device was removed.
+ */
+int ibv_query_device(struct ibv_context *context,
+		     struct ibv_device_attr *device_attr);
+
+/**
+ * ibv_query_port() - query a port's attributes
+ * @context: an open context
+ * @port_num: port number, from 1 to phys_port_cnt
+ * @port_attr: filled on success
+ *
+ * RETURN: 0, or an errno value (also stored in errno): EINVAL for a bad
+ * port number or NULL arguments, ENODEV when the device was removed.
+ */
+int ibv_query_port(struct ibv_context *context, uint8_t port_num,
+		   struct ibv_port_attr *port_attr);
+
+/**
+ * ibv_query_gid() - read one GID table entry
+ * @context: an open context
+ * @port_num: port number, from 1
+ * @index: entry, from 0 to gid_tbl_len - 1
+ * @gid: filled on success; all zeros for an empty entry
+ *
+ * RETURN: 0, or -1 with errno set (EINVAL for a bad port or index or NULL
+ * arguments, ENODEV when the device was removed).
+ */
+int ibv_query_gid(struct ibv_context *context, uint8_t port_num, int index,
+		  union ibv_gid *gid);
+
+/**
+ * ibv_query_pkey() - read one P_Key table entry
+ * @context: an open context
+ * @port_num: port number, from 1
+ * @index: entry, from 0 to pkey_tbl_len - 1
+ * @pkey: filled on success, network byte order
+ *
+ * RETURN: 0, or -1 with errno set (EINVAL for a bad port or index or NULL
+ * arguments, ENODEV when the device was removed).
+ */
+int ibv_query_pkey(struct ibv_context *context, uint8_t port_num, int index,
+		   __be16 *pkey);
+
+/**
+ * ibv_fork_init() - prepare for fork()
+ *
+ * Nothing to do with rnic: memory registrations pin pages with
+ * FOLL_PIN | FOLL_LONGTERM, and the kernels rnic supports give the child a
+ * copy of pinned anonymous pages at fork(), so the parent keeps the
+ * registered ones (what rdma-core calls copy-on-fork support, reported as
+ * IBV_FORK_UNNEEDED). The child must not use inherited verbs objects.
+ *
+ * RETURN: 0.
+ */
+int ibv_fork_init(void);
+
+/**
+ * ibv_is_fork_initialized() - is fork() safe?
+ *
+ * RETURN: IBV_FORK_UNNEEDED, whether ibv_fork_init() was called or not.
+ */
+enum ibv_fork_status ibv_is_fork_initialized(void);
+
+/**
+ * ibv_node_type_str() - describe a node type
+ * @node_type: the value
+ *
+ * RETURN: a constant string, "unknown" for a value outside the enum.
+ */
+const char *ibv_node_type_str(enum ibv_node_type node_type);
+
+/**
+ * ibv_port_state_str() - describe a port state
+ * @port_state: the value
+ *
+ * RETURN: a constant string, "unknown" for a value outside the enum.
+ */
+const char *ibv_port_state_str(enum ibv_port_state port_state);
+
+/**
+ * ibv_event_type_str() - describe an asynchronous event type
+ * @event: the value
+ *
+ * RETURN: a constant string, "unknown" for a value outside the enum.
+ */
+const char *ibv_event_type_str(enum ibv_event_type event);
+
+/**
+ * ibv_wc_status_str() - describe a work completion status
+ * @status: the value
+ *
+ * RETURN: a constant string, "unknown" for a value outside the enum.
+ */
+const char *ibv_wc_status_str(enum ibv_wc_status status);
+
+/**
+ * ibv_rate_to_mult() - rate as a multiple of 2.5 Gbit/s
+ * @rate: the rate (IBV_RATE_5_GBPS gives 2)
+ *
+ * RETURN: the multiple, or -1 for IBV_RATE_MAX, an unknown value, or a
+ * rate that is not a multiple of 2.5 Gbit/s (e.g. IBV_RATE_14_GBPS).
+ */
+int ibv_rate_to_mult(enum ibv_rate rate) RNIC_ATTR_CONST;
+
+/**
+ * mult_to_ibv_rate() - rate from a multiple of 2.5 Gbit/s
+ * @mult: the multiple (2 gives IBV_RATE_5_GBPS)
+ *
+ * RETURN: the rate, or IBV_RATE_MAX when no rate has that multiple.
+ */
+enum ibv_rate mult_to_ibv_rate(int mult) RNIC_ATTR_CONST;
+
+/**
+ * ibv_rate_to_mbps() - rate in Mbit/s
+ * @rate: the rate (IBV_RATE_5_GBPS gives 5000)
+ *
+ * The value is the data rate of the link, e.g. 14062 for IBV_RATE_14_GBPS.
+ *
+ * RETURN: Mbit/s, or -1 for IBV_RATE_MAX or an unknown value.
+ */
+int ibv_rate_to_mbps(enum ibv_rate rate) RNIC_ATTR_CONST;
+
+/**
+ * mbps_to_ibv_rate() - rate from Mbit/s
+ * @mbps: exactly a value ibv_rate_to_mbps() returns
+ *
+ * RETURN: the rate, or IBV_RATE_MAX when no rate has that value.
+ */
+enum ibv_rate mbps_to_ibv_rate(int mbps) RNIC_ATTR_CONST;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RNIC_INFINIBAND_VERBS_H */
