@@ -219,6 +219,8 @@ static struct genl_family rnic_nl_family __ro_after_init = {
 	.n_small_ops = ARRAY_SIZE(rnic_nl_ops),
 };
 
+MODULE_ALIAS_GENL_FAMILY(RNIC_GENL_NAME);
+
 int rnic_nl_init(void)
 {
 	return genl_register_family(&rnic_nl_family);

@@ -189,6 +189,7 @@ TEST_F(link, missing_or_malformed_attributes)
 {
 	EXPECT_EQ(-EINVAL, rnic_genl_request(self->g, RNIC_NL_CMD_LINK_ADD, 0,
 					     build_nothing, NULL, NULL));
+	EXPECT_EQ(RNIC_NL_ATTR_DEV_NAME, rnic_genl_err_miss_type(self->g));
 	EXPECT_EQ(-EINVAL, rnic_genl_request(self->g, RNIC_NL_CMD_LINK_DEL, 0,
 					     build_nothing, NULL, NULL));
 	EXPECT_EQ(-EINVAL, rnic_genl_request(self->g, RNIC_NL_CMD_LINK_GET, 0,

@@ -47,6 +47,18 @@ expect() {
 	ok $res "$1"
 }
 
+# expect_usage NAME RC STREAM: exit RC, usage text on std$STREAM (out|err)
+expect_usage() {
+	res=0
+	[ "$rc" = "$2" ] || { echo "# exit $rc, expected $2"; res=1; }
+	if [ "$3" = out ]; then text=$out; else text=$err; fi
+	case $text in
+	*Usage:*) ;;
+	*) echo "# no usage text on std$3"; res=1 ;;
+	esac
+	ok $res "$1"
+}
+
 add_dev() { # NAME UVERBS GUID
 	mkdir -p "$RNIC_SYSFS_DIR/$1"
 	echo 1 >"$RNIC_SYSFS_DIR/$1/abi_version"
@@ -95,21 +107,19 @@ Failed to open device"
 
 # Usage errors.
 run rnic-devinfo -i 0
-ok $([ "$rc" = 1 ] && [ -z "$out" ] && echo "$err" | grep -q '^Usage:'; echo $?) \
-	"rnic-devinfo -i 0: usage, exit 1"
+expect_usage "rnic-devinfo -i 0: usage, exit 1" 1 err
 run rnic-devinfo -i 1x
-ok $([ "$rc" = 1 ]; echo $?) "rnic-devinfo -i 1x: exit 1"
+expect_usage "rnic-devinfo -i 1x: usage, exit 1" 1 err
 run rnic-devinfo --bogus
-ok $([ "$rc" = 255 ] && echo "$err" | grep -q '^Usage:'; echo $?) \
-	"rnic-devinfo --bogus: usage, exit 255"
+expect_usage "rnic-devinfo --bogus: usage, exit 255" 255 err
 run rnic-devinfo extra
-ok $([ "$rc" = 255 ]; echo $?) "rnic-devinfo with an argument: exit 255"
+expect_usage "rnic-devinfo with an argument: usage, exit 255" 255 err
 run rnic-devinfo --help
-ok $([ "$rc" = 0 ] && echo "$out" | grep -q '^Usage:'; echo $?) \
-	"rnic-devinfo --help: usage on stdout, exit 0"
+expect_usage "rnic-devinfo --help: usage on stdout, exit 0" 0 out
 run rnic-devices extra
-ok $([ "$rc" = 1 ] && echo "$err" | grep -q '^Usage:'; echo $?) \
-	"rnic-devices with an argument: usage, exit 1"
+expect_usage "rnic-devices with an argument: usage, exit 1" 1 err
+run rnic-devices --help
+expect_usage "rnic-devices --help: usage on stdout, exit 0" 0 out
 
 # The list itself fails: the class path is not a directory.
 rm -rf "$RNIC_SYSFS_DIR"
