@@ -26,6 +26,8 @@ static atomic_t rnic_live_objs[RNIC_OBJ_MAX];
 static const char * const rnic_obj_names[RNIC_OBJ_MAX] = {
 	[RNIC_OBJ_DEVICE] = "device",
 	[RNIC_OBJ_CONTEXT] = "context",
+	[RNIC_OBJ_PD] = "pd",
+	[RNIC_OBJ_MR] = "mr",
 };
 
 /**
@@ -111,6 +113,7 @@ static void rnic_dev_release(struct device *dev)
 {
 	struct rnic_dev *rdev = to_rnic_dev(dev);
 
+	WARN_ON(!xa_empty(&rdev->mrs));
 	xa_erase(&rnic_devs, rdev->index);
 	kfree(rdev);
 	rnic_obj_account(RNIC_OBJ_DEVICE, -1);
@@ -267,6 +270,9 @@ int rnic_dev_add(const char *name, struct net *net, const char *ifname,
 	cdev_init(&rdev->cdev, &rnic_uverbs_fops);
 	rdev->cdev.owner = THIS_MODULE;
 	init_rwsem(&rdev->live_rwsem);
+	mutex_init(&rdev->ctx_lock);
+	INIT_LIST_HEAD(&rdev->contexts);
+	xa_init_flags(&rdev->mrs, XA_FLAGS_ALLOC);
 	INIT_LIST_HEAD(&rdev->bind_node);
 	rnic_make_guid(rdev, netdev);
 	rnic_port_init(rdev);

@@ -4,6 +4,7 @@
  * remove and list devices. The contract is in
  * include/uapi/rdma/rnic-netlink.h.
  */
+#include <linux/sizes.h>
 #include <net/genetlink.h>
 
 #include "rnic.h"
@@ -190,6 +191,133 @@ static int rnic_nl_link_del_doit(struct sk_buff *skb, struct genl_info *info)
 	return rnic_dev_del(name, info->extack);
 }
 
+static int rnic_nl_put_res(struct sk_buff *msg, const atomic_t *nobjs,
+			   s64 pinned)
+{
+	if (nla_put_u32(msg, RNIC_NL_ATTR_RES_PD,
+			atomic_read(&nobjs[RNIC_OBJ_PD])) ||
+	    nla_put_u32(msg, RNIC_NL_ATTR_RES_MR,
+			atomic_read(&nobjs[RNIC_OBJ_MR])) ||
+	    nla_put_u64_64bit(msg, RNIC_NL_ATTR_RES_PINNED, pinned,
+			      RNIC_NL_ATTR_PAD))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int rnic_nl_put_contexts(struct sk_buff *msg, struct rnic_dev *rdev)
+{
+	struct nlattr *table, *entry;
+	struct rnic_ctx *ctx;
+	int ret = 0;
+
+	table = nla_nest_start(msg, RNIC_NL_ATTR_CTX_TABLE);
+	if (!table)
+		return -EMSGSIZE;
+	mutex_lock(&rdev->ctx_lock);
+	list_for_each_entry(ctx, &rdev->contexts, dev_node) {
+		entry = nla_nest_start(msg, RNIC_NL_ATTR_CTX_ENTRY);
+		if (!entry ||
+		    nla_put_u32(msg, RNIC_NL_ATTR_CTX_ID, ctx->id) ||
+		    nla_put_u32(msg, RNIC_NL_ATTR_CTX_PID, ctx->pid) ||
+		    nla_put_string(msg, RNIC_NL_ATTR_CTX_COMM, ctx->comm) ||
+		    rnic_nl_put_res(msg, ctx->nobjs,
+				    atomic64_read(&ctx->pinned))) {
+			ret = -EMSGSIZE;
+			break;
+		}
+		nla_nest_end(msg, entry);
+	}
+	mutex_unlock(&rdev->ctx_lock);
+	if (!ret)
+		nla_nest_end(msg, table);
+	return ret;
+}
+
+/* One device's resources; rnic_devs_lock held, so @rdev is published. */
+static int rnic_nl_fill_res(struct sk_buff *msg, struct rnic_dev *rdev,
+			    u32 portid, u32 seq, int flags)
+{
+	void *hdr;
+
+	lockdep_assert_held(&rnic_devs_lock);
+	hdr = genlmsg_put(msg, portid, seq, &rnic_nl_family, flags,
+			  RNIC_NL_CMD_RES_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_string(msg, RNIC_NL_ATTR_DEV_NAME, rnic_dev_name(rdev)) ||
+	    nla_put_u32(msg, RNIC_NL_ATTR_DEV_INDEX, rdev->index) ||
+	    rnic_nl_put_res(msg, rdev->nobjs, atomic64_read(&rdev->pinned)) ||
+	    rnic_nl_put_contexts(msg, rdev)) {
+		genlmsg_cancel(msg, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return 0;
+}
+
+/* Largest answer for one device: about 10,000 contexts. */
+#define RNIC_NL_RES_MAX_SIZE	SZ_1M
+
+static int rnic_nl_res_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	size_t size = NLMSG_GOODSIZE;
+	struct rnic_dev *rdev;
+	struct sk_buff *msg;
+	const char *name;
+	int ret;
+
+	name = rnic_nl_dev_name(info);
+	if (!name)
+		return -EINVAL;
+	/* Grow the message until every context of the device fits. */
+	do {
+		msg = genlmsg_new(size, GFP_KERNEL);
+		if (!msg)
+			return -ENOMEM;
+		mutex_lock(&rnic_devs_lock);
+		rdev = rnic_dev_find(name);
+		ret = rdev ? rnic_nl_fill_res(msg, rdev, info->snd_portid,
+					      info->snd_seq, 0) : -ENODEV;
+		mutex_unlock(&rnic_devs_lock);
+		if (!ret)
+			return genlmsg_reply(msg, info);
+		nlmsg_free(msg);
+		size *= 4;
+	} while (ret == -EMSGSIZE && size <= RNIC_NL_RES_MAX_SIZE);
+
+	if (ret == -ENODEV)
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[RNIC_NL_ATTR_DEV_NAME],
+				    "no such rnic device");
+	return ret;
+}
+
+static int rnic_nl_res_get_dumpit(struct sk_buff *skb,
+				  struct netlink_callback *cb)
+{
+	unsigned long index = cb->args[0];
+	struct rnic_dev *rdev;
+	int ret = 0;
+
+	mutex_lock(&rnic_devs_lock);
+	while ((rdev = rnic_dev_next(&index))) {
+		ret = rnic_nl_fill_res(skb, rdev, NETLINK_CB(cb->skb).portid,
+				       cb->nlh->nlmsg_seq, NLM_F_MULTI);
+		if (ret)
+			break;
+		index++;
+	}
+	mutex_unlock(&rnic_devs_lock);
+
+	cb->args[0] = index;
+	if (ret == -EMSGSIZE && skb->len)
+		ret = 0;	/* the next round resumes at index */
+	else if (ret == -EMSGSIZE)
+		NL_SET_ERR_MSG(cb->extack,
+			       "a device has more contexts than a dump message holds; ask for it by name");
+	return ret ?: skb->len;
+}
+
 static const struct genl_small_ops rnic_nl_ops[] = {
 	{
 		.cmd = RNIC_NL_CMD_LINK_GET,
@@ -205,6 +333,11 @@ static const struct genl_small_ops rnic_nl_ops[] = {
 		.cmd = RNIC_NL_CMD_LINK_DEL,
 		.doit = rnic_nl_link_del_doit,
 		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = RNIC_NL_CMD_RES_GET,
+		.doit = rnic_nl_res_get_doit,
+		.dumpit = rnic_nl_res_get_dumpit,
 	},
 };
 

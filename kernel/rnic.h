@@ -9,9 +9,12 @@
 #include <linux/cdev.h>
 #include <linux/device.h>
 #include <linux/netdevice.h>
+#include <linux/refcount.h>
 #include <linux/rwsem.h>
+#include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/xarray.h>
 
 #include <rdma/rnic-abi.h>
 #include <rdma/rnic-netlink.h>
@@ -56,6 +59,28 @@
 #define RNIC_PORT_IP_BASED_GIDS		BIT(26)
 
 /**
+ * enum rnic_obj_type - kinds of objects, for handles, limits and the leak
+ *	check at unload
+ * @RNIC_OBJ_DEVICE: struct rnic_dev (leak check only)
+ * @RNIC_OBJ_CONTEXT: struct rnic_ctx (leak check only)
+ * @RNIC_OBJ_PD: struct rnic_pd
+ * @RNIC_OBJ_MR: struct rnic_mr
+ * @RNIC_OBJ_MAX: number of kinds
+ *
+ * Objects a context owns come after RNIC_OBJ_CONTEXT, in creation
+ * dependency order: a context is torn down from the last kind to the first.
+ */
+enum rnic_obj_type {
+	RNIC_OBJ_DEVICE,
+	RNIC_OBJ_CONTEXT,
+	RNIC_OBJ_PD,
+	RNIC_OBJ_MR,
+	RNIC_OBJ_MAX
+};
+
+#define RNIC_UOBJ_FIRST RNIC_OBJ_PD
+
+/**
  * struct rnic_gid - one GID table entry
  * @raw: the GID, network byte order
  * @valid: the entry is in use
@@ -93,6 +118,13 @@ struct rnic_port {
  *	writing to clear @live, so that no ioctl runs on a removed device
  * @live: the device is registered; false once removal started
  * @ncontexts: open verbs contexts
+ * @ctx_lock: protects @contexts and @next_ctx_id
+ * @contexts: open contexts, for resource reports
+ * @next_ctx_id: id of the next context opened
+ * @nobjs: objects of each kind on the device, checked against its limits
+ * @pinned: bytes pinned by memory regions of the device
+ * @mrs: MR table, index (the low bits of lkey and rkey) -> struct rnic_mr;
+ *	an entry is non-NULL while the MR is registered
  * @netdev: bound netdev (a held reference) or NULL; written under
  *	rnic_bind_lock, before the device is published and after it is
  *	unpublished, so it is also stable under rnic_devs_lock while published
@@ -100,8 +132,8 @@ struct rnic_port {
  * @netdev_name: name of @netdev, kept current on renames; rnic_bind_lock
  * @bind_node: entry in the list of bound devices; rnic_bind_lock
  *
- * Lock order: rtnl_lock -> rnic_devs_lock -> @live_rwsem ->
- * rnic_bind_lock -> @port.lock.
+ * Lock order: rtnl_lock -> rnic_devs_lock -> @live_rwsem -> @ctx_lock ->
+ * (context objs xa_lock) -> rnic_bind_lock -> @port.lock.
  */
 struct rnic_dev {
 	struct device dev;
@@ -114,6 +146,13 @@ struct rnic_dev {
 	bool live;
 	atomic_t ncontexts;
 
+	struct mutex ctx_lock; /* see above */
+	struct list_head contexts;
+	u32 next_ctx_id;
+	atomic_t nobjs[RNIC_OBJ_MAX];
+	atomic64_t pinned;
+	struct xarray mrs;
+
 	struct net_device *netdev;
 	netdevice_tracker netdev_tracker;
 	char netdev_name[IFNAMSIZ];
@@ -121,12 +160,89 @@ struct rnic_dev {
 };
 
 /**
+ * struct rnic_uobj - header of every object a context owns
+ * @users: 1 for the context's handle table while the object is findable,
+ *	plus 1 per lookup in progress and 1 per object that depends on it;
+ *	destroy succeeds only when the table's is the last one
+ * @type: kind of object
+ * @handle: index in the context's handle table
+ * @ctx: the owning context
+ * @destroy: frees what the object holds, or NULL; the framework frees the
+ *	struct
+ */
+struct rnic_uobj {
+	refcount_t users;
+	enum rnic_obj_type type;
+	u32 handle;
+	struct rnic_ctx *ctx;
+	void (*destroy)(struct rnic_uobj *uobj);
+};
+
+/**
  * struct rnic_ctx - a verbs context: one open file of a char device
  * @dev: the device, a counted reference
+ * @objs: handle table, handle -> struct rnic_uobj; an object is findable
+ *	when its entry is non-NULL (creation reserves the handle with a NULL
+ *	entry first); lookups and destroy decide under its xa_lock
+ * @id: context id for resource reports, unique on the device while open
+ * @pid: thread group that opened the file
+ * @comm: its name at open time
+ * @nobjs: objects of each kind the context owns
+ * @pinned: bytes its memory regions pin
+ * @dev_node: entry in the device's list of contexts; rnic_dev.ctx_lock
  */
 struct rnic_ctx {
 	struct rnic_dev *dev;
+	struct xarray objs;
+	u32 id;
+	pid_t pid;
+	char comm[TASK_COMM_LEN];
+	atomic_t nobjs[RNIC_OBJ_MAX];
+	atomic64_t pinned;
+	struct list_head dev_node;
 };
+
+/**
+ * struct rnic_pd - protection domain
+ * @uobj: common header
+ */
+struct rnic_pd {
+	struct rnic_uobj uobj;
+};
+
+/**
+ * struct rnic_mr - memory region: pinned user pages
+ * @uobj: common header
+ * @pd: its protection domain, a counted reference (pd->uobj.users)
+ * @iova: address of the first byte in work requests
+ * @length: bytes
+ * @offset: offset of the first byte in @pages[0]
+ * @access: enum rnic_access bits
+ * @lkey: local key; its low RNIC_MR_INDEX_BITS are the index in the
+ *	device's MR table, the rest is random
+ * @rkey: remote key, same index, another random part
+ * @npages: entries in @pages
+ * @pages: the pinned pages
+ * @mm: address space charged for the pages (pinned_vm), a mmgrab()
+ *	reference; NULL if the owner had CAP_IPC_LOCK
+ */
+struct rnic_mr {
+	struct rnic_uobj uobj;
+	struct rnic_pd *pd;
+	u64 iova;
+	u64 length;
+	u32 offset;
+	u32 access;
+	u32 lkey;
+	u32 rkey;
+	unsigned long npages;
+	struct page **pages;
+	struct mm_struct *mm;
+};
+
+/* MR keys: index in the low bits, random above: 2^15 guesses per index. */
+#define RNIC_MR_INDEX_BITS	17
+static_assert(BIT(RNIC_MR_INDEX_BITS) >= RNIC_MAX_MR);
 
 /**
  * struct rnic_link_info - a consistent snapshot of a device for reporting
@@ -169,18 +285,6 @@ static inline const char *rnic_dev_name(const struct rnic_dev *rdev)
 #define rnic_dbg_dev(rdev, fmt, ...) \
 	dev_dbg(&(rdev)->dev, fmt, ##__VA_ARGS__)
 
-/**
- * enum rnic_obj_type - kinds of objects counted for the leak check at unload
- * @RNIC_OBJ_DEVICE: struct rnic_dev
- * @RNIC_OBJ_CONTEXT: struct rnic_ctx
- * @RNIC_OBJ_MAX: number of kinds
- */
-enum rnic_obj_type {
-	RNIC_OBJ_DEVICE,
-	RNIC_OBJ_CONTEXT,
-	RNIC_OBJ_MAX
-};
-
 /* main.c: device registry */
 extern struct mutex rnic_devs_lock;
 void rnic_obj_account(enum rnic_obj_type type, int delta);
@@ -204,6 +308,40 @@ void rnic_netdev_exit(void);
 
 /* uverbs.c: char device, contexts, ioctls */
 extern const struct file_operations rnic_uverbs_fops;
+
+/**
+ * struct rnic_ucmd - one ioctl call in progress
+ * @ctx: the calling context
+ * @ubuffer: the user's struct
+ * @user_size: size the user gave in the struct's first field
+ * @cmd: kernel copy of the struct, zero-extended to the kernel's size
+ */
+struct rnic_ucmd {
+	struct rnic_ctx *ctx;
+	void __user *ubuffer;
+	u32 user_size;
+	void *cmd;
+};
+
+int rnic_ucmd_respond(struct rnic_ucmd *ucmd, size_t size);
+
+/* uobj.c: objects owned by contexts */
+void *rnic_uobj_alloc(struct rnic_ctx *ctx, enum rnic_obj_type type,
+		      size_t size, void (*destroy)(struct rnic_uobj *uobj));
+void rnic_uobj_finalize(struct rnic_uobj *uobj);
+void rnic_uobj_abort(struct rnic_uobj *uobj);
+struct rnic_uobj *rnic_uobj_get(struct rnic_ctx *ctx, u32 handle,
+				enum rnic_obj_type type);
+void rnic_uobj_put(struct rnic_uobj *uobj);
+int rnic_uobj_destroy(struct rnic_ctx *ctx, u32 handle,
+		      enum rnic_obj_type type);
+void rnic_uobj_destroy_all(struct rnic_ctx *ctx);
+
+/* pd.c, mr.c: the ioctls */
+int rnic_alloc_pd(struct rnic_ucmd *ucmd);
+int rnic_dealloc_pd(struct rnic_ucmd *ucmd);
+int rnic_reg_mr(struct rnic_ucmd *ucmd);
+int rnic_dereg_mr(struct rnic_ucmd *ucmd);
 
 /* netlink.c: generic netlink family */
 int rnic_nl_init(void);

@@ -16,21 +16,17 @@
 #include "rnic.h"
 
 /**
- * struct rnic_ucmd - one ioctl call in progress
- * @ctx: the calling context
- * @ubuffer: the user's struct
- * @user_size: size the user gave in the struct's first field
- * @cmd: kernel copy of the struct, zero-extended to the kernel's size
+ * rnic_ucmd_respond() - copy an ioctl's answer back to userspace
+ * @ucmd: the call
+ * @size: the kernel's size of the struct
+ *
+ * Copies as much of the struct as the user's has room for. A creating
+ * ioctl calls it before making the object findable, so that a fault
+ * unwinds the creation instead of leaking an object nobody knows about.
+ *
+ * Return: 0 or -EFAULT.
  */
-struct rnic_ucmd {
-	struct rnic_ctx *ctx;
-	void __user *ubuffer;
-	u32 user_size;
-	void *cmd;
-};
-
-/* Copy the answer back: as much of it as the user's struct has room for. */
-static int rnic_ucmd_respond(struct rnic_ucmd *ucmd, size_t size)
+int rnic_ucmd_respond(struct rnic_ucmd *ucmd, size_t size)
 {
 	if (copy_to_user(ucmd->ubuffer, ucmd->cmd,
 			 min_t(size_t, ucmd->user_size, size)))
@@ -171,6 +167,9 @@ union rnic_ucmd_buffer {
 	struct rnic_query_port query_port;
 	struct rnic_query_gid query_gid;
 	struct rnic_query_pkey query_pkey;
+	struct rnic_alloc_pd alloc_pd;
+	struct rnic_destroy destroy;
+	struct rnic_reg_mr reg_mr;
 };
 
 /**
@@ -206,6 +205,11 @@ static const struct rnic_ioctl_op rnic_ioctl_ops[] = {
 		      struct rnic_query_gid, out_ifindex),
 	RNIC_IOCTL_OP(QUERY_PKEY, rnic_query_pkey,
 		      struct rnic_query_pkey, __reserved),
+	RNIC_IOCTL_OP(ALLOC_PD, rnic_alloc_pd, struct rnic_alloc_pd, __reserved),
+	RNIC_IOCTL_OP(DEALLOC_PD, rnic_dealloc_pd, struct rnic_destroy,
+		      __reserved),
+	RNIC_IOCTL_OP(REG_MR, rnic_reg_mr, struct rnic_reg_mr, __reserved),
+	RNIC_IOCTL_OP(DEREG_MR, rnic_dereg_mr, struct rnic_destroy, __reserved),
 };
 
 static long rnic_uverbs_ioctl(struct file *filp, unsigned int cmd,
@@ -270,6 +274,13 @@ static int rnic_uverbs_open(struct inode *inode, struct file *filp)
 	up_read(&rdev->live_rwsem);
 
 	ctx->dev = rdev;
+	xa_init_flags(&ctx->objs, XA_FLAGS_ALLOC);
+	ctx->pid = task_tgid_nr(current);
+	get_task_comm(ctx->comm, current);
+	mutex_lock(&rdev->ctx_lock);
+	ctx->id = rdev->next_ctx_id++;
+	list_add_tail(&ctx->dev_node, &rdev->contexts);
+	mutex_unlock(&rdev->ctx_lock);
 	filp->private_data = ctx;
 	rnic_obj_account(RNIC_OBJ_CONTEXT, 1);
 	return stream_open(inode, filp);
@@ -283,9 +294,15 @@ err_unlock:
 static int rnic_uverbs_release(struct inode *inode, struct file *filp)
 {
 	struct rnic_ctx *ctx = filp->private_data;
+	struct rnic_dev *rdev = ctx->dev;
 
-	atomic_dec(&ctx->dev->ncontexts);
-	put_device(&ctx->dev->dev);
+	mutex_lock(&rdev->ctx_lock);
+	list_del(&ctx->dev_node);
+	mutex_unlock(&rdev->ctx_lock);
+	rnic_uobj_destroy_all(ctx);
+	xa_destroy(&ctx->objs);
+	atomic_dec(&rdev->ncontexts);
+	put_device(&rdev->dev);
 	kfree(ctx);
 	rnic_obj_account(RNIC_OBJ_CONTEXT, -1);
 	return 0;

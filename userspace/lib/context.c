@@ -38,8 +38,7 @@ static uint8_t sat_u8(__u32 v)
 }
 
 /* Issue a query ioctl; returns 0 or an errno value (errno is set too). */
-static int rnic_query(struct ibv_context *context, unsigned long cmd,
-		      void *arg)
+int rnic_cmd(struct ibv_context *context, unsigned long cmd, void *arg)
 {
 	if (ioctl(context->cmd_fd, cmd, arg))
 		return errno;
@@ -51,7 +50,7 @@ static int query_device(struct ibv_context *context,
 {
 	memset(q, 0, sizeof(*q));
 	q->size = sizeof(*q);
-	return rnic_query(context, RNIC_IOCTL_QUERY_DEVICE, q);
+	return rnic_cmd(context, RNIC_IOCTL_QUERY_DEVICE, q);
 }
 
 struct ibv_context *ibv_open_device(struct ibv_device *device)
@@ -212,7 +211,7 @@ int ibv_query_port(struct ibv_context *context, uint8_t port_num,
 	memset(&q, 0, sizeof(q));
 	q.size = sizeof(q);
 	q.port_num = port_num;
-	ret = rnic_query(context, RNIC_IOCTL_QUERY_PORT, &q);
+	ret = rnic_cmd(context, RNIC_IOCTL_QUERY_PORT, &q);
 	if (ret)
 		return ret;
 
@@ -256,7 +255,7 @@ int ibv_query_gid(struct ibv_context *context, uint8_t port_num, int index,
 	q.size = sizeof(q);
 	q.port_num = port_num;
 	q.index = (__u32)index;
-	if (rnic_query(context, RNIC_IOCTL_QUERY_GID, &q)) {
+	if (rnic_cmd(context, RNIC_IOCTL_QUERY_GID, &q)) {
 		/* An empty entry reads as the zero GID, as in rdma-core. */
 		if (errno != ENODATA)
 			return -1;
@@ -280,7 +279,7 @@ int ibv_query_pkey(struct ibv_context *context, uint8_t port_num, int index,
 	q.size = sizeof(q);
 	q.port_num = port_num;
 	q.index = (__u32)index;
-	if (rnic_query(context, RNIC_IOCTL_QUERY_PKEY, &q))
+	if (rnic_cmd(context, RNIC_IOCTL_QUERY_PKEY, &q))
 		return -1;
 	/* The kernel answers in host order, the verbs API in network order. */
 	*pkey = htobe16((uint16_t)q.out_pkey);

@@ -66,6 +66,27 @@ static inline struct rnic_context *to_rctx(struct ibv_context *ibctx)
 	return container_of(ibctx, struct rnic_context, ibctx);
 }
 
+/**
+ * rnic_cmd() - issue an rnic ioctl on a context
+ * @context: the context
+ * @cmd: RNIC_IOCTL_*
+ * @arg: its struct, size field set
+ *
+ * Return: 0 or the errno value of the failure (errno is set too).
+ */
+int rnic_cmd(struct ibv_context *context, unsigned long cmd, void *arg);
+
+/**
+ * rnic_destroy_obj() - destroy a kernel object with a struct rnic_destroy
+ * @context: the context owning it
+ * @cmd: RNIC_IOCTL_DEALLOC_PD, RNIC_IOCTL_DEREG_MR, ...
+ * @handle: the object's handle
+ *
+ * Return: 0 or the errno value of the failure.
+ */
+int rnic_destroy_obj(struct ibv_context *context, unsigned long cmd,
+		     uint32_t handle);
+
 /* rnic_debug() - print to stderr when RNIC_DEBUG is set in the environment. */
 void rnic_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -78,6 +78,10 @@
  * @RNIC_CMD_QUERY_PORT: &struct rnic_query_port
  * @RNIC_CMD_QUERY_GID: &struct rnic_query_gid
  * @RNIC_CMD_QUERY_PKEY: &struct rnic_query_pkey
+ * @RNIC_CMD_ALLOC_PD: &struct rnic_alloc_pd
+ * @RNIC_CMD_DEALLOC_PD: &struct rnic_destroy
+ * @RNIC_CMD_REG_MR: &struct rnic_reg_mr
+ * @RNIC_CMD_DEREG_MR: &struct rnic_destroy
  */
 enum rnic_cmd {
 	RNIC_CMD_BASE = 0x80,
@@ -85,6 +89,10 @@ enum rnic_cmd {
 	RNIC_CMD_QUERY_PORT,
 	RNIC_CMD_QUERY_GID,
 	RNIC_CMD_QUERY_PKEY,
+	RNIC_CMD_ALLOC_PD,
+	RNIC_CMD_DEALLOC_PD,
+	RNIC_CMD_REG_MR,
+	RNIC_CMD_DEREG_MR,
 };
 
 /**
@@ -273,9 +281,105 @@ struct rnic_query_pkey {
 	__u32 __reserved;
 };
 
+/**
+ * DOC: rnic objects and handles
+ *
+ * Every object (PD, MR, ...) belongs to the context that created it and is
+ * named by a handle that means something only in that context. A handle of
+ * another context, of a destroyed object or of an object of another type
+ * is EINVAL. Destroying an object that another object still uses (a PD
+ * with an MR) is EBUSY. Creating more objects of a type than the device
+ * limit from RNIC_IOCTL_QUERY_DEVICE allows is ENOMEM. Closing the file
+ * destroys everything the context still owns.
+ */
+
+/**
+ * struct rnic_alloc_pd - RNIC_IOCTL_ALLOC_PD
+ * @size: sizeof(struct rnic_alloc_pd)
+ * @flags: must be 0
+ * @out_handle: handle of the new protection domain
+ * @__reserved: must be 0
+ */
+struct rnic_alloc_pd {
+	__u32 size;
+	__u32 flags;
+	__u32 out_handle;
+	__u32 __reserved;
+};
+
+/**
+ * struct rnic_destroy - destroy an object: RNIC_IOCTL_DEALLOC_PD,
+ *	RNIC_IOCTL_DEREG_MR
+ * @size: sizeof(struct rnic_destroy)
+ * @flags: must be 0
+ * @handle: the object, of the type the ioctl names
+ * @__reserved: must be 0
+ */
+struct rnic_destroy {
+	__u32 size;
+	__u32 flags;
+	__u32 handle;
+	__u32 __reserved;
+};
+
+/**
+ * enum rnic_access - memory region access rights, the values of
+ *	enum ibv_access_flags
+ * @RNIC_ACCESS_LOCAL_WRITE: the local HCA may write (receives, READ
+ *	responses, atomic results)
+ * @RNIC_ACCESS_REMOTE_WRITE: peers may RDMA WRITE; needs LOCAL_WRITE
+ * @RNIC_ACCESS_REMOTE_READ: peers may RDMA READ
+ * @RNIC_ACCESS_REMOTE_ATOMIC: peers may do atomics; needs LOCAL_WRITE
+ * @RNIC_ACCESS_RELAXED_ORDERING: a hint; accepted and ignored
+ */
+enum rnic_access {
+	RNIC_ACCESS_LOCAL_WRITE = 1 << 0,
+	RNIC_ACCESS_REMOTE_WRITE = 1 << 1,
+	RNIC_ACCESS_REMOTE_READ = 1 << 2,
+	RNIC_ACCESS_REMOTE_ATOMIC = 1 << 3,
+	RNIC_ACCESS_RELAXED_ORDERING = 1 << 20,
+};
+
+/**
+ * struct rnic_reg_mr - RNIC_IOCTL_REG_MR
+ * @size: sizeof(struct rnic_reg_mr)
+ * @flags: must be 0
+ * @pd_handle: protection domain of the region
+ * @access: enum rnic_access bits; other bits are EINVAL
+ * @addr: start of the region in the caller's address space
+ * @length: bytes, 1 .. rnic_query_device.out_max_mr_size
+ * @iova: address the region has in work requests and remote accesses
+ * @out_handle: handle of the new memory region
+ * @out_lkey: local key
+ * @out_rkey: remote key
+ * @__reserved: must be 0
+ *
+ * The pages are pinned until the region is deregistered. Unless the caller
+ * has CAP_IPC_LOCK they count against RLIMIT_MEMLOCK of its process
+ * (ENOMEM beyond it). A range that is not mapped is EFAULT; zero length,
+ * a range that wraps or bad access bits are EINVAL.
+ */
+struct rnic_reg_mr {
+	__u32 size;
+	__u32 flags;
+	__u32 pd_handle;
+	__u32 access;
+	__aligned_u64 addr;
+	__aligned_u64 length;
+	__aligned_u64 iova;
+	__u32 out_handle;
+	__u32 out_lkey;
+	__u32 out_rkey;
+	__u32 __reserved;
+};
+
 #define RNIC_IOCTL_QUERY_DEVICE _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_QUERY_DEVICE)
 #define RNIC_IOCTL_QUERY_PORT _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_QUERY_PORT)
 #define RNIC_IOCTL_QUERY_GID _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_QUERY_GID)
 #define RNIC_IOCTL_QUERY_PKEY _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_QUERY_PKEY)
+#define RNIC_IOCTL_ALLOC_PD _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_ALLOC_PD)
+#define RNIC_IOCTL_DEALLOC_PD _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_DEALLOC_PD)
+#define RNIC_IOCTL_REG_MR _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_REG_MR)
+#define RNIC_IOCTL_DEREG_MR _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_DEREG_MR)
 
 #endif /* _UAPI_RDMA_RNIC_ABI_H */

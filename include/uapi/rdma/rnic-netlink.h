@@ -42,12 +42,14 @@
  * @RNIC_NL_CMD_LINK_GET: show one device (DEV_NAME) or dump all
  * @RNIC_NL_CMD_LINK_ADD: create a device: DEV_NAME, optional NETDEV
  * @RNIC_NL_CMD_LINK_DEL: remove a device: DEV_NAME
+ * @RNIC_NL_CMD_RES_GET: resources of one device (DEV_NAME) or of all (dump)
  */
 enum rnic_nl_cmd {
 	RNIC_NL_CMD_UNSPEC,
 	RNIC_NL_CMD_LINK_GET,
 	RNIC_NL_CMD_LINK_ADD,
 	RNIC_NL_CMD_LINK_DEL,
+	RNIC_NL_CMD_RES_GET,
 
 	__RNIC_NL_CMD_MAX,
 	RNIC_NL_CMD_MAX = __RNIC_NL_CMD_MAX - 1
@@ -73,6 +75,19 @@ enum rnic_nl_cmd {
  * @RNIC_NL_ATTR_GID_ENTRY: nest of RNIC_NL_ATTR_GID_INDEX and RNIC_NL_ATTR_GID
  * @RNIC_NL_ATTR_GID_INDEX: u32, GID table index
  * @RNIC_NL_ATTR_GID: binary, 16 bytes, GID in network byte order
+ * @RNIC_NL_ATTR_RES_PD: u32, protection domains
+ * @RNIC_NL_ATTR_RES_MR: u32, memory regions
+ * @RNIC_NL_ATTR_RES_PINNED: u64, bytes pinned by memory regions
+ * @RNIC_NL_ATTR_CTX_TABLE: nest of RNIC_NL_ATTR_CTX_ENTRY, one per open
+ *	context of the device
+ * @RNIC_NL_ATTR_CTX_ENTRY: nest: CTX_ID, CTX_PID, CTX_COMM and the RES_*
+ *	counts of one context
+ * @RNIC_NL_ATTR_CTX_ID: u32, context id, unique on the device while open
+ * @RNIC_NL_ATTR_CTX_PID: u32, process (thread group) that opened it
+ * @RNIC_NL_ATTR_CTX_COMM: NUL-terminated string, that process's name
+ *
+ * A RES_GET answer has, per device, DEV_NAME, DEV_INDEX, the RES_* totals
+ * of the device and a CTX_TABLE.
  */
 enum rnic_nl_attr {
 	RNIC_NL_ATTR_UNSPEC,
@@ -91,6 +106,14 @@ enum rnic_nl_attr {
 	RNIC_NL_ATTR_GID_ENTRY,
 	RNIC_NL_ATTR_GID_INDEX,
 	RNIC_NL_ATTR_GID,
+	RNIC_NL_ATTR_RES_PD,
+	RNIC_NL_ATTR_RES_MR,
+	RNIC_NL_ATTR_RES_PINNED,
+	RNIC_NL_ATTR_CTX_TABLE,
+	RNIC_NL_ATTR_CTX_ENTRY,
+	RNIC_NL_ATTR_CTX_ID,
+	RNIC_NL_ATTR_CTX_PID,
+	RNIC_NL_ATTR_CTX_COMM,
 
 	__RNIC_NL_ATTR_MAX,
 	RNIC_NL_ATTR_MAX = __RNIC_NL_ATTR_MAX - 1

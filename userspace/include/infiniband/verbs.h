@@ -384,6 +384,55 @@ struct ibv_context {
 };
 
 /**
+ * struct ibv_pd - protection domain
+ * @context: the context it belongs to
+ * @handle: kernel handle, meaningful in @context only
+ */
+struct ibv_pd {
+	struct ibv_context *context;
+	uint32_t handle;
+};
+
+/**
+ * enum ibv_access_flags - memory region access rights
+ *
+ * REMOTE_WRITE and REMOTE_ATOMIC need LOCAL_WRITE. rnic supports the four
+ * basic rights and accepts RELAXED_ORDERING as a hint; memory windows,
+ * zero-based, on-demand paging and huge-page hints are refused (EINVAL).
+ */
+enum ibv_access_flags {
+	IBV_ACCESS_LOCAL_WRITE = 1,
+	IBV_ACCESS_REMOTE_WRITE = (1 << 1),
+	IBV_ACCESS_REMOTE_READ = (1 << 2),
+	IBV_ACCESS_REMOTE_ATOMIC = (1 << 3),
+	IBV_ACCESS_MW_BIND = (1 << 4),
+	IBV_ACCESS_ZERO_BASED = (1 << 5),
+	IBV_ACCESS_ON_DEMAND = (1 << 6),
+	IBV_ACCESS_HUGETLB = (1 << 7),
+	IBV_ACCESS_RELAXED_ORDERING = (1 << 20),
+};
+
+/**
+ * struct ibv_mr - memory region
+ * @context: the context it belongs to
+ * @pd: its protection domain
+ * @addr: start of the region in the process
+ * @length: bytes
+ * @handle: kernel handle, meaningful in @context only
+ * @lkey: local key, for scatter/gather entries
+ * @rkey: remote key, for peers' RDMA READ/WRITE and atomics
+ */
+struct ibv_mr {
+	struct ibv_context *context;
+	struct ibv_pd *pd;
+	void *addr;
+	size_t length;
+	uint32_t handle;
+	uint32_t lkey;
+	uint32_t rkey;
+};
+
+/**
  * ibv_get_device_list() - list the rnic devices present now
  * @num_devices: if not NULL, set to the number of devices in the list
  *
@@ -498,6 +547,64 @@ int ibv_query_gid(struct ibv_context *context, uint8_t port_num, int index,
  */
 int ibv_query_pkey(struct ibv_context *context, uint8_t port_num, int index,
 		   __be16 *pkey);
+
+/**
+ * ibv_alloc_pd() - allocate a protection domain
+ * @context: the device context
+ *
+ * RETURN: the PD, or NULL with errno set (ENOMEM beyond the device's
+ * max_pd, ENODEV if the device was removed).
+ */
+struct ibv_pd *ibv_alloc_pd(struct ibv_context *context);
+
+/**
+ * ibv_dealloc_pd() - free a protection domain
+ * @pd: the PD; stays valid if this fails
+ *
+ * RETURN: 0, or an errno value: EBUSY while a memory region or another
+ * object uses the PD.
+ */
+int ibv_dealloc_pd(struct ibv_pd *pd);
+
+/**
+ * ibv_reg_mr() - register a memory region
+ * @pd: its protection domain
+ * @addr: start, any alignment
+ * @length: bytes, at least 1
+ * @access: enum ibv_access_flags bits
+ *
+ * Pins the pages of the range until ibv_dereg_mr(). Unless the process
+ * has CAP_IPC_LOCK they count against its RLIMIT_MEMLOCK.
+ *
+ * RETURN: the MR, or NULL with errno set: EINVAL for zero length, a range
+ * that wraps, bad access bits (REMOTE_WRITE or REMOTE_ATOMIC without
+ * LOCAL_WRITE) or a PD of another context; EFAULT for a range that is
+ * not mapped (or not writable when LOCAL_WRITE asks for it); ENOMEM
+ * beyond RLIMIT_MEMLOCK or the device's max_mr.
+ */
+struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+			  int access);
+
+/**
+ * ibv_reg_mr_iova() - register a memory region at a chosen I/O address
+ * @pd: its protection domain
+ * @addr: start, any alignment
+ * @length: bytes, at least 1
+ * @iova: address of @addr in work requests and remote accesses
+ * @access: enum ibv_access_flags bits
+ *
+ * RETURN: as ibv_reg_mr().
+ */
+struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length,
+			       uint64_t iova, int access);
+
+/**
+ * ibv_dereg_mr() - deregister a memory region and unpin its pages
+ * @mr: the MR; stays valid if this fails
+ *
+ * RETURN: 0, or an errno value.
+ */
+int ibv_dereg_mr(struct ibv_mr *mr);
 
 /**
  * ibv_fork_init() - prepare for fork()

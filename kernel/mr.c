@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rnic: software RDMA NIC - memory regions.
+ *
+ * Registering pins the pages of a user range with FOLL_LONGTERM for the
+ * life of the region, charges them to the caller's mm->pinned_vm (checked
+ * against RLIMIT_MEMLOCK unless CAP_IPC_LOCK) and enters the region in the
+ * device's MR table, whose index is the low part of both keys.
+ */
+#include <linux/mm.h>
+#include <linux/random.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+
+#include "rnic.h"
+
+#define RNIC_ACCESS_SUPPORTED						\
+	(RNIC_ACCESS_LOCAL_WRITE | RNIC_ACCESS_REMOTE_WRITE |		\
+	 RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_ATOMIC |		\
+	 RNIC_ACCESS_RELAXED_ORDERING)
+
+/* Pages pinned per pin_user_pages_fast() call, between resched points. */
+#define RNIC_PIN_BATCH	(PAGE_SIZE / sizeof(struct page *))
+
+static bool rnic_access_writable(u32 access)
+{
+	return access & (RNIC_ACCESS_LOCAL_WRITE | RNIC_ACCESS_REMOTE_WRITE |
+			 RNIC_ACCESS_REMOTE_ATOMIC);
+}
+
+/* Charge @npages to current->mm->pinned_vm; -ENOMEM beyond the rlimit. */
+static int rnic_mr_charge(struct rnic_mr *mr, unsigned long npages)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	u64 pinned;
+
+	pinned = atomic64_add_return(npages, &mm->pinned_vm);
+	if (pinned > limit && !capable(CAP_IPC_LOCK)) {
+		atomic64_sub(npages, &mm->pinned_vm);
+		return -ENOMEM;
+	}
+	mmgrab(mm);
+	mr->mm = mm;
+	return 0;
+}
+
+static void rnic_mr_uncharge(struct rnic_mr *mr, unsigned long npages)
+{
+	atomic64_sub(npages, &mr->mm->pinned_vm);
+	mmdrop(mr->mm);
+	mr->mm = NULL;
+}
+
+static int rnic_mr_pin(struct rnic_mr *mr, u64 addr)
+{
+	unsigned long start = addr & PAGE_MASK;
+	unsigned int gup_flags = FOLL_LONGTERM;
+	unsigned long done = 0;
+	long ret;
+
+	if (rnic_access_writable(mr->access))
+		gup_flags |= FOLL_WRITE;
+	mr->npages = (PAGE_ALIGN(addr + mr->length) - start) >> PAGE_SHIFT;
+	mr->offset = addr & ~PAGE_MASK;
+
+	ret = rnic_mr_charge(mr, mr->npages);
+	if (ret)
+		return ret;
+	mr->pages = kvcalloc(mr->npages, sizeof(*mr->pages),
+			     GFP_KERNEL_ACCOUNT);
+	if (!mr->pages) {
+		ret = -ENOMEM;
+		goto err_uncharge;
+	}
+	while (done < mr->npages) {
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			goto err_unpin;
+		}
+		ret = pin_user_pages_fast(start + done * PAGE_SIZE,
+					  min(mr->npages - done, RNIC_PIN_BATCH),
+					  gup_flags, mr->pages + done);
+		if (ret <= 0) {
+			ret = ret ?: -EFAULT;
+			goto err_unpin;
+		}
+		done += ret;
+		cond_resched();
+	}
+	return 0;
+
+err_unpin:
+	unpin_user_pages(mr->pages, done);
+	kvfree(mr->pages);
+err_uncharge:
+	rnic_mr_uncharge(mr, mr->npages);
+	return ret;
+}
+
+static void rnic_mr_unpin(struct rnic_mr *mr)
+{
+	unpin_user_pages_dirty_lock(mr->pages, mr->npages,
+				    rnic_access_writable(mr->access));
+	kvfree(mr->pages);
+	rnic_mr_uncharge(mr, mr->npages);
+}
+
+static void rnic_mr_account(struct rnic_mr *mr, int sign)
+{
+	s64 bytes = sign * ((s64)mr->npages << PAGE_SHIFT);
+
+	atomic64_add(bytes, &mr->uobj.ctx->pinned);
+	atomic64_add(bytes, &mr->uobj.ctx->dev->pinned);
+}
+
+static void rnic_mr_destroy(struct rnic_uobj *uobj)
+{
+	struct rnic_mr *mr = container_of(uobj, struct rnic_mr, uobj);
+	struct rnic_dev *rdev = uobj->ctx->dev;
+
+	xa_erase(&rdev->mrs, mr->lkey & (BIT(RNIC_MR_INDEX_BITS) - 1));
+	rnic_mr_account(mr, -1);
+	rnic_mr_unpin(mr);
+	rnic_uobj_put(&mr->pd->uobj);
+}
+
+static int rnic_reg_mr_check(const struct rnic_reg_mr *cmd)
+{
+	u64 end;
+
+	if (cmd->flags || cmd->__reserved)
+		return -EINVAL;
+	if (cmd->access & ~RNIC_ACCESS_SUPPORTED)
+		return -EINVAL;
+	/* Remote writes and atomics land in memory: the HCA must write it. */
+	if ((cmd->access & (RNIC_ACCESS_REMOTE_WRITE |
+			    RNIC_ACCESS_REMOTE_ATOMIC)) &&
+	    !(cmd->access & RNIC_ACCESS_LOCAL_WRITE))
+		return -EINVAL;
+	if (!cmd->length || cmd->length > RNIC_MAX_MR_SIZE)
+		return -EINVAL;
+	if (check_add_overflow(cmd->addr, cmd->length, &end) ||
+	    PAGE_ALIGN(end) < end ||
+	    check_add_overflow(cmd->iova, cmd->length, &end))
+		return -EINVAL;
+	return 0;
+}
+
+int rnic_reg_mr(struct rnic_ucmd *ucmd)
+{
+	struct rnic_reg_mr *cmd = ucmd->cmd;
+	struct rnic_dev *rdev = ucmd->ctx->dev;
+	struct rnic_uobj *pd_uobj;
+	struct rnic_mr *mr;
+	u32 index;
+	int ret;
+
+	ret = rnic_reg_mr_check(cmd);
+	if (ret)
+		return ret;
+	pd_uobj = rnic_uobj_get(ucmd->ctx, cmd->pd_handle, RNIC_OBJ_PD);
+	if (IS_ERR(pd_uobj))
+		return PTR_ERR(pd_uobj);
+
+	mr = rnic_uobj_alloc(ucmd->ctx, RNIC_OBJ_MR, sizeof(*mr),
+			     rnic_mr_destroy);
+	if (IS_ERR(mr)) {
+		ret = PTR_ERR(mr);
+		goto err_put_pd;
+	}
+	mr->pd = container_of(pd_uobj, struct rnic_pd, uobj);
+	mr->iova = cmd->iova;
+	mr->length = cmd->length;
+	mr->access = cmd->access;
+
+	ret = rnic_mr_pin(mr, cmd->addr);
+	if (ret)
+		goto err_abort;
+	ret = xa_alloc(&rdev->mrs, &index, NULL,
+		       XA_LIMIT(0, RNIC_MAX_MR - 1), GFP_KERNEL_ACCOUNT);
+	if (ret) {
+		ret = ret == -EBUSY ? -ENOMEM : ret;
+		goto err_unpin;
+	}
+	mr->lkey = index | get_random_u32() << RNIC_MR_INDEX_BITS;
+	mr->rkey = index | get_random_u32() << RNIC_MR_INDEX_BITS;
+
+	cmd->out_handle = mr->uobj.handle;
+	cmd->out_lkey = mr->lkey;
+	cmd->out_rkey = mr->rkey;
+	ret = rnic_ucmd_respond(ucmd, sizeof(*cmd));
+	if (ret)
+		goto err_erase;
+
+	rnic_mr_account(mr, 1);
+	xa_store(&rdev->mrs, index, mr, GFP_KERNEL);
+	rnic_uobj_finalize(&mr->uobj);
+	return 0;
+
+err_erase:
+	xa_erase(&rdev->mrs, index);
+err_unpin:
+	rnic_mr_unpin(mr);
+err_abort:
+	rnic_uobj_abort(&mr->uobj);
+err_put_pd:
+	rnic_uobj_put(pd_uobj);
+	return ret;
+}
+
+int rnic_dereg_mr(struct rnic_ucmd *ucmd)
+{
+	struct rnic_destroy *cmd = ucmd->cmd;
+
+	if (cmd->flags || cmd->__reserved)
+		return -EINVAL;
+	return rnic_uobj_destroy(ucmd->ctx, cmd->handle, RNIC_OBJ_MR);
+}

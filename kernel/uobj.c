@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rnic: software RDMA NIC - objects owned by a context, and their handles.
+ *
+ * Life of an object:
+ *
+ * 1. rnic_uobj_alloc() checks the device limit, allocates the struct and
+ *    reserves a handle whose table entry stays NULL: nothing can find it.
+ * 2. The family's create code builds the object. On failure it undoes its
+ *    own steps and calls rnic_uobj_abort().
+ * 3. rnic_uobj_finalize() stores the object in the table: findable.
+ * 4. rnic_uobj_get() finds an object of the expected type and takes a
+ *    reference on ->users; rnic_uobj_put() drops it. An object that
+ *    depends on another (an MR on its PD) keeps such a reference for its
+ *    whole life.
+ * 5. rnic_uobj_destroy() removes the object from the table only if the
+ *    table's reference is the last one (EBUSY otherwise), then destroys
+ *    it; so an object is never freed under a user.
+ *
+ * Closing the file destroys what is left, the kinds that depend on others
+ * first (enum rnic_obj_type order, backwards).
+ */
+#include <linux/slab.h>
+
+#include "rnic.h"
+
+static const u32 rnic_obj_limit[RNIC_OBJ_MAX] = {
+	[RNIC_OBJ_PD] = RNIC_MAX_PD,
+	[RNIC_OBJ_MR] = RNIC_MAX_MR,
+};
+
+/**
+ * rnic_uobj_alloc() - allocate an object and reserve its handle
+ * @ctx: owning context
+ * @type: kind of object, at least RNIC_UOBJ_FIRST
+ * @size: size of the family's struct, which starts with struct rnic_uobj
+ * @destroy: frees what the object holds (not the struct itself), or NULL
+ *
+ * Return: the zeroed struct with ->uobj set up, not findable yet, or
+ * ERR_PTR(-ENOMEM) when the device limit for @type is reached or memory
+ * is short.
+ */
+void *rnic_uobj_alloc(struct rnic_ctx *ctx, enum rnic_obj_type type,
+		      size_t size, void (*destroy)(struct rnic_uobj *uobj))
+{
+	struct rnic_dev *rdev = ctx->dev;
+	struct rnic_uobj *uobj;
+	int ret;
+
+	if (atomic_inc_return(&rdev->nobjs[type]) > rnic_obj_limit[type]) {
+		ret = -ENOMEM;
+		goto err_uncharge;
+	}
+	uobj = kzalloc(size, GFP_KERNEL_ACCOUNT);
+	if (!uobj) {
+		ret = -ENOMEM;
+		goto err_uncharge;
+	}
+	refcount_set(&uobj->users, 1);
+	uobj->type = type;
+	uobj->ctx = ctx;
+	uobj->destroy = destroy;
+	ret = xa_alloc(&ctx->objs, &uobj->handle, NULL, xa_limit_31b,
+		       GFP_KERNEL_ACCOUNT);
+	if (ret)
+		goto err_free;
+	atomic_inc(&ctx->nobjs[type]);
+	rnic_obj_account(type, 1);
+	return uobj;
+
+err_free:
+	kfree(uobj);
+err_uncharge:
+	atomic_dec(&rdev->nobjs[type]);
+	return ERR_PTR(ret == -EBUSY ? -ENOMEM : ret);
+}
+
+/* Undo rnic_uobj_alloc(): the handle is already out of the table. */
+static void rnic_uobj_free(struct rnic_uobj *uobj)
+{
+	struct rnic_ctx *ctx = uobj->ctx;
+
+	atomic_dec(&ctx->nobjs[uobj->type]);
+	atomic_dec(&ctx->dev->nobjs[uobj->type]);
+	rnic_obj_account(uobj->type, -1);
+	kfree(uobj);
+}
+
+/* Destroy an object removed from the table, its last reference gone. */
+static void rnic_uobj_release(struct rnic_uobj *uobj)
+{
+	if (uobj->destroy)
+		uobj->destroy(uobj);
+	rnic_uobj_free(uobj);
+}
+
+/**
+ * rnic_uobj_finalize() - make a fully built object findable by its handle
+ * @uobj: from rnic_uobj_alloc()
+ */
+void rnic_uobj_finalize(struct rnic_uobj *uobj)
+{
+	/* The slot is reserved, so storing cannot fail or allocate. */
+	xa_store(&uobj->ctx->objs, uobj->handle, uobj, GFP_KERNEL);
+}
+
+/**
+ * rnic_uobj_abort() - free an object that was never finalized
+ * @uobj: from rnic_uobj_alloc(); ->destroy is not called
+ */
+void rnic_uobj_abort(struct rnic_uobj *uobj)
+{
+	xa_erase(&uobj->ctx->objs, uobj->handle);
+	rnic_uobj_free(uobj);
+}
+
+/**
+ * rnic_uobj_get() - find an object by handle and take a reference
+ * @ctx: the calling context
+ * @handle: handle from userspace, untrusted
+ * @type: the kind of object the caller expects
+ *
+ * Return: the object, to be released with rnic_uobj_put(), or
+ * ERR_PTR(-EINVAL) when @handle names nothing of @type in @ctx.
+ */
+struct rnic_uobj *rnic_uobj_get(struct rnic_ctx *ctx, u32 handle,
+				enum rnic_obj_type type)
+{
+	struct rnic_uobj *uobj;
+
+	xa_lock(&ctx->objs);
+	uobj = xa_load(&ctx->objs, handle);
+	if (!uobj || uobj->type != type || !refcount_inc_not_zero(&uobj->users))
+		uobj = ERR_PTR(-EINVAL);
+	xa_unlock(&ctx->objs);
+	return uobj;
+}
+
+/**
+ * rnic_uobj_put() - drop a reference from rnic_uobj_get()
+ * @uobj: the object; the handle table still holds its own reference
+ */
+void rnic_uobj_put(struct rnic_uobj *uobj)
+{
+	/* Never the last: only destroy drops the table's reference. */
+	WARN_ON(refcount_dec_and_test(&uobj->users));
+}
+
+/**
+ * rnic_uobj_destroy() - destroy an object by handle
+ * @ctx: the calling context
+ * @handle: handle from userspace, untrusted
+ * @type: the kind of object the ioctl destroys
+ *
+ * Return: 0, -EINVAL for a handle that names nothing of @type, -EBUSY
+ * while anything else holds a reference on the object.
+ */
+int rnic_uobj_destroy(struct rnic_ctx *ctx, u32 handle,
+		      enum rnic_obj_type type)
+{
+	struct rnic_uobj *uobj;
+
+	xa_lock(&ctx->objs);
+	uobj = xa_load(&ctx->objs, handle);
+	if (!uobj || uobj->type != type) {
+		xa_unlock(&ctx->objs);
+		return -EINVAL;
+	}
+	if (!refcount_dec_if_one(&uobj->users)) {
+		xa_unlock(&ctx->objs);
+		return -EBUSY;
+	}
+	__xa_erase(&ctx->objs, handle);
+	xa_unlock(&ctx->objs);
+
+	rnic_uobj_release(uobj);
+	return 0;
+}
+
+/**
+ * rnic_uobj_destroy_all() - destroy every object of a context being closed
+ * @ctx: the context; no ioctl can run on it any more
+ */
+void rnic_uobj_destroy_all(struct rnic_ctx *ctx)
+{
+	struct rnic_uobj *uobj;
+	unsigned long handle;
+	int type;
+
+	for (type = RNIC_OBJ_MAX - 1; type >= RNIC_UOBJ_FIRST; type--) {
+		xa_for_each(&ctx->objs, handle, uobj) {
+			if (uobj->type != type)
+				continue;
+			xa_erase(&ctx->objs, handle);
+			/* Its dependents are gone: only the table's is left. */
+			WARN_ON(!refcount_dec_and_test(&uobj->users));
+			rnic_uobj_release(uobj);
+		}
+	}
+	WARN_ON(!xa_empty(&ctx->objs));
+}

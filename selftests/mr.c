@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Protection domains and memory regions: creation, EBUSY, handles per
+ * context, access rules, pinning and RLIMIT_MEMLOCK, limits, teardown on
+ * close and on SIGKILL.
+ */
+#include <infiniband/verbs.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "rnic_test.h"
+
+/* Pinned memory of this process in kB, from /proc/self/status. */
+static long vm_pin_kb(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f;
+
+	f = fopen("/proc/self/status", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+static struct ibv_context *open_ctx(const char *name)
+{
+	struct ibv_device **list, **d;
+	struct ibv_context *ctx = NULL;
+
+	list = ibv_get_device_list(NULL);
+	if (!list)
+		return NULL;
+	for (d = list; *d; d++)
+		if (!strcmp(ibv_get_device_name(*d), name))
+			ctx = ibv_open_device(*d);
+	ibv_free_device_list(list);
+	return ctx;
+}
+
+FIXTURE(mr) {
+	struct rnic_genl *g;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	char *buf;
+};
+
+#define BUF_SIZE (1 << 20)
+
+FIXTURE_SETUP(mr)
+{
+	self->ctx = NULL;
+	self->buf = MAP_FAILED;
+	self->g = rnic_genl_open();
+	ASSERT_NE(NULL, self->g);
+	ASSERT_EQ(0, rnic_del_all(self->g));
+	do_link_add(self->g, "t_mr", NULL);
+	self->ctx = open_ctx("t_mr");
+	ASSERT_NE(NULL, self->ctx);
+	self->pd = ibv_alloc_pd(self->ctx);
+	ASSERT_NE(NULL, self->pd);
+	self->buf = mmap(NULL, BUF_SIZE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->buf);
+}
+
+FIXTURE_TEARDOWN(mr)
+{
+	if (self->ctx)
+		EXPECT_EQ(0, ibv_close_device(self->ctx));
+	if (self->buf != MAP_FAILED)
+		munmap(self->buf, BUF_SIZE);
+	EXPECT_EQ(0, vm_pin_kb());
+	if (self->g) {
+		EXPECT_EQ(0, rnic_del_all(self->g));
+		rnic_genl_close(self->g);
+	}
+}
+
+TEST_F(mr, pd_busy_while_mr_uses_it)
+{
+	struct ibv_mr *mr;
+
+	mr = ibv_reg_mr(self->pd, self->buf, 4096, IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, mr);
+	EXPECT_EQ(self->pd, mr->pd);
+	EXPECT_EQ(self->buf, mr->addr);
+	EXPECT_EQ(4096, mr->length);
+	EXPECT_EQ(EBUSY, ibv_dealloc_pd(self->pd));
+	EXPECT_EQ(0, ibv_dereg_mr(mr));
+	EXPECT_EQ(0, ibv_dealloc_pd(self->pd));
+	self->pd = NULL;
+}
+
+TEST_F(mr, handles_are_per_context_and_die_with_the_object)
+{
+	struct rnic_destroy d = { .size = sizeof(d) };
+	struct ibv_context *other;
+	struct ibv_pd *pd2;
+
+	other = open_ctx("t_mr");
+	ASSERT_NE(NULL, other);
+	/* The handle of our PD means nothing in the other context. */
+	d.handle = self->pd->handle;
+	EXPECT_EQ(-EINVAL, _rnic_ioctl(other->cmd_fd, RNIC_IOCTL_DEALLOC_PD, &d));
+	/* Nor is a PD handle an MR handle. */
+	EXPECT_EQ(-EINVAL, _rnic_ioctl(self->ctx->cmd_fd, RNIC_IOCTL_DEREG_MR, &d));
+	/* A destroyed handle is gone, and its number is not a PD any more. */
+	pd2 = ibv_alloc_pd(self->ctx);
+	ASSERT_NE(NULL, pd2);
+	d.handle = pd2->handle;
+	EXPECT_EQ(0, ibv_dealloc_pd(pd2));
+	EXPECT_EQ(-EINVAL, _rnic_ioctl(self->ctx->cmd_fd, RNIC_IOCTL_DEALLOC_PD, &d));
+	d.handle = 0xffffffff;
+	EXPECT_EQ(-EINVAL, _rnic_ioctl(self->ctx->cmd_fd, RNIC_IOCTL_DEALLOC_PD, &d));
+	/* Our PD still works. */
+	EXPECT_EQ(0, ibv_close_device(other));
+	EXPECT_NE(NULL, ibv_reg_mr(self->pd, self->buf, 1, 0));
+}
+
+TEST_F(mr, access_rules)
+{
+	static const int bad[] = {
+		IBV_ACCESS_REMOTE_WRITE,
+		IBV_ACCESS_REMOTE_ATOMIC,
+		IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
+		IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND,
+		IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ZERO_BASED,
+		IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND,
+		IBV_ACCESS_HUGETLB,
+		1 << 30,
+	};
+	static const int good[] = {
+		0,
+		IBV_ACCESS_LOCAL_WRITE,
+		IBV_ACCESS_REMOTE_READ,
+		IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC,
+		IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_RELAXED_ORDERING,
+	};
+	struct ibv_mr *mr;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		errno = 0;
+		EXPECT_EQ(NULL, ibv_reg_mr(self->pd, self->buf, 4096, bad[i]));
+		EXPECT_EQ(EINVAL, errno) TH_LOG("access %#x", bad[i]);
+	}
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		mr = ibv_reg_mr(self->pd, self->buf, 4096, good[i]);
+		ASSERT_NE(NULL, mr) TH_LOG("access %#x: %d", good[i], errno);
+		EXPECT_EQ(0, ibv_dereg_mr(mr));
+	}
+}
+
+TEST_F(mr, ranges)
+{
+	char *ro, *hole;
+	struct ibv_mr *mr;
+
+	/* Zero length and ranges that wrap. */
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_reg_mr(self->pd, self->buf, 0, 0));
+	EXPECT_EQ(EINVAL, errno);
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_reg_mr(self->pd, (void *)-4096L, 8192, 0));
+	EXPECT_EQ(EINVAL, errno);
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_reg_mr_iova(self->pd, self->buf, 4096, -1ULL, 0));
+	EXPECT_EQ(EINVAL, errno);
+
+	/* Unaligned start and end: fine, and every page is pinned. */
+	mr = ibv_reg_mr(self->pd, self->buf + 100, 8000, IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, mr);
+	EXPECT_EQ(8, vm_pin_kb());
+	EXPECT_EQ(0, ibv_dereg_mr(mr));
+	EXPECT_EQ(0, vm_pin_kb());
+
+	/* Not mapped, or only partly: EFAULT and nothing stays pinned. */
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_reg_mr(self->pd, NULL, 4096, 0));
+	EXPECT_EQ(EFAULT, errno);
+	hole = self->buf + BUF_SIZE - 4096;
+	ASSERT_EQ(0, munmap(hole, 4096));
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_reg_mr(self->pd, hole - 8192, 12288,
+				   IBV_ACCESS_LOCAL_WRITE));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(0, vm_pin_kb());
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_reg_mr(self->pd, (void *)(1UL << 47), 4096, 0));
+	EXPECT_EQ(EFAULT, errno);
+
+	/* Read-only memory: readable MR yes, writable MR no. */
+	ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	mr = ibv_reg_mr(self->pd, ro, 4096, IBV_ACCESS_REMOTE_READ);
+	ASSERT_NE(NULL, mr);
+	EXPECT_EQ(0, ibv_dereg_mr(mr));
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_reg_mr(self->pd, ro, 4096, IBV_ACCESS_LOCAL_WRITE));
+	EXPECT_EQ(EFAULT, errno);
+	munmap(ro, 4096);
+	EXPECT_EQ(0, vm_pin_kb());
+}
+
+TEST_F(mr, keys)
+{
+	struct ibv_mr *mrs[64];
+	unsigned int i, j, same_hi = 0;
+
+	for (i = 0; i < 64; i++) {
+		mrs[i] = ibv_reg_mr(self->pd, self->buf + i, 1, 0);
+		ASSERT_NE(NULL, mrs[i]);
+	}
+	for (i = 0; i < 64; i++) {
+		EXPECT_NE(mrs[i]->lkey, mrs[i]->rkey);
+		for (j = 0; j < i; j++) {
+			EXPECT_NE(mrs[i]->lkey, mrs[j]->lkey);
+			EXPECT_NE(mrs[i]->rkey, mrs[j]->rkey);
+			if (mrs[i]->rkey >> 17 == mrs[j]->rkey >> 17)
+				same_hi++;
+		}
+	}
+	/* 15 random bits: a few of 2016 pairs may collide, not most. */
+	EXPECT_GT(100, same_hi);
+	for (i = 0; i < 64; i++)
+		EXPECT_EQ(0, ibv_dereg_mr(mrs[i]));
+}
+
+TEST_F(mr, pinned_memory_is_accounted)
+{
+	struct ibv_mr *a, *b;
+
+	a = ibv_reg_mr(self->pd, self->buf, BUF_SIZE, IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, a);
+	EXPECT_EQ(BUF_SIZE / 1024, vm_pin_kb());
+	/* Overlapping registrations pin (and count) twice, as in the kernel. */
+	b = ibv_reg_mr(self->pd, self->buf, 4096, 0);
+	ASSERT_NE(NULL, b);
+	EXPECT_EQ(BUF_SIZE / 1024 + 4, vm_pin_kb());
+	EXPECT_EQ(0, ibv_dereg_mr(a));
+	EXPECT_EQ(4, vm_pin_kb());
+	EXPECT_EQ(0, ibv_dereg_mr(b));
+	EXPECT_EQ(0, vm_pin_kb());
+}
+
+TEST_F(mr, memlock_limit_unprivileged)
+{
+	pid_t pid;
+	int status;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct rlimit rl = { 64 << 10, 64 << 10 };
+		struct ibv_mr *a, *b;
+		int ret = 0;
+
+		/* Drop CAP_IPC_LOCK with root: the limit applies. */
+		if (setrlimit(RLIMIT_MEMLOCK, &rl) || setgid(65534) ||
+		    setuid(65534))
+			_exit(20);
+		a = ibv_reg_mr(self->pd, self->buf, 48 << 10, 0);
+		if (!a)
+			ret |= 1;
+		errno = 0;
+		b = ibv_reg_mr(self->pd, self->buf, 32 << 10, 0);
+		if (b || errno != ENOMEM)
+			ret |= 2;
+		if (vm_pin_kb() != 48)
+			ret |= 4;
+		/* Within the limit again once the first is gone. */
+		if (!a || ibv_dereg_mr(a))
+			ret |= 8;
+		b = ibv_reg_mr(self->pd, self->buf, 64 << 10, 0);
+		if (!b || ibv_dereg_mr(b))
+			ret |= 16;
+		if (vm_pin_kb() != 0)
+			ret |= 32;
+		_exit(ret);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+TEST_F(mr, close_frees_everything)
+{
+	struct rnic_link_info info;
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		struct ibv_pd *pd = ibv_alloc_pd(self->ctx);
+
+		ASSERT_NE(NULL, pd);
+		ASSERT_NE(NULL, ibv_reg_mr(pd, self->buf + i * 4096, 65536,
+					   IBV_ACCESS_LOCAL_WRITE));
+	}
+	EXPECT_LT(0, vm_pin_kb());
+	/* Objects and pages go with the file, whatever their order. */
+	EXPECT_EQ(0, ibv_close_device(self->ctx));
+	self->ctx = NULL;
+	EXPECT_EQ(0, vm_pin_kb());
+	ASSERT_EQ(0, rnic_link_get(self->g, "t_mr", &info));
+	EXPECT_EQ(0, info.contexts);
+}
+
+TEST_F(mr, pd_limit)
+{
+	struct ibv_device_attr attr;
+	struct ibv_context *ctx2;
+	int i, n = 0;
+
+	ASSERT_EQ(0, ibv_query_device(self->ctx, &attr));
+	/* One PD exists; fill the device from two contexts. */
+	ctx2 = open_ctx("t_mr");
+	ASSERT_NE(NULL, ctx2);
+	for (i = 1; i < attr.max_pd; i++) {
+		if (!ibv_alloc_pd(i % 2 ? ctx2 : self->ctx))
+			break;
+		n++;
+	}
+	EXPECT_EQ(attr.max_pd - 1, n);
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_alloc_pd(self->ctx));
+	EXPECT_EQ(ENOMEM, errno);
+	/* Closing one context gives its PDs back to the device. */
+	EXPECT_EQ(0, ibv_close_device(ctx2));
+	EXPECT_NE(NULL, ibv_alloc_pd(self->ctx));
+}
+
+TEST_F(mr, sigkill_at_random_points)
+{
+	struct rnic_link_info info;
+	int round;
+
+	srand(getpid());
+	for (round = 0; round < 200; round++) {
+		pid_t pid = fork();
+
+		ASSERT_LE(0, pid);
+		if (pid == 0) {
+			struct ibv_context *ctx = open_ctx("t_mr");
+			struct ibv_pd *pd;
+			struct ibv_mr *mr;
+			int i;
+
+			for (i = 0; ctx; i++) {
+				pd = ibv_alloc_pd(ctx);
+				mr = pd ? ibv_reg_mr(pd, self->buf + (i % 64) * 4096,
+						     8192 + i % 3 * 4096,
+						     IBV_ACCESS_LOCAL_WRITE) : NULL;
+				if (mr && i % 2)
+					ibv_dereg_mr(mr);
+				if (pd && i % 4 == 1)
+					ibv_dealloc_pd(pd);
+			}
+			_exit(1);
+		}
+		usleep(rand() % 3000);
+		kill(pid, SIGKILL);
+		ASSERT_EQ(pid, waitpid(pid, NULL, 0));
+	}
+	/* Only the fixture's context is left, with its one PD. */
+	ASSERT_EQ(0, rnic_link_get(self->g, "t_mr", &info));
+	EXPECT_EQ(1, info.contexts);
+}
+
+TEST_HARNESS_MAIN
