@@ -28,6 +28,11 @@ static const char * const rnic_obj_names[RNIC_OBJ_MAX] = {
 	[RNIC_OBJ_CONTEXT] = "context",
 	[RNIC_OBJ_PD] = "pd",
 	[RNIC_OBJ_MR] = "mr",
+	[RNIC_OBJ_CHANNEL] = "channel",
+	[RNIC_OBJ_CQ] = "cq",
+	[RNIC_OBJ_SRQ] = "srq",
+	[RNIC_OBJ_QP] = "qp",
+	[RNIC_OBJ_AH] = "ah",
 };
 
 /**

@@ -4,7 +4,6 @@
  * remove and list devices. The contract is in
  * include/uapi/rdma/rnic-netlink.h.
  */
-#include <linux/sizes.h>
 #include <net/genetlink.h>
 
 #include "rnic.h"
@@ -191,30 +190,56 @@ static int rnic_nl_link_del_doit(struct sk_buff *skb, struct genl_info *info)
 	return rnic_dev_del(name, info->extack);
 }
 
+/* The netlink attribute of each kind of object a context owns. */
+static const u16 rnic_nl_res_attr[RNIC_OBJ_MAX] = {
+	[RNIC_OBJ_PD] = RNIC_NL_ATTR_RES_PD,
+	[RNIC_OBJ_MR] = RNIC_NL_ATTR_RES_MR,
+	[RNIC_OBJ_CHANNEL] = RNIC_NL_ATTR_RES_CHANNEL,
+	[RNIC_OBJ_CQ] = RNIC_NL_ATTR_RES_CQ,
+	[RNIC_OBJ_SRQ] = RNIC_NL_ATTR_RES_SRQ,
+	[RNIC_OBJ_QP] = RNIC_NL_ATTR_RES_QP,
+	[RNIC_OBJ_AH] = RNIC_NL_ATTR_RES_AH,
+};
+
 static int rnic_nl_put_res(struct sk_buff *msg, const atomic_t *nobjs,
 			   s64 pinned)
 {
-	if (nla_put_u32(msg, RNIC_NL_ATTR_RES_PD,
-			atomic_read(&nobjs[RNIC_OBJ_PD])) ||
-	    nla_put_u32(msg, RNIC_NL_ATTR_RES_MR,
-			atomic_read(&nobjs[RNIC_OBJ_MR])) ||
-	    nla_put_u64_64bit(msg, RNIC_NL_ATTR_RES_PINNED, pinned,
+	int type;
+
+	for (type = RNIC_UOBJ_FIRST; type < RNIC_OBJ_MAX; type++)
+		if (nla_put_u32(msg, rnic_nl_res_attr[type],
+				atomic_read(&nobjs[type])))
+			return -EMSGSIZE;
+	if (nla_put_u64_64bit(msg, RNIC_NL_ATTR_RES_PINNED, pinned,
 			      RNIC_NL_ATTR_PAD))
 		return -EMSGSIZE;
 	return 0;
 }
 
+/* Upper bound of one CTX_ENTRY nest. */
+#define RNIC_NL_CTX_ENTRY_MAX	256
+
+/*
+ * The device's contexts, as many as fit in @msg and in one nest (whose
+ * length is 16 bits), then CTX_TRUNCATED if some did not.
+ */
 static int rnic_nl_put_contexts(struct sk_buff *msg, struct rnic_dev *rdev)
 {
 	struct nlattr *table, *entry;
+	bool truncated = false;
 	struct rnic_ctx *ctx;
-	int ret = 0;
 
 	table = nla_nest_start(msg, RNIC_NL_ATTR_CTX_TABLE);
 	if (!table)
 		return -EMSGSIZE;
 	mutex_lock(&rdev->ctx_lock);
 	list_for_each_entry(ctx, &rdev->contexts, dev_node) {
+		if (skb_tailroom(msg) < RNIC_NL_CTX_ENTRY_MAX + nla_total_size(0) ||
+		    skb_tail_pointer(msg) - (unsigned char *)table >
+		    U16_MAX - RNIC_NL_CTX_ENTRY_MAX) {
+			truncated = true;
+			break;
+		}
 		entry = nla_nest_start(msg, RNIC_NL_ATTR_CTX_ENTRY);
 		if (!entry ||
 		    nla_put_u32(msg, RNIC_NL_ATTR_CTX_ID, ctx->id) ||
@@ -222,15 +247,17 @@ static int rnic_nl_put_contexts(struct sk_buff *msg, struct rnic_dev *rdev)
 		    nla_put_string(msg, RNIC_NL_ATTR_CTX_COMM, ctx->comm) ||
 		    rnic_nl_put_res(msg, ctx->nobjs,
 				    atomic64_read(&ctx->pinned))) {
-			ret = -EMSGSIZE;
-			break;
+			/* Cannot happen with the room checked above. */
+			mutex_unlock(&rdev->ctx_lock);
+			return -EMSGSIZE;
 		}
 		nla_nest_end(msg, entry);
 	}
 	mutex_unlock(&rdev->ctx_lock);
-	if (!ret)
-		nla_nest_end(msg, table);
-	return ret;
+	nla_nest_end(msg, table);
+	if (truncated && nla_put_flag(msg, RNIC_NL_ATTR_CTX_TRUNCATED))
+		return -EMSGSIZE;
+	return 0;
 }
 
 /* One device's resources; rnic_devs_lock held, so @rdev is published. */
@@ -255,12 +282,8 @@ static int rnic_nl_fill_res(struct sk_buff *msg, struct rnic_dev *rdev,
 	return 0;
 }
 
-/* Largest answer for one device: about 10,000 contexts. */
-#define RNIC_NL_RES_MAX_SIZE	SZ_1M
-
 static int rnic_nl_res_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	size_t size = NLMSG_GOODSIZE;
 	struct rnic_dev *rdev;
 	struct sk_buff *msg;
 	const char *name;
@@ -269,27 +292,24 @@ static int rnic_nl_res_get_doit(struct sk_buff *skb, struct genl_info *info)
 	name = rnic_nl_dev_name(info);
 	if (!name)
 		return -EINVAL;
-	/* Grow the message until every context of the device fits. */
-	do {
-		msg = genlmsg_new(size, GFP_KERNEL);
-		if (!msg)
-			return -ENOMEM;
-		mutex_lock(&rnic_devs_lock);
-		rdev = rnic_dev_find(name);
-		ret = rdev ? rnic_nl_fill_res(msg, rdev, info->snd_portid,
-					      info->snd_seq, 0) : -ENODEV;
-		mutex_unlock(&rnic_devs_lock);
-		if (!ret)
-			return genlmsg_reply(msg, info);
+	/* Room for the largest context table a nest can hold. */
+	msg = genlmsg_new(NLMSG_GOODSIZE + U16_MAX, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	mutex_lock(&rnic_devs_lock);
+	rdev = rnic_dev_find(name);
+	ret = rdev ? rnic_nl_fill_res(msg, rdev, info->snd_portid,
+				      info->snd_seq, 0) : -ENODEV;
+	mutex_unlock(&rnic_devs_lock);
+	if (ret) {
 		nlmsg_free(msg);
-		size *= 4;
-	} while (ret == -EMSGSIZE && size <= RNIC_NL_RES_MAX_SIZE);
-
-	if (ret == -ENODEV)
-		NL_SET_ERR_MSG_ATTR(info->extack,
-				    info->attrs[RNIC_NL_ATTR_DEV_NAME],
-				    "no such rnic device");
-	return ret;
+		if (ret == -ENODEV)
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    info->attrs[RNIC_NL_ATTR_DEV_NAME],
+					    "no such rnic device");
+		return ret;
+	}
+	return genlmsg_reply(msg, info);
 }
 
 static int rnic_nl_res_get_dumpit(struct sk_buff *skb,
@@ -310,11 +330,9 @@ static int rnic_nl_res_get_dumpit(struct sk_buff *skb,
 	mutex_unlock(&rnic_devs_lock);
 
 	cb->args[0] = index;
+	/* A full skb ends this round; the next one resumes at index. */
 	if (ret == -EMSGSIZE && skb->len)
-		ret = 0;	/* the next round resumes at index */
-	else if (ret == -EMSGSIZE)
-		NL_SET_ERR_MSG(cb->extack,
-			       "a device has more contexts than a dump message holds; ask for it by name");
+		ret = 0;
 	return ret ?: skb->len;
 }
 

@@ -43,6 +43,7 @@
 #define RNIC_MAX_MCAST_QP	56
 #define RNIC_MAX_MSG_SZ		BIT(30)
 #define RNIC_MAX_COMP_VECTORS	32
+#define RNIC_MAX_CHANNEL	65536
 
 /* IB-spec values the port reports; the same numbers as enum ibv_*. */
 #define RNIC_PORT_DOWN		1
@@ -65,6 +66,11 @@
  * @RNIC_OBJ_CONTEXT: struct rnic_ctx (leak check only)
  * @RNIC_OBJ_PD: struct rnic_pd
  * @RNIC_OBJ_MR: struct rnic_mr
+ * @RNIC_OBJ_CHANNEL: struct rnic_channel, a completion channel
+ * @RNIC_OBJ_CQ: struct rnic_cq
+ * @RNIC_OBJ_SRQ: struct rnic_srq
+ * @RNIC_OBJ_QP: struct rnic_qp
+ * @RNIC_OBJ_AH: struct rnic_ah
  * @RNIC_OBJ_MAX: number of kinds
  *
  * Objects a context owns come after RNIC_OBJ_CONTEXT, in creation
@@ -75,6 +81,11 @@ enum rnic_obj_type {
 	RNIC_OBJ_CONTEXT,
 	RNIC_OBJ_PD,
 	RNIC_OBJ_MR,
+	RNIC_OBJ_CHANNEL,
+	RNIC_OBJ_CQ,
+	RNIC_OBJ_SRQ,
+	RNIC_OBJ_QP,
+	RNIC_OBJ_AH,
 	RNIC_OBJ_MAX
 };
 
@@ -187,6 +198,8 @@ struct rnic_uobj {
  * @id: context id for resource reports, unique on the device while open
  * @pid: thread group that opened the file
  * @comm: its name at open time
+ * @mmaps: regions the context may map, key (mmap offset in pages) ->
+ *	struct rnic_mmap
  * @nobjs: objects of each kind the context owns
  * @pinned: bytes its memory regions pin
  * @dev_node: entry in the device's list of contexts; rnic_dev.ctx_lock
@@ -197,9 +210,26 @@ struct rnic_ctx {
 	u32 id;
 	pid_t pid;
 	char comm[TASK_COMM_LEN];
+	struct xarray mmaps;
 	atomic_t nobjs[RNIC_OBJ_MAX];
 	atomic64_t pinned;
 	struct list_head dev_node;
+};
+
+/**
+ * struct rnic_mmap - kernel memory a context may map (see mmap.c)
+ * @ref: 1 for the owning object until rnic_mmap_remove(), 1 per VMA
+ * @ctx: the context
+ * @key: mmap offset in pages, the index in @ctx->mmaps
+ * @vaddr: the memory, vmalloc_user()
+ * @size: bytes, a page multiple
+ */
+struct rnic_mmap {
+	refcount_t ref;
+	struct rnic_ctx *ctx;
+	u32 key;
+	void *vaddr;
+	size_t size;
 };
 
 /**
@@ -336,6 +366,12 @@ void rnic_uobj_put(struct rnic_uobj *uobj);
 int rnic_uobj_destroy(struct rnic_ctx *ctx, u32 handle,
 		      enum rnic_obj_type type);
 void rnic_uobj_destroy_all(struct rnic_ctx *ctx);
+
+/* mmap.c: memory shared with userspace */
+struct rnic_mmap *rnic_mmap_alloc(struct rnic_ctx *ctx, size_t size);
+u64 rnic_mmap_offset(const struct rnic_mmap *m);
+void rnic_mmap_remove(struct rnic_mmap *m);
+int rnic_mmap(struct rnic_ctx *ctx, struct vm_area_struct *vma);
 
 /* pd.c, mr.c: the ioctls */
 int rnic_alloc_pd(struct rnic_ucmd *ucmd);

@@ -253,6 +253,18 @@ static long rnic_uverbs_ioctl(struct file *filp, unsigned int cmd,
 	return ret;
 }
 
+static int rnic_uverbs_mmap(struct file *filp, struct vm_area_struct *vma)
+{
+	struct rnic_ctx *ctx = filp->private_data;
+	struct rnic_dev *rdev = ctx->dev;
+	int ret;
+
+	down_read(&rdev->live_rwsem);
+	ret = rdev->live ? rnic_mmap(ctx, vma) : -ENODEV;
+	up_read(&rdev->live_rwsem);
+	return ret;
+}
+
 static int rnic_uverbs_open(struct inode *inode, struct file *filp)
 {
 	struct rnic_dev *rdev = container_of(inode->i_cdev, struct rnic_dev,
@@ -275,6 +287,7 @@ static int rnic_uverbs_open(struct inode *inode, struct file *filp)
 
 	ctx->dev = rdev;
 	xa_init_flags(&ctx->objs, XA_FLAGS_ALLOC);
+	xa_init_flags(&ctx->mmaps, XA_FLAGS_ALLOC);
 	ctx->pid = task_tgid_nr(current);
 	get_task_comm(ctx->comm, current);
 	mutex_lock(&rdev->ctx_lock);
@@ -301,6 +314,9 @@ static int rnic_uverbs_release(struct inode *inode, struct file *filp)
 	mutex_unlock(&rdev->ctx_lock);
 	rnic_uobj_destroy_all(ctx);
 	xa_destroy(&ctx->objs);
+	/* Objects remove their regions; a mapping would have kept us open. */
+	WARN_ON(!xa_empty(&ctx->mmaps));
+	xa_destroy(&ctx->mmaps);
 	atomic_dec(&rdev->ncontexts);
 	put_device(&rdev->dev);
 	kfree(ctx);
@@ -314,5 +330,6 @@ const struct file_operations rnic_uverbs_fops = {
 	.release = rnic_uverbs_release,
 	.unlocked_ioctl = rnic_uverbs_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = rnic_uverbs_mmap,
 	.llseek = no_llseek,
 };

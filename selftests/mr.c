@@ -46,6 +46,7 @@ static struct ibv_context *open_ctx(const char *name)
 
 FIXTURE(mr) {
 	struct rnic_genl *g;
+	struct rnic_res_info *res;
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
 	char *buf;
@@ -57,6 +58,8 @@ FIXTURE_SETUP(mr)
 {
 	self->ctx = NULL;
 	self->buf = MAP_FAILED;
+	self->res = calloc(1, sizeof(*self->res));
+	ASSERT_NE(NULL, self->res);
 	self->g = rnic_genl_open();
 	ASSERT_NE(NULL, self->g);
 	ASSERT_EQ(0, rnic_del_all(self->g));
@@ -81,6 +84,7 @@ FIXTURE_TEARDOWN(mr)
 		EXPECT_EQ(0, rnic_del_all(self->g));
 		rnic_genl_close(self->g);
 	}
+	free(self->res);
 }
 
 TEST_F(mr, pd_busy_while_mr_uses_it)
@@ -371,6 +375,32 @@ TEST_F(mr, sigkill_at_random_points)
 	/* Only the fixture's context is left, with its one PD. */
 	ASSERT_EQ(0, rnic_link_get(self->g, "t_mr", &info));
 	EXPECT_EQ(1, info.contexts);
+	ASSERT_EQ(0, rnic_res_get(self->g, "t_mr", self->res));
+	EXPECT_EQ(1, self->res->counts[RNIC_RES_PD]);
+	EXPECT_EQ(0, self->res->counts[RNIC_RES_MR]);
+	EXPECT_EQ(0, self->res->counts[RNIC_RES_PINNED]);
+	ASSERT_EQ(1, self->res->n_ctxs);
+	EXPECT_EQ(getpid(), (pid_t)self->res->ctxs[0].pid);
+}
+
+TEST_F(mr, resources_are_reported)
+{
+	struct ibv_mr *mr;
+
+	mr = ibv_reg_mr(self->pd, self->buf + 1, 8192, IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, mr);
+	ASSERT_EQ(0, rnic_res_get(self->g, "t_mr", self->res));
+	EXPECT_EQ(1, self->res->counts[RNIC_RES_PD]);
+	EXPECT_EQ(1, self->res->counts[RNIC_RES_MR]);
+	EXPECT_EQ(12288, self->res->counts[RNIC_RES_PINNED]);
+	EXPECT_EQ(0, self->res->counts[RNIC_RES_QP]);
+	ASSERT_EQ(1, self->res->n_ctxs);
+	EXPECT_EQ(1, self->res->ctxs[0].counts[RNIC_RES_MR]);
+	EXPECT_EQ(12288, self->res->ctxs[0].counts[RNIC_RES_PINNED]);
+	EXPECT_EQ(0, ibv_dereg_mr(mr));
+	ASSERT_EQ(0, rnic_res_get(self->g, "t_mr", self->res));
+	EXPECT_EQ(0, self->res->counts[RNIC_RES_MR]);
+	EXPECT_EQ(0, self->res->counts[RNIC_RES_PINNED]);
 }
 
 TEST_HARNESS_MAIN

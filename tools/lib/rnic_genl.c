@@ -24,7 +24,11 @@
 
 #include "rnic_genl.h"
 
-/* Big enough for any message the kernel puts in one dump skb. */
+/*
+ * Initial receive buffer: big enough for any message the kernel puts in
+ * one dump skb. A doit answer may be bigger (RES_GET of a device with
+ * many contexts); the buffer then grows to fit it.
+ */
 #define RNIC_GENL_RECV_SIZE 32768u
 
 struct rnic_genl {
@@ -37,7 +41,8 @@ struct rnic_genl {
 	uint32_t err_miss_type;
 	char errmsg[RNIC_GENL_ERRMSG_SIZE];
 	char sbuf[RNIC_GENL_SEND_SIZE];
-	char rbuf[RNIC_GENL_RECV_SIZE];
+	char *rbuf;
+	size_t rsize;
 };
 
 /* State of the request being processed. */
@@ -205,6 +210,30 @@ static int handle_buf(struct genl_xfer *x, const void *buf, size_t len)
 	return rem > 0 ? -EPROTO : 0;
 }
 
+/*
+ * Receive one datagram into g->rbuf, first growing it to the datagram's
+ * size. Return its length or a negative errno (ENOBUFS: overrun).
+ */
+static ssize_t genl_recv(struct rnic_genl *g)
+{
+	ssize_t n;
+	char *p;
+
+	n = recv(mnl_socket_get_fd(g->nl), NULL, 0, MSG_PEEK | MSG_TRUNC);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n > g->rsize) {
+		p = realloc(g->rbuf, n);
+		if (!p)
+			return -ENOMEM;
+		g->rbuf = p;
+		g->rsize = n;
+	}
+	n = mnl_socket_recvfrom(g->nl, g->rbuf, g->rsize);
+	/* ENOSPC (truncated) only if the datagram changed under us. */
+	return n < 0 ? -errno : n;
+}
+
 static int genl_xfer(struct rnic_genl *g, uint16_t family, uint8_t cmd,
 		     uint16_t nlm_flags,
 		     int (*build)(struct nlmsghdr *nlh, void *arg),
@@ -239,13 +268,11 @@ static int genl_xfer(struct rnic_genl *g, uint16_t family, uint8_t cmd,
 		return -errno;
 
 	while (!x.done) {
-		n = mnl_socket_recvfrom(g->nl, g->rbuf, sizeof(g->rbuf));
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			/* ENOSPC: truncated datagram; ENOBUFS: overrun. */
-			return -errno;
-		}
+		n = genl_recv(g);
+		if (n == -EINTR)
+			continue;
+		if (n < 0)
+			return n;
 		ret = handle_buf(&x, g->rbuf, n);
 		if (ret)
 			return ret;
@@ -356,6 +383,12 @@ struct rnic_genl *rnic_genl_open_family(const char *family)
 	g = calloc(1, sizeof(*g));
 	if (!g)
 		return NULL;
+	g->rsize = RNIC_GENL_RECV_SIZE;
+	g->rbuf = malloc(g->rsize);
+	if (!g->rbuf) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
 
 	g->nl = mnl_socket_open(NETLINK_GENERIC);
 	if (!g->nl) {
@@ -393,6 +426,7 @@ struct rnic_genl *rnic_genl_open_family(const char *family)
 err_close:
 	mnl_socket_close(g->nl);
 err_free:
+	free(g->rbuf);
 	free(g);
 	errno = -ret;
 	return NULL;
@@ -408,6 +442,7 @@ void rnic_genl_close(struct rnic_genl *g)
 	if (!g)
 		return;
 	mnl_socket_close(g->nl);
+	free(g->rbuf);
 	free(g);
 }
 
@@ -586,20 +621,29 @@ static int link_attr(const struct nlattr *attr, void *data)
 	return ret;
 }
 
-int rnic_link_parse(const struct nlmsghdr *nlh, struct rnic_link_info *info)
+/* Walk the attributes of a generic netlink message (after its header). */
+static int walk_genl_attrs(const struct nlmsghdr *nlh,
+			   int (*fn)(const struct nlattr *attr, void *data),
+			   void *data)
 {
 	size_t hdr = MNL_ALIGN(sizeof(struct genlmsghdr));
 	size_t plen;
-	int ret;
 
-	memset(info, 0, sizeof(*info));
 	if (nlh->nlmsg_len < MNL_NLMSG_HDRLEN)
 		return -EPROTO;
 	plen = mnl_nlmsg_get_payload_len(nlh);
 	if (plen < hdr)
 		return -EPROTO;
-	ret = walk_attrs((const char *)mnl_nlmsg_get_payload(nlh) + hdr,
-			 plen - hdr, link_attr, info);
+	return walk_attrs((const char *)mnl_nlmsg_get_payload(nlh) + hdr,
+			  plen - hdr, fn, data);
+}
+
+int rnic_link_parse(const struct nlmsghdr *nlh, struct rnic_link_info *info)
+{
+	int ret;
+
+	memset(info, 0, sizeof(*info));
+	ret = walk_genl_attrs(nlh, link_attr, info);
 	if (ret)
 		return ret;
 	if (!(info->attrs & (UINT64_C(1) << RNIC_NL_ATTR_DEV_NAME)))
@@ -681,6 +725,232 @@ int rnic_link_dump(struct rnic_genl *g,
 		return -ENOMEM;
 	ret = rnic_genl_request(g, RNIC_NL_CMD_LINK_GET, NLM_F_DUMP, NULL,
 				link_dump_cb, &c);
+	free(c.info);
+	return ret;
+}
+
+/* ---- resources -------------------------------------------------------- */
+
+#define RNIC_RES_KIND_DESC(kind, a, n, w)				\
+	[RNIC_RES_##kind] = { .attr = a, .name = n, .width = w },
+const struct rnic_res_kind_desc rnic_res_kinds[RNIC_RES_NR_KINDS] = {
+	RNIC_RES_KINDS(RNIC_RES_KIND_DESC)
+};
+#undef RNIC_RES_KIND_DESC
+
+/* Presence is kept in a 64-bit mask indexed by attribute type. */
+#define RNIC_RES_KIND_CHECK(kind, a, n, w)				\
+	_Static_assert((a) < 64 && ((w) == 4 || (w) == 8),		\
+		       "RNIC_RES_KINDS: bad attribute or width for " #kind);
+RNIC_RES_KINDS(RNIC_RES_KIND_CHECK)
+#undef RNIC_RES_KIND_CHECK
+
+/*
+ * If @attr is a resource count, store it in @counts and return 1;
+ * return 0 if it is not one, -EPROTO if it has the wrong width.
+ */
+static int res_count_attr(const struct nlattr *attr, uint64_t *counts)
+{
+	uint16_t type = mnl_attr_get_type(attr);
+	unsigned int k;
+
+	for (k = 0; k < RNIC_RES_NR_KINDS; k++) {
+		if (rnic_res_kinds[k].attr != type)
+			continue;
+		if (mnl_attr_get_payload_len(attr) != rnic_res_kinds[k].width)
+			return -EPROTO;
+		counts[k] = rnic_res_kinds[k].width == 8 ?
+			    mnl_attr_get_u64(attr) : mnl_attr_get_u32(attr);
+		return 1;
+	}
+	return 0;
+}
+
+static int ctx_entry_attr(const struct nlattr *attr, void *data)
+{
+	struct rnic_res_ctx *c = data;
+	uint16_t type = mnl_attr_get_type(attr);
+	int ret = 0;
+
+	switch (type) {
+	case RNIC_NL_ATTR_CTX_ID:
+	case RNIC_NL_ATTR_CTX_PID:
+		if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
+			return -EPROTO;
+		if (type == RNIC_NL_ATTR_CTX_ID)
+			c->id = mnl_attr_get_u32(attr);
+		else
+			c->pid = mnl_attr_get_u32(attr);
+		break;
+	case RNIC_NL_ATTR_CTX_COMM:
+		if (mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
+			return -EPROTO;
+		ret = copy_str(attr, c->comm, sizeof(c->comm));
+		break;
+	default:
+		ret = res_count_attr(attr, c->counts);
+		if (ret <= 0)
+			return ret;	/* error, or unknown: skip */
+		ret = 0;
+		break;
+	}
+	if (!ret && type < 64)
+		c->attrs |= UINT64_C(1) << type;
+	return ret;
+}
+
+static int ctx_table_attr(const struct nlattr *attr, void *data)
+{
+	struct rnic_res_info *info = data;
+	struct rnic_res_ctx c = { 0 };
+	int ret;
+
+	if (mnl_attr_get_type(attr) != RNIC_NL_ATTR_CTX_ENTRY)
+		return 0;
+	if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
+		return -EPROTO;
+	ret = walk_attrs(mnl_attr_get_payload(attr),
+			 mnl_attr_get_payload_len(attr), ctx_entry_attr, &c);
+	if (ret)
+		return ret;
+	if (!(c.attrs & (UINT64_C(1) << RNIC_NL_ATTR_CTX_ID)))
+		return -EPROTO;
+	if (info->n_ctxs >= RNIC_RES_MAX_CTXS) {
+		info->ctxs_truncated = true;
+		return 0;
+	}
+	info->ctxs[info->n_ctxs++] = c;
+	return 0;
+}
+
+static int res_attr(const struct nlattr *attr, void *data)
+{
+	struct rnic_res_info *info = data;
+	uint16_t type = mnl_attr_get_type(attr);
+	int ret = 0;
+
+	switch (type) {
+	case RNIC_NL_ATTR_DEV_NAME:
+		if (mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
+			return -EPROTO;
+		ret = copy_str(attr, info->name, sizeof(info->name));
+		break;
+	case RNIC_NL_ATTR_DEV_INDEX:
+		if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
+			return -EPROTO;
+		info->index = mnl_attr_get_u32(attr);
+		break;
+	case RNIC_NL_ATTR_CTX_TRUNCATED:
+		/* The kernel could not fit every context in the message. */
+		if (mnl_attr_validate(attr, MNL_TYPE_FLAG) < 0)
+			return -EPROTO;
+		info->ctxs_truncated = true;
+		break;
+	case RNIC_NL_ATTR_CTX_TABLE:
+		if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
+			return -EPROTO;
+		info->n_ctxs = 0;
+		ret = walk_attrs(mnl_attr_get_payload(attr),
+				 mnl_attr_get_payload_len(attr),
+				 ctx_table_attr, info);
+		break;
+	default:
+		ret = res_count_attr(attr, info->counts);
+		if (ret <= 0)
+			return ret;	/* error, or unknown: skip */
+		ret = 0;
+		break;
+	}
+	if (!ret && type < 64)
+		info->attrs |= UINT64_C(1) << type;
+	return ret;
+}
+
+int rnic_res_parse(const struct nlmsghdr *nlh, struct rnic_res_info *info)
+{
+	int ret;
+
+	memset(info, 0, sizeof(*info));
+	ret = walk_genl_attrs(nlh, res_attr, info);
+	if (ret)
+		return ret;
+	if (!(info->attrs & (UINT64_C(1) << RNIC_NL_ATTR_DEV_NAME)))
+		return -EPROTO;
+	return 0;
+}
+
+struct res_get_ctx {
+	const char *name;	/* RES_GET doit only */
+	struct rnic_res_info *info;
+	int (*cb)(const struct rnic_res_info *info, void *arg);
+	void *arg;
+	bool got;
+};
+
+static int res_get_build(struct nlmsghdr *nlh, void *arg)
+{
+	const struct res_get_ctx *c = arg;
+	struct link_req req = { .name = c->name };
+
+	return link_build(nlh, &req);
+}
+
+static int res_get_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct res_get_ctx *c = arg;
+	int ret;
+
+	if (c->got)
+		return MNL_CB_OK;	/* one device asked, one kept */
+	ret = rnic_res_parse(nlh, c->info);
+	if (ret) {
+		errno = -ret;
+		return MNL_CB_ERROR;
+	}
+	c->got = true;
+	return MNL_CB_OK;
+}
+
+int rnic_res_get(struct rnic_genl *g, const char *name,
+		 struct rnic_res_info *info)
+{
+	struct res_get_ctx c = { .name = name, .info = info };
+	int ret;
+
+	ret = rnic_genl_request(g, RNIC_NL_CMD_RES_GET, 0, res_get_build,
+				res_get_cb, &c);
+	if (!ret && !c.got)
+		ret = -EPROTO;
+	return ret;
+}
+
+static int res_dump_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct res_get_ctx *c = arg;
+	int ret;
+
+	ret = rnic_res_parse(nlh, c->info);
+	if (!ret)
+		ret = c->cb(c->info, c->arg);
+	if (ret) {
+		errno = ret < 0 ? -ret : EINVAL;
+		return MNL_CB_ERROR;
+	}
+	return MNL_CB_OK;
+}
+
+int rnic_res_dump(struct rnic_genl *g,
+		  int (*cb)(const struct rnic_res_info *info, void *arg),
+		  void *arg)
+{
+	struct res_get_ctx c = { .cb = cb, .arg = arg };
+	int ret;
+
+	c.info = malloc(sizeof(*c.info));
+	if (!c.info)
+		return -ENOMEM;
+	ret = rnic_genl_request(g, RNIC_NL_CMD_RES_GET, NLM_F_DUMP, NULL,
+				res_dump_cb, &c);
 	free(c.info);
 	return ret;
 }

@@ -23,6 +23,8 @@
 
 #include <libmnl/libmnl.h>
 
+#include <rdma/rnic-netlink.h>
+
 struct rnic_genl;
 
 /* Room for a request built by the build callback of rnic_genl_request(),
@@ -229,5 +231,151 @@ int rnic_link_get(struct rnic_genl *g, const char *name,
 int rnic_link_dump(struct rnic_genl *g,
 		   int (*cb)(const struct rnic_link_info *info, void *arg),
 		   void *arg);
+
+/* ---- resources (RNIC_NL_CMD_RES_GET) ---------------------------------- */
+
+/*
+ * RNIC_RES_KINDS(X) - the resource counts this code knows, in output
+ * order: X(KIND, attribute, name, width) with KIND the suffix of an
+ * enum rnic_res_kind constant, the RNIC_NL_ATTR_RES_* attribute carrying
+ * the count, its short name (used by the tool as text keyword and JSON
+ * member) and the attribute's payload width in bytes (4: u32, 8: u64).
+ * The same attribute carries the device total and a context's count.
+ * Adding a resource kind is adding one line here.
+ */
+#define RNIC_RES_KINDS(X)						\
+	X(PD,     RNIC_NL_ATTR_RES_PD,     "pd",     4)			\
+	X(MR,     RNIC_NL_ATTR_RES_MR,     "mr",     4)			\
+	X(CHANNEL, RNIC_NL_ATTR_RES_CHANNEL, "channel", 4)		\
+	X(CQ,     RNIC_NL_ATTR_RES_CQ,     "cq",     4)			\
+	X(SRQ,    RNIC_NL_ATTR_RES_SRQ,    "srq",    4)			\
+	X(QP,     RNIC_NL_ATTR_RES_QP,     "qp",     4)			\
+	X(AH,     RNIC_NL_ATTR_RES_AH,     "ah",     4)			\
+	X(PINNED, RNIC_NL_ATTR_RES_PINNED, "pinned", 8)
+
+#define RNIC_RES_KIND_ENUM(kind, attr, name, width) RNIC_RES_##kind,
+/**
+ * enum rnic_res_kind - index into the counts arrays below
+ * @RNIC_RES_PD: protection domains
+ * @RNIC_RES_MR: memory regions
+ * @RNIC_RES_PINNED: bytes pinned by memory regions
+ * @RNIC_RES_NR_KINDS: how many kinds there are (an array size, not a kind)
+ */
+enum rnic_res_kind {
+	RNIC_RES_KINDS(RNIC_RES_KIND_ENUM)
+	RNIC_RES_NR_KINDS
+};
+#undef RNIC_RES_KIND_ENUM
+
+/**
+ * struct rnic_res_kind_desc - how one resource count travels and is named
+ * @attr: netlink attribute (RNIC_NL_ATTR_RES_*), below 64
+ * @name: short name, "pd"
+ * @width: attribute payload in bytes, 4 or 8
+ */
+struct rnic_res_kind_desc {
+	uint16_t attr;
+	const char *name;
+	unsigned int width;
+};
+
+/* Indexed by enum rnic_res_kind; generated from RNIC_RES_KINDS. */
+extern const struct rnic_res_kind_desc rnic_res_kinds[RNIC_RES_NR_KINDS];
+
+#define RNIC_RES_COMM_SIZE 64
+#define RNIC_RES_MAX_CTXS 64
+
+/**
+ * struct rnic_res_ctx - one open verbs context (RNIC_NL_ATTR_CTX_ENTRY)
+ * @attrs: bit N is set when attribute N was present in the entry; a count
+ *	is known only if the bit of its rnic_res_kinds[].attr is set (see
+ *	rnic_res_has()), otherwise it is 0
+ * @id: RNIC_NL_ATTR_CTX_ID (always present)
+ * @pid: RNIC_NL_ATTR_CTX_PID
+ * @comm: RNIC_NL_ATTR_CTX_COMM
+ * @counts: the RNIC_NL_ATTR_RES_* counts of the context
+ */
+struct rnic_res_ctx {
+	uint64_t attrs;
+	uint32_t id;
+	uint32_t pid;
+	char comm[RNIC_RES_COMM_SIZE];
+	uint64_t counts[RNIC_RES_NR_KINDS];
+};
+
+/**
+ * struct rnic_res_info - resources of one device, as told by RES_GET
+ * @attrs: bit N is set when attribute N was present at the top level
+ * @name: RNIC_NL_ATTR_DEV_NAME (always present)
+ * @index: RNIC_NL_ATTR_DEV_INDEX
+ * @counts: the RNIC_NL_ATTR_RES_* totals of the device
+ * @n_ctxs: how many entries of @ctxs are filled, in the order received
+ * @ctxs_truncated: the kernel sent more than RNIC_RES_MAX_CTXS contexts
+ * @ctxs: RNIC_NL_ATTR_CTX_TABLE entries
+ *
+ * Several KiB, growing with RNIC_RES_NR_KINDS: allocate it on the heap.
+ */
+struct rnic_res_info {
+	uint64_t attrs;
+	char name[RNIC_LINK_NAME_SIZE];
+	uint32_t index;
+	uint64_t counts[RNIC_RES_NR_KINDS];
+	unsigned int n_ctxs;
+	bool ctxs_truncated;
+	struct rnic_res_ctx ctxs[RNIC_RES_MAX_CTXS];
+};
+
+/**
+ * rnic_res_has() - was a count present?
+ * @attrs: the @attrs of a struct rnic_res_info or struct rnic_res_ctx
+ * @kind: which count
+ */
+static inline bool rnic_res_has(uint64_t attrs, enum rnic_res_kind kind)
+{
+	return attrs & (UINT64_C(1) << rnic_res_kinds[kind].attr);
+}
+
+/**
+ * rnic_res_parse() - decode one RES_GET reply message
+ * @nlh: a generic netlink message of the rnic family
+ * @info: filled on success (zeroed first)
+ *
+ * Attribute types and lengths are checked; attributes this code does not
+ * know are skipped, at the top level, in the context table and inside
+ * context entries. Contexts beyond RNIC_RES_MAX_CTXS are validated, then
+ * dropped with @info->ctxs_truncated set.
+ *
+ * Return: 0, or -EPROTO if the message is malformed: truncated, a known
+ * attribute of the wrong type or length, a string longer than its field,
+ * a context entry without RNIC_NL_ATTR_CTX_ID, or no
+ * RNIC_NL_ATTR_DEV_NAME.
+ */
+int rnic_res_parse(const struct nlmsghdr *nlh, struct rnic_res_info *info);
+
+/**
+ * rnic_res_get() - RNIC_NL_CMD_RES_GET for one device
+ * @g: open handle
+ * @name: device name
+ * @info: caller-owned (heap) buffer, filled on success
+ *
+ * Return: 0, or a negative errno (-ENODEV from the kernel for no such
+ * device; -EPROTO for a malformed or missing reply).
+ */
+int rnic_res_get(struct rnic_genl *g, const char *name,
+		 struct rnic_res_info *info);
+
+/**
+ * rnic_res_dump() - RNIC_NL_CMD_RES_GET dump of every device
+ * @g: open handle
+ * @cb: called once per device; @info is owned by rnic_res_dump() and only
+ *	valid during the call. Returns 0 to go on or a negative errno to
+ *	stop, which becomes the return value of rnic_res_dump().
+ * @arg: passed to @cb
+ *
+ * Return: 0 or a negative errno (-ENOMEM if no room for the info).
+ */
+int rnic_res_dump(struct rnic_genl *g,
+		  int (*cb)(const struct rnic_res_info *info, void *arg),
+		  void *arg);
 
 #endif /* RNIC_GENL_H */

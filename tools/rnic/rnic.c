@@ -19,8 +19,9 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: rnic [ OPTIONS ] OBJECT { COMMAND | help }\n"
 		"       rnic [ -j[son] ] [ -p[retty] ] link [ show [ NAME ] ]\n"
+		"       rnic [ -j[son] ] [ -p[retty] ] res[ource] [ show [ DEV ] ]\n"
 		"       rnic { -V[ersion] | -h[elp] | help }\n"
-		"where  OBJECT := { link | help }\n"
+		"where  OBJECT := { link | res[ource] | help }\n"
 		"       OPTIONS := { -j[son] | -p[retty] | -V[ersion] | -h[elp] }\n");
 }
 
@@ -39,9 +40,12 @@ static void help_text(FILE *f)
 		"\n",
 		RNIC_GENL_NAME);
 	link_usage(f);
+	fputc('\n', f);
+	res_usage(f);
 	fprintf(f,
 		"\n"
-		"'rnic link help' describes the link commands and their output.\n"
+		"'rnic link help' and 'rnic res help' describe the commands and their\n"
+		"output.\n"
 		"Keywords may be shortened to any unambiguous prefix: 'rnic l s'.\n"
 		"\n"
 		"Exit status: 0 on success, 1 if a request failed (the kernel's\n"
@@ -59,6 +63,8 @@ static int cmd_help(struct rnic *rd)
 
 static const struct rnic_cmd objects[] = {
 	{ "link", cmd_link },
+	{ "res", cmd_res },
+	{ "resource", cmd_res },
 	{ "help", cmd_help },
 	{ NULL, NULL },
 };

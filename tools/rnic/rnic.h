@@ -135,4 +135,9 @@ void link_usage(FILE *f);
 /* Print one device (text block or JSON object) on rd->out; returns 0. */
 int link_print(const struct rnic_link_info *info, void *rd);
 
+int cmd_res(struct rnic *rd);
+void res_usage(FILE *f);
+/* Print one device's resources (text lines or JSON object); returns 0. */
+int res_print(const struct rnic_res_info *info, void *rd);
+
 #endif /* RNIC_TOOL_H */

@@ -291,6 +291,12 @@ struct rnic_query_pkey {
  * with an MR) is EBUSY. Creating more objects of a type than the device
  * limit from RNIC_IOCTL_QUERY_DEVICE allows is ENOMEM. Closing the file
  * destroys everything the context still owns.
+ *
+ * Memory shared with the kernel (rings) is mapped with
+ * mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, offset) with the
+ * offset and size a create ioctl returned: exactly that size, always
+ * shared (EINVAL otherwise). A mapping stays valid after its object is
+ * destroyed, until munmap(); the kernel no longer uses it.
  */
 
 /**

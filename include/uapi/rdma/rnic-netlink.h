@@ -85,9 +85,17 @@ enum rnic_nl_cmd {
  * @RNIC_NL_ATTR_CTX_ID: u32, context id, unique on the device while open
  * @RNIC_NL_ATTR_CTX_PID: u32, process (thread group) that opened it
  * @RNIC_NL_ATTR_CTX_COMM: NUL-terminated string, that process's name
+ * @RNIC_NL_ATTR_RES_CHANNEL: u32, completion channels
+ * @RNIC_NL_ATTR_RES_CQ: u32, completion queues
+ * @RNIC_NL_ATTR_RES_SRQ: u32, shared receive queues
+ * @RNIC_NL_ATTR_RES_QP: u32, queue pairs
+ * @RNIC_NL_ATTR_RES_AH: u32, address handles
+ * @RNIC_NL_ATTR_CTX_TRUNCATED: flag: CTX_TABLE lists only the first open
+ *	contexts, as many as fit in one message
  *
  * A RES_GET answer has, per device, DEV_NAME, DEV_INDEX, the RES_* totals
- * of the device and a CTX_TABLE.
+ * of the device and a CTX_TABLE, followed by CTX_TRUNCATED when not every
+ * context fit (a nest holds at most 64 KiB: about 500 contexts).
  */
 enum rnic_nl_attr {
 	RNIC_NL_ATTR_UNSPEC,
@@ -114,6 +122,12 @@ enum rnic_nl_attr {
 	RNIC_NL_ATTR_CTX_ID,
 	RNIC_NL_ATTR_CTX_PID,
 	RNIC_NL_ATTR_CTX_COMM,
+	RNIC_NL_ATTR_RES_CHANNEL,
+	RNIC_NL_ATTR_RES_CQ,
+	RNIC_NL_ATTR_RES_SRQ,
+	RNIC_NL_ATTR_RES_QP,
+	RNIC_NL_ATTR_RES_AH,
+	RNIC_NL_ATTR_CTX_TRUNCATED,
 
 	__RNIC_NL_ATTR_MAX,
 	RNIC_NL_ATTR_MAX = __RNIC_NL_ATTR_MAX - 1

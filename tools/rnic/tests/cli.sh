@@ -72,6 +72,13 @@ t "link add netdev twice"     2 "netdev given twice" "" -- link add r0 netdev lo
 t "link del without name"     2 "device name expected" "" -- link del
 t "link delete extra"         2 "unexpected argument 'b'" "" -- link delete a b
 t "link show extra"           2 "unexpected argument 'b'" "" -- link show a b
+t "res help"                  0 "" "^Usage: rnic res\[ource\]" -- res help
+t "r h (prefixes)"            0 "" "^Usage: rnic res\[ource\]" -- r h
+t "resource help"             0 "" "^Counts: pd mr channel cq srq qp ah pinned" -- resource help
+t "--help lists res"          0 "" "res\[ource\] \[ show \[ DEV \] \]" -- --help
+t "unknown res command"       2 "res: unknown command 'frob'" "" -- res frob
+t "res show extra"            2 "unexpected argument 'b'" "" -- res show a b
+t "res help extra argument"   2 "unexpected argument 'x'" "" -- res help x
 
 if [ -e /sys/module/rnic ]; then
 	echo "# rnic module loaded on this host: skipping 'module not loaded'"
@@ -83,6 +90,9 @@ else
 	t "json: module not loaded"       1 "$nf" "" -- -j link show
 	t "add: module not loaded"        1 "$nf" "" -- link add r0 netdev lo
 	t "del: module not loaded"        1 "$nf" "" -- link del r0
+	t "res: module not loaded"        1 "$nf" "" -- res
+	t "res show DEV: module not loaded" 1 "$nf" "" -- resource show rnic0
+	t "json res: module not loaded"   1 "$nf" "" -- -j res show
 fi
 
 echo "1..$n"

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * Host unit tests for the rnic tool and tools/lib: JSON writer, keyword
- * matching, formatting, LINK_GET reply parsing, device printing, and the
- * generic netlink client against the kernel's own "nlctrl" family.
+ * matching, formatting, LINK_GET and RES_GET reply parsing, device and
+ * resource printing, and the generic netlink client against the kernel's
+ * own "nlctrl" family.
  * TAP output; exit status 1 if any test failed.
  */
 #include <errno.h>
@@ -556,6 +557,402 @@ static void test_print(void)
 	free(info);
 }
 
+/* ---- RES_GET parsing and printing ---- */
+
+static struct nlmsghdr *res_msg_start(const char *name)
+{
+	struct nlmsghdr *nlh = msg_start();
+	struct genlmsghdr *genl = mnl_nlmsg_get_payload(nlh);
+
+	genl->cmd = RNIC_NL_CMD_RES_GET;
+	if (name)
+		mnl_attr_put_strz(nlh, RNIC_NL_ATTR_DEV_NAME, name);
+	return nlh;
+}
+
+/* The counts as the kernel sends them: u32, u32, padded u64. */
+static void put_counts(struct nlmsghdr *nlh, uint32_t pd, uint32_t mr,
+		       uint64_t pinned)
+{
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_RES_PD, pd);
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_RES_MR, mr);
+	mnl_attr_put(nlh, RNIC_NL_ATTR_PAD, 0, NULL);
+	mnl_attr_put_u64(nlh, RNIC_NL_ATTR_RES_PINNED, pinned);
+}
+
+static void put_ctx(struct nlmsghdr *nlh, uint32_t id, uint32_t pid,
+		    const char *comm, uint32_t pd, uint32_t mr, uint64_t pinned)
+{
+	struct nlattr *e = mnl_attr_nest_start(nlh, RNIC_NL_ATTR_CTX_ENTRY);
+
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_CTX_ID, id);
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_CTX_PID, pid);
+	mnl_attr_put_strz(nlh, RNIC_NL_ATTR_CTX_COMM, comm);
+	/* A resource kind of a newer kernel: skipped. */
+	mnl_attr_put_u32(nlh, __RNIC_NL_ATTR_MAX, 9);
+	put_counts(nlh, pd, mr, pinned);
+	mnl_attr_put(nlh, 999, 3, "xyz");	/* unknown: skipped */
+	mnl_attr_nest_end(nlh, e);
+}
+
+/* A reply with two contexts and unknown attributes at every level. */
+static struct nlmsghdr *res_full_msg(bool contexts)
+{
+	struct nlmsghdr *nlh = res_msg_start("rnic0");
+	struct nlattr *t, *u;
+
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_DEV_INDEX, 0);
+	put_counts(nlh, contexts ? 2 : 0, contexts ? 3 : 0,
+		   contexts ? 12288 : 0);
+	mnl_attr_put_u64(nlh, __RNIC_NL_ATTR_MAX + 1, 5);	/* skipped */
+	u = mnl_attr_nest_start(nlh, 201);			/* skipped */
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_CTX_ID, 5);
+	mnl_attr_nest_end(nlh, u);
+	t = mnl_attr_nest_start(nlh, RNIC_NL_ATTR_CTX_TABLE);
+	if (contexts) {
+		put_ctx(nlh, 1, 123, "ibv_test", 2, 3, 12288);
+		mnl_attr_put_u32(nlh, RNIC_NL_ATTR_GID_INDEX, 1); /* skipped */
+		put_ctx(nlh, 7, 456, "a b\n\x7f\"", 0, 0, 0);
+	}
+	mnl_attr_nest_end(nlh, t);
+	return nlh;
+}
+
+static void test_res_kinds(void)
+{
+	unsigned int k, l;
+	bool unique = true;
+
+	ok(RNIC_RES_NR_KINDS == 8 &&
+	   rnic_res_kinds[RNIC_RES_CQ].attr == RNIC_NL_ATTR_RES_CQ &&
+	   !strcmp(rnic_res_kinds[RNIC_RES_QP].name, "qp") &&
+	   rnic_res_kinds[RNIC_RES_PD].attr == RNIC_NL_ATTR_RES_PD &&
+	   !strcmp(rnic_res_kinds[RNIC_RES_PD].name, "pd") &&
+	   rnic_res_kinds[RNIC_RES_PD].width == 4 &&
+	   rnic_res_kinds[RNIC_RES_MR].attr == RNIC_NL_ATTR_RES_MR &&
+	   rnic_res_kinds[RNIC_RES_MR].width == 4 &&
+	   rnic_res_kinds[RNIC_RES_PINNED].attr == RNIC_NL_ATTR_RES_PINNED &&
+	   !strcmp(rnic_res_kinds[RNIC_RES_PINNED].name, "pinned") &&
+	   rnic_res_kinds[RNIC_RES_PINNED].width == 8,
+	   "res: kinds table matches the enum");
+	for (k = 0; k < RNIC_RES_NR_KINDS; k++)
+		for (l = k + 1; l < RNIC_RES_NR_KINDS; l++)
+			if (rnic_res_kinds[k].attr == rnic_res_kinds[l].attr ||
+			    !strcmp(rnic_res_kinds[k].name,
+				    rnic_res_kinds[l].name))
+				unique = false;
+	ok(unique, "res: kinds have distinct attributes and names");
+}
+
+static void test_res_parse(void)
+{
+	struct rnic_res_info *info = malloc(sizeof(*info));
+	const struct rnic_res_ctx *c;
+	struct nlmsghdr *nlh;
+	struct nlattr *t, *e;
+	char comm[RNIC_RES_COMM_SIZE + 1];
+	unsigned int i, k;
+	bool all;
+	int ret;
+
+	ret = rnic_res_parse(res_full_msg(true), info);
+	ok(ret == 0, "res parse: full reply (%d)", ret);
+	ok(!strcmp(info->name, "rnic0") && info->index == 0 &&
+	   info->counts[RNIC_RES_PD] == 2 && info->counts[RNIC_RES_MR] == 3 &&
+	   info->counts[RNIC_RES_PINNED] == 12288,
+	   "res parse: device totals");
+	/* The message carries pd, mr and pinned only. */
+	all = true;
+	for (k = 0; k < RNIC_RES_NR_KINDS; k++)
+		all = all && rnic_res_has(info->attrs, k) ==
+			(k == RNIC_RES_PD || k == RNIC_RES_MR ||
+			 k == RNIC_RES_PINNED);
+	ok(all && (info->attrs & (UINT64_C(1) << RNIC_NL_ATTR_CTX_TABLE)) &&
+	   !(info->attrs & (UINT64_C(1) << RNIC_NL_ATTR_PAD)),
+	   "res parse: presence bits");
+	c = info->ctxs;
+	ok(info->n_ctxs == 2 && !info->ctxs_truncated &&
+	   c[0].id == 1 && c[0].pid == 123 && !strcmp(c[0].comm, "ibv_test") &&
+	   c[0].counts[RNIC_RES_PD] == 2 && c[0].counts[RNIC_RES_MR] == 3 &&
+	   c[0].counts[RNIC_RES_PINNED] == 12288 &&
+	   rnic_res_has(c[0].attrs, RNIC_RES_PINNED) &&
+	   c[1].id == 7 && c[1].pid == 456 &&
+	   !strcmp(c[1].comm, "a b\n\x7f\"") &&
+	   rnic_res_has(c[1].attrs, RNIC_RES_PD) &&
+	   c[1].counts[RNIC_RES_PD] == 0,
+	   "res parse: contexts, unknown attributes skipped at every level");
+
+	ok(rnic_res_parse(res_full_msg(false), info) == 0 &&
+	   info->n_ctxs == 0 && info->counts[RNIC_RES_PINNED] == 0 &&
+	   rnic_res_has(info->attrs, RNIC_RES_PINNED) &&
+	   (info->attrs & (UINT64_C(1) << RNIC_NL_ATTR_CTX_TABLE)),
+	   "res parse: idle device, empty context table");
+
+	nlh = res_msg_start("r");
+	ok(rnic_res_parse(nlh, info) == 0 && info->attrs ==
+	   (UINT64_C(1) << RNIC_NL_ATTR_DEV_NAME) && !info->n_ctxs,
+	   "res parse: only a name (counts absent, not zero)");
+
+	nlh = res_msg_start(NULL);
+	put_counts(nlh, 1, 1, 1);
+	ok(rnic_res_parse(nlh, info) == -EPROTO, "res parse: no DEV_NAME");
+
+	nlh = res_msg_start("r");
+	mnl_attr_put_u64(nlh, RNIC_NL_ATTR_RES_PD, 1);
+	ok(rnic_res_parse(nlh, info) == -EPROTO, "res parse: u32 count of 8 bytes");
+
+	nlh = res_msg_start("r");
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_RES_PINNED, 1);
+	ok(rnic_res_parse(nlh, info) == -EPROTO, "res parse: u64 count of 4 bytes");
+
+	nlh = res_msg_start("r");
+	mnl_attr_put_u16(nlh, RNIC_NL_ATTR_DEV_INDEX, 1);
+	ok(rnic_res_parse(nlh, info) == -EPROTO, "res parse: DEV_INDEX of 2 bytes");
+
+	nlh = res_msg_start("r");
+	mnl_attr_put(nlh, RNIC_NL_ATTR_CTX_TABLE, 2, "ab");
+	ok(rnic_res_parse(nlh, info) == -EPROTO,
+	   "res parse: context table that is not a nest");
+
+	nlh = res_msg_start("r");
+	t = mnl_attr_nest_start(nlh, RNIC_NL_ATTR_CTX_TABLE);
+	e = mnl_attr_nest_start(nlh, RNIC_NL_ATTR_CTX_ENTRY);
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_CTX_PID, 1);
+	mnl_attr_put_strz(nlh, RNIC_NL_ATTR_CTX_COMM, "x");
+	mnl_attr_nest_end(nlh, e);
+	mnl_attr_nest_end(nlh, t);
+	ok(rnic_res_parse(nlh, info) == -EPROTO,
+	   "res parse: context entry without CTX_ID");
+
+	nlh = res_msg_start("r");
+	t = mnl_attr_nest_start(nlh, RNIC_NL_ATTR_CTX_TABLE);
+	e = mnl_attr_nest_start(nlh, RNIC_NL_ATTR_CTX_ENTRY);
+	mnl_attr_put_u16(nlh, RNIC_NL_ATTR_CTX_ID, 1);
+	mnl_attr_nest_end(nlh, e);
+	mnl_attr_nest_end(nlh, t);
+	ok(rnic_res_parse(nlh, info) == -EPROTO, "res parse: CTX_ID of 2 bytes");
+
+	nlh = res_msg_start("r");
+	t = mnl_attr_nest_start(nlh, RNIC_NL_ATTR_CTX_TABLE);
+	e = mnl_attr_nest_start(nlh, RNIC_NL_ATTR_CTX_ENTRY);
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_CTX_ID, 1);
+	mnl_attr_put_u64(nlh, RNIC_NL_ATTR_RES_MR, 1);
+	mnl_attr_nest_end(nlh, e);
+	mnl_attr_nest_end(nlh, t);
+	ok(rnic_res_parse(nlh, info) == -EPROTO,
+	   "res parse: context count of the wrong width");
+
+	nlh = res_msg_start("r");
+	t = mnl_attr_nest_start(nlh, RNIC_NL_ATTR_CTX_TABLE);
+	e = mnl_attr_nest_start(nlh, RNIC_NL_ATTR_CTX_ENTRY);
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_CTX_ID, 1);
+	mnl_attr_put(nlh, RNIC_NL_ATTR_CTX_COMM, 3, "abc");
+	mnl_attr_nest_end(nlh, e);
+	mnl_attr_nest_end(nlh, t);
+	ok(rnic_res_parse(nlh, info) == -EPROTO, "res parse: comm without NUL");
+
+	memset(comm, 'c', sizeof(comm));
+	comm[RNIC_RES_COMM_SIZE - 1] = '\0';
+	nlh = res_msg_start("r");
+	t = mnl_attr_nest_start(nlh, RNIC_NL_ATTR_CTX_TABLE);
+	put_ctx(nlh, 1, 2, comm, 0, 0, 0);
+	mnl_attr_nest_end(nlh, t);
+	ok(rnic_res_parse(nlh, info) == 0 &&
+	   strlen(info->ctxs[0].comm) == RNIC_RES_COMM_SIZE - 1,
+	   "res parse: longest comm fits");
+	comm[RNIC_RES_COMM_SIZE - 1] = 'c';
+	comm[RNIC_RES_COMM_SIZE] = '\0';
+	nlh = res_msg_start("r");
+	t = mnl_attr_nest_start(nlh, RNIC_NL_ATTR_CTX_TABLE);
+	put_ctx(nlh, 1, 2, comm, 0, 0, 0);
+	mnl_attr_nest_end(nlh, t);
+	ok(rnic_res_parse(nlh, info) == -EPROTO, "res parse: comm too long");
+
+	/* An entry whose last attribute runs past the end of the nest. */
+	nlh = res_msg_start("r");
+	t = mnl_attr_nest_start(nlh, RNIC_NL_ATTR_CTX_TABLE);
+	e = mnl_attr_nest_start(nlh, RNIC_NL_ATTR_CTX_ENTRY);
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_CTX_ID, 1);
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_CTX_PID, 1);
+	mnl_attr_nest_end(nlh, e);
+	e->nla_len -= 2;
+	mnl_attr_nest_end(nlh, t);
+	ok(rnic_res_parse(nlh, info) == -EPROTO,
+	   "res parse: truncated attribute inside a context entry");
+
+	nlh = res_msg_start("r");
+	put_counts(nlh, 1, 1, 1);
+	nlh->nlmsg_len -= 4;	/* cut the last attribute */
+	ok(rnic_res_parse(nlh, info) == -EPROTO, "res parse: truncated message");
+
+	nlh = res_msg_start("r");
+	t = mnl_attr_nest_start(nlh, RNIC_NL_ATTR_CTX_TABLE);
+	for (i = 0; i < RNIC_RES_MAX_CTXS + 6; i++)
+		put_ctx(nlh, i, 100 + i, "p", i, 0, 0);
+	mnl_attr_nest_end(nlh, t);
+	ret = rnic_res_parse(nlh, info);
+	ok(ret == 0 && info->n_ctxs == RNIC_RES_MAX_CTXS &&
+	   info->ctxs_truncated &&
+	   info->ctxs[RNIC_RES_MAX_CTXS - 1].id == RNIC_RES_MAX_CTXS - 1 &&
+	   info->ctxs[RNIC_RES_MAX_CTXS - 1].counts[RNIC_RES_PD] ==
+		RNIC_RES_MAX_CTXS - 1,
+	   "res parse: more contexts than the struct holds are truncated");
+
+	/* Contexts beyond the limit are still validated. */
+	nlh = res_msg_start("r");
+	t = mnl_attr_nest_start(nlh, RNIC_NL_ATTR_CTX_TABLE);
+	for (i = 0; i < RNIC_RES_MAX_CTXS; i++)
+		put_ctx(nlh, i, 100 + i, "p", 0, 0, 0);
+	mnl_attr_nest_end(nlh, mnl_attr_nest_start(nlh, RNIC_NL_ATTR_CTX_ENTRY));
+	mnl_attr_nest_end(nlh, t);
+	ok(rnic_res_parse(nlh, info) == -EPROTO,
+	   "res parse: malformed context past the limit");
+
+	nlh = res_msg_start("r");
+	nlh->nlmsg_len = MNL_NLMSG_HDRLEN + 2;
+	ok(rnic_res_parse(nlh, info) == -EPROTO, "res parse: no genl header");
+
+	free(info);
+}
+
+static const char *res_print_one(struct membuf *m,
+				 const struct rnic_res_info *info, bool json,
+				 bool pretty)
+{
+	struct rnic rd = { 0 };
+
+	mb_open(m);
+	rd.out = m->f;
+	if (json) {
+		rd.jw = rnic_json_new(m->f, pretty);
+		rnic_json_start_array(rd.jw);
+	}
+	res_print(info, &rd);
+	if (json) {
+		rnic_json_end_array(rd.jw);
+		rnic_json_free(rd.jw);
+	}
+	return mb_close(m);
+}
+
+/* Run res_print() with stderr sent to a file; return what it wrote. */
+static char *res_print_stderr(const struct rnic_res_info *info)
+{
+	static char err[256];
+	struct membuf m;
+	FILE *tmp = tmpfile();
+	int saved;
+	size_t n;
+
+	err[0] = '\0';
+	if (!tmp)
+		return err;
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	dup2(fileno(tmp), STDERR_FILENO);
+	res_print_one(&m, info, false, false);
+	free(m.buf);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	rewind(tmp);
+	n = fread(err, 1, sizeof(err) - 1, tmp);
+	err[n] = '\0';
+	fclose(tmp);
+	return err;
+}
+
+static void test_res_print(void)
+{
+	struct rnic_res_info *info = malloc(sizeof(*info));
+	struct nlmsghdr *nlh;
+	struct nlattr *t;
+	struct membuf m;
+	unsigned int i;
+
+	rnic_res_parse(res_full_msg(true), info);
+	ok_str(res_print_one(&m, info, false, false),
+	       "0: rnic0: pd 2 mr 3 pinned 12288\n"
+	       "    ctx 1 pid 123 pd 2 mr 3 pinned 12288 comm ibv_test\n"
+	       "    ctx 7 pid 456 pd 0 mr 0 pinned 0 comm a b??\"\n",
+	       "res print: text, contexts, control bytes of comm replaced");
+	free(m.buf);
+
+	ok_str(res_print_one(&m, info, true, false),
+	       "[{\"ifindex\":0,\"ifname\":\"rnic0\",\"pd\":2,\"mr\":3,"
+	       "\"pinned\":12288,\"contexts\":["
+	       "{\"ctx\":1,\"pid\":123,\"pd\":2,\"mr\":3,\"pinned\":12288,"
+	       "\"comm\":\"ibv_test\"},"
+	       "{\"ctx\":7,\"pid\":456,\"pd\":0,\"mr\":0,\"pinned\":0,"
+	       "\"comm\":\"a b\\n\x7f\\\"\"}]}]\n",
+	       "res print: JSON, contexts, comm escaped");
+	free(m.buf);
+
+	rnic_res_parse(res_full_msg(false), info);
+	ok_str(res_print_one(&m, info, false, false),
+	       "0: rnic0: pd 0 mr 0 pinned 0\n",
+	       "res print: text, idle device, zeros printed");
+	free(m.buf);
+
+	ok_str(res_print_one(&m, info, true, false),
+	       "[{\"ifindex\":0,\"ifname\":\"rnic0\",\"pd\":0,\"mr\":0,"
+	       "\"pinned\":0,\"contexts\":[]}]\n",
+	       "res print: JSON, idle device");
+	free(m.buf);
+
+	rnic_res_parse(res_full_msg(true), info);
+	info->n_ctxs = 1;
+	ok_str(res_print_one(&m, info, true, true),
+	       "[\n"
+	       "  {\n"
+	       "    \"ifindex\": 0,\n"
+	       "    \"ifname\": \"rnic0\",\n"
+	       "    \"pd\": 2,\n"
+	       "    \"mr\": 3,\n"
+	       "    \"pinned\": 12288,\n"
+	       "    \"contexts\": [\n"
+	       "      {\n"
+	       "        \"ctx\": 1,\n"
+	       "        \"pid\": 123,\n"
+	       "        \"pd\": 2,\n"
+	       "        \"mr\": 3,\n"
+	       "        \"pinned\": 12288,\n"
+	       "        \"comm\": \"ibv_test\"\n"
+	       "      }\n"
+	       "    ]\n"
+	       "  }\n"
+	       "]\n",
+	       "res print: pretty JSON");
+	free(m.buf);
+
+	rnic_res_parse(res_msg_start("bare"), info);
+	ok_str(res_print_one(&m, info, false, false), "bare:\n",
+	       "res print: text, absent counts are not printed");
+	free(m.buf);
+	ok_str(res_print_one(&m, info, true, false), "[{\"ifname\":\"bare\"}]\n",
+	       "res print: JSON, only a name");
+	free(m.buf);
+
+	nlh = res_msg_start("big");
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_DEV_INDEX, 3);
+	put_counts(nlh, 0, 0, UINT64_C(1) << 40);
+	t = mnl_attr_nest_start(nlh, RNIC_NL_ATTR_CTX_TABLE);
+	for (i = 0; i < RNIC_RES_MAX_CTXS + 1; i++)
+		put_ctx(nlh, i, 1, "p", 0, 0, 0);
+	mnl_attr_nest_end(nlh, t);
+	rnic_res_parse(nlh, info);
+	ok_str(res_print_stderr(info),
+	       "rnic: big: only the first 64 contexts are shown\n",
+	       "res print: truncation warned on stderr");
+	info->ctxs_truncated = false;	/* the warning is tested: hush it */
+	ok(strstr(res_print_one(&m, info, false, false),
+		  "3: big: pd 0 mr 0 pinned 1099511627776\n    ctx 0 pid 1 ") ==
+	   m.buf, "res print: u64 count");
+	free(m.buf);
+
+	free(info);
+}
+
 /* ---- generic netlink client, against nlctrl ---- */
 
 struct fam_dump {
@@ -684,6 +1081,9 @@ int main(void)
 	test_format();
 	test_parse();
 	test_print();
+	test_res_kinds();
+	test_res_parse();
+	test_res_print();
 	test_genl();
 
 	printf("1..%d\n", n_tests);

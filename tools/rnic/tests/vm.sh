@@ -14,12 +14,14 @@ failed=0
 pfx=rnictooltest
 
 # t NAME WANT_STATUS STDERR_REGEX STDOUT_REGEX -- ARGS...
-# An empty regex means the stream must be empty.
+# An empty regex means the stream must be empty. $wrap, if set, is a
+# command prefix to run rnic under.
+wrap=
 t() {
 	name=$1 want=$2 epat=$3 opat=$4
 	shift 5
 	n=$((n + 1))
-	$VALGRIND "$RNIC" "$@" >"$tmp/out" 2>"$tmp/err"
+	$wrap $VALGRIND "$RNIC" "$@" >"$tmp/out" 2>"$tmp/err"
 	got=$?
 	why=
 	[ "$got" = "$want" ] || why="exit $got, want $want"
@@ -65,6 +67,24 @@ valid_json() {
 	fi
 }
 
+# lines N: the last output has N lines
+lines() {
+	[ "$(wc -l <"$tmp/out")" -eq "$1" ]
+}
+
+# hold N DEV COMMAND...: run COMMAND holding N verbs contexts of char
+# device DEV open (opened by python3, which then becomes COMMAND)
+hold() {
+	python3 -c '
+import os, resource, sys
+n = int(sys.argv[1])
+resource.setrlimit(resource.RLIMIT_NOFILE, (n + 64, n + 64))
+for _ in range(n):
+    os.set_inheritable(os.open(sys.argv[2], os.O_RDWR), True)
+os.execvp(sys.argv[3], sys.argv[3:])
+' "$@"
+}
+
 a=${pfx}0
 b=${pfx}1
 long=$(printf '%063d' 0 | tr 0 a)
@@ -82,6 +102,40 @@ t "json bound members"    0 "" "\"netdev\":\"lo\",\"netdev_index\":1,\"netdev_mt
 t "pretty json"           0 "" '^    "ifname": "'"$a"'",$' -- -p link show "$a"
 check "pretty json parses" valid_json "$tmp/out"
 
+zero="pd 0 mr 0 channel 0 cq 0 srq 0 qp 0 ah 0 pinned 0"
+jzero='"pd":0,"mr":0,"channel":0,"cq":0,"srq":0,"qp":0,"ah":0,"pinned":0'
+t "res show one"          0 "" "^[0-9]*: $a: $zero\$" -- res show "$a"
+check "res show: no contexts" lines 1
+t "bare res lists both"   0 "" "^[0-9]*: $b: $zero\$" -- res
+t "resource prefixes"     0 "" "^[0-9]*: $a: $zero\$" -- r l "$a"
+t "res show nosuch"       1 "^rnic: no such rnic device\$" "" -- res show ${pfx}nosuch
+t "json res show"         0 "" "^\[{\"ifindex\":[0-9]*,\"ifname\":\"$a\",$jzero,\"contexts\":\[\]}\]\$" -- -j res show "$a"
+check "json res show parses" valid_json "$tmp/out"
+t "json res dump"         0 "" "\"ifname\":\"$b\",$jzero," -- -j res
+check "json res dump parses" valid_json "$tmp/out"
+t "pretty json res"       0 "" '^    "contexts": \[\]' -- -p res show "$a"
+check "pretty json res parses" valid_json "$tmp/out"
+
+# Contexts: opening the uverbs char device creates one.
+uverbs=$("$RNIC" link show "$a" | sed -n 's/^[0-9]*: [^ ]*: \(uverbs[0-9]*\) .*/\1/p')
+cdev=/dev/infiniband/$uverbs
+check "uverbs char device of $a" test -c "$cdev"
+wrap="hold 1 $cdev"
+t "res context"           0 "" "^    ctx [0-9]* pid [0-9]* $zero comm python3\$" -- res show "$a"
+check "res context: one line" lines 2
+t "json res context"      0 "" "\"contexts\":\[{\"ctx\":[0-9]*,\"pid\":[0-9]*,$jzero,\"comm\":\"python3\"}\]" -- -j res show "$a"
+check "json res context parses" valid_json "$tmp/out"
+# An answer bigger than 32 KiB; the tool keeps the first 64 contexts.
+wrap="hold 1000 $cdev"
+t "res 1000 contexts"     0 "^rnic: $a: only the first 64 contexts are shown\$" "^    ctx [0-9]* pid [0-9]* $zero comm python3\$" -- res show "$a"
+check "res 1000 contexts: 64 shown" lines 65
+t "json res 1000 contexts" 0 "only the first 64" "\"comm\":\"python3\"" -- -j res show "$a"
+check "json res 1000 contexts parses" valid_json "$tmp/out"
+t "res dump, 1000 contexts" 0 "^rnic: $a: only the first 64 contexts are shown\$" "^[0-9]*: $a: " -- res
+wrap=
+t "contexts closed"       0 "" "^[0-9]*: $a: $zero\$" -- res show "$a"
+check "contexts closed: no context line" lines 1
+
 t "duplicate name"        1 "^rnic: .*exists" "" -- link add "$a"
 t "unknown netdev"        1 "^rnic: " "" -- link add ${pfx}x netdev nosuchdev0
 t "netdev already bound"  1 "^rnic: " "" -- link add ${pfx}x netdev lo
@@ -97,6 +151,7 @@ t "del long"              0 "" "" -- link del "$long"
 t "delete"                0 "" "" -- link delete "$a"
 t "abbreviated del"       0 "" "" -- l d "$b"
 t "gone"                  1 "^rnic: no such rnic device\$" "" -- link show "$a"
+t "res gone"              1 "^rnic: no such rnic device\$" "" -- res show "$a"
 
 echo "1..$n"
 echo "# $((n - failed)) passed, $failed failed"

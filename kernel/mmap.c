@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rnic: software RDMA NIC - kernel memory that userspace maps (rings,
+ * doorbell pages).
+ *
+ * An object that shares memory with userspace allocates it here and hands
+ * the offset back in its create ioctl; userspace maps exactly that region
+ * with mmap(fd, offset, size, MAP_SHARED). The region is reference counted:
+ * one reference for the object, one per VMA, so destroying the object while
+ * userspace still has the region mapped leaves the memory valid until
+ * munmap(); the kernel never touches it again after the object is gone.
+ */
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "rnic.h"
+
+static void rnic_mmap_put(struct rnic_mmap *m)
+{
+	if (refcount_dec_and_test(&m->ref)) {
+		vfree(m->vaddr);
+		kfree(m);
+	}
+}
+
+/**
+ * rnic_mmap_alloc() - allocate zeroed memory that a context may map
+ * @ctx: the context
+ * @size: bytes; rounded up to pages
+ *
+ * Context: process.
+ * Return: the region, one reference held by the caller, mappable at once
+ * at rnic_mmap_offset(); or ERR_PTR(-ENOMEM).
+ */
+struct rnic_mmap *rnic_mmap_alloc(struct rnic_ctx *ctx, size_t size)
+{
+	struct rnic_mmap *m;
+	u32 key;
+	int ret;
+
+	m = kzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
+	if (!m)
+		return ERR_PTR(-ENOMEM);
+	m->size = PAGE_ALIGN(size);
+	m->vaddr = vmalloc_user(m->size);
+	if (!m->vaddr) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+	refcount_set(&m->ref, 1);
+	m->ctx = ctx;
+	ret = xa_alloc(&ctx->mmaps, &key, m, XA_LIMIT(1, U32_MAX >> 1),
+		       GFP_KERNEL_ACCOUNT);
+	if (ret)
+		goto err_vfree;
+	m->key = key;
+	return m;
+
+err_vfree:
+	vfree(m->vaddr);
+err_free:
+	kfree(m);
+	return ERR_PTR(ret == -EBUSY ? -ENOMEM : ret);
+}
+
+/**
+ * rnic_mmap_offset() - the mmap() offset of a region
+ * @m: the region
+ */
+u64 rnic_mmap_offset(const struct rnic_mmap *m)
+{
+	return (u64)m->key << PAGE_SHIFT;
+}
+
+/**
+ * rnic_mmap_remove() - the owner lets go of a region
+ * @m: the region; no new mapping can be made, existing ones stay valid
+ */
+void rnic_mmap_remove(struct rnic_mmap *m)
+{
+	xa_erase(&m->ctx->mmaps, m->key);
+	rnic_mmap_put(m);
+}
+
+static void rnic_vma_open(struct vm_area_struct *vma)
+{
+	struct rnic_mmap *m = vma->vm_private_data;
+
+	refcount_inc(&m->ref);
+}
+
+static void rnic_vma_close(struct vm_area_struct *vma)
+{
+	rnic_mmap_put(vma->vm_private_data);
+}
+
+static const struct vm_operations_struct rnic_vm_ops = {
+	.open = rnic_vma_open,
+	.close = rnic_vma_close,
+};
+
+/**
+ * rnic_mmap() - map a region of a context
+ * @ctx: the context
+ * @vma: the mapping: MAP_SHARED, the region's offset and exact size
+ *
+ * Return: 0, -EINVAL for an offset that names no region, a size that is
+ * not the region's or a private mapping.
+ */
+int rnic_mmap(struct rnic_ctx *ctx, struct vm_area_struct *vma)
+{
+	unsigned long size = vma->vm_end - vma->vm_start;
+	struct rnic_mmap *m;
+	int ret;
+
+	if (!(vma->vm_flags & VM_SHARED) || vma->vm_pgoff > U32_MAX)
+		return -EINVAL;
+	xa_lock(&ctx->mmaps);
+	m = xa_load(&ctx->mmaps, vma->vm_pgoff);
+	if (m && !refcount_inc_not_zero(&m->ref))
+		m = NULL;
+	xa_unlock(&ctx->mmaps);
+	if (!m)
+		return -EINVAL;
+	if (size != m->size) {
+		ret = -EINVAL;
+		goto err_put;
+	}
+	/* Offsets are keys: the whole region is mapped from its start. */
+	ret = remap_vmalloc_range(vma, m->vaddr, 0);
+	if (ret)
+		goto err_put;
+	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	vma->vm_private_data = m;
+	vma->vm_ops = &rnic_vm_ops;
+	return 0;
+
+err_put:
+	rnic_mmap_put(m);
+	return ret;
+}
