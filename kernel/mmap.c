@@ -10,6 +10,7 @@
  * userspace still has the region mapped leaves the memory valid until
  * munmap(); the kernel never touches it again after the object is gone.
  */
+#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -139,4 +140,58 @@ int rnic_mmap(struct rnic_ctx *ctx, struct vm_area_struct *vma)
 err_put:
 	rnic_mmap_put(m);
 	return ret;
+}
+
+/* Each index in a cache line of its own, the entries after them. */
+#define RNIC_RING_PRODUCER_OFF	0
+#define RNIC_RING_CONSUMER_OFF	SMP_CACHE_BYTES
+#define RNIC_RING_ENTRIES_OFF	(2 * SMP_CACHE_BYTES)
+
+/**
+ * rnic_ring_alloc() - allocate a ring userspace can map
+ * @ctx: the context
+ * @ring: filled in
+ * @entries: number of entries, a power of two (the caller rounds up and
+ *	checks its limit)
+ * @entry_size: bytes per entry
+ * @info: filled in for the create ioctl's answer
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int rnic_ring_alloc(struct rnic_ctx *ctx, struct rnic_ring *ring,
+		    u32 entries, u32 entry_size, struct rnic_ring_info *info)
+{
+	size_t size = RNIC_RING_ENTRIES_OFF + (size_t)entries * entry_size;
+	struct rnic_mmap *m;
+
+	if (WARN_ON(!is_power_of_2(entries)))
+		return -EINVAL;
+	m = rnic_mmap_alloc(ctx, size);
+	if (IS_ERR(m))
+		return PTR_ERR(m);
+	ring->region = m;
+	ring->mask = entries - 1;
+	ring->entry_size = entry_size;
+	ring->producer = m->vaddr + RNIC_RING_PRODUCER_OFF;
+	ring->consumer = m->vaddr + RNIC_RING_CONSUMER_OFF;
+	ring->slots = m->vaddr + RNIC_RING_ENTRIES_OFF;
+
+	info->offset = rnic_mmap_offset(m);
+	info->size = m->size;
+	info->entries = entries;
+	info->entry_size = entry_size;
+	info->producer_off = RNIC_RING_PRODUCER_OFF;
+	info->consumer_off = RNIC_RING_CONSUMER_OFF;
+	info->entries_off = RNIC_RING_ENTRIES_OFF;
+	return 0;
+}
+
+/**
+ * rnic_ring_free() - the ring's owner lets go of it
+ * @ring: the ring; its memory lives on while userspace has it mapped
+ */
+void rnic_ring_free(struct rnic_ring *ring)
+{
+	rnic_mmap_remove(ring->region);
+	ring->region = NULL;
 }

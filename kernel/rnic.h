@@ -233,6 +233,28 @@ struct rnic_mmap {
 };
 
 /**
+ * struct rnic_ring - a ring shared with userspace (see "rnic rings" in
+ *	rnic-abi.h); the kernel side of struct rnic_ring_info
+ * @region: the mapped memory, a reference held by the ring
+ * @mask: entries - 1
+ * @entry_size: bytes per entry
+ * @producer: the producer index in @region
+ * @consumer: the consumer index in @region
+ * @slots: entry 0
+ *
+ * Whatever userspace can write is read with READ_ONCE()/smp_load_acquire()
+ * into a local and validated once.
+ */
+struct rnic_ring {
+	struct rnic_mmap *region;
+	u32 mask;
+	u32 entry_size;
+	u32 *producer;
+	u32 *consumer;
+	void *slots;
+};
+
+/**
  * struct rnic_pd - protection domain
  * @uobj: common header
  */
@@ -269,6 +291,12 @@ struct rnic_mr {
 	struct page **pages;
 	struct mm_struct *mm;
 };
+
+/* completion queues, channels, async events: types */
+
+/* queue pairs, multicast: types */
+
+/* shared receive queues, address handles: types */
 
 /* MR keys: index in the low bits, random above: 2^15 guesses per index. */
 #define RNIC_MR_INDEX_BITS	17
@@ -372,12 +400,31 @@ struct rnic_mmap *rnic_mmap_alloc(struct rnic_ctx *ctx, size_t size);
 u64 rnic_mmap_offset(const struct rnic_mmap *m);
 void rnic_mmap_remove(struct rnic_mmap *m);
 int rnic_mmap(struct rnic_ctx *ctx, struct vm_area_struct *vma);
+int rnic_ring_alloc(struct rnic_ctx *ctx, struct rnic_ring *ring,
+		    u32 entries, u32 entry_size, struct rnic_ring_info *info);
+void rnic_ring_free(struct rnic_ring *ring);
+
+/**
+ * rnic_ring_slot() - address of entry @index (free-running) of a ring
+ * @ring: the ring
+ * @index: any index; masked here
+ */
+static inline void *rnic_ring_slot(const struct rnic_ring *ring, u32 index)
+{
+	return ring->slots + (size_t)(index & ring->mask) * ring->entry_size;
+}
 
 /* pd.c, mr.c: the ioctls */
 int rnic_alloc_pd(struct rnic_ucmd *ucmd);
 int rnic_dealloc_pd(struct rnic_ucmd *ucmd);
 int rnic_reg_mr(struct rnic_ucmd *ucmd);
 int rnic_dereg_mr(struct rnic_ucmd *ucmd);
+
+/* completion queues, channels, async events: functions */
+
+/* queue pairs, multicast: functions */
+
+/* shared receive queues, address handles: functions */
 
 /* netlink.c: generic netlink family */
 int rnic_nl_init(void);

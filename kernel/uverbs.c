@@ -170,6 +170,9 @@ union rnic_ucmd_buffer {
 	struct rnic_alloc_pd alloc_pd;
 	struct rnic_destroy destroy;
 	struct rnic_reg_mr reg_mr;
+	/* completion queues, channels, async events */
+	/* queue pairs, multicast */
+	/* shared receive queues, address handles */
 };
 
 /**
@@ -210,6 +213,9 @@ static const struct rnic_ioctl_op rnic_ioctl_ops[] = {
 		      __reserved),
 	RNIC_IOCTL_OP(REG_MR, rnic_reg_mr, struct rnic_reg_mr, __reserved),
 	RNIC_IOCTL_OP(DEREG_MR, rnic_dereg_mr, struct rnic_destroy, __reserved),
+	/* completion queues, channels, async events */
+	/* queue pairs, multicast */
+	/* shared receive queues, address handles */
 };
 
 static long rnic_uverbs_ioctl(struct file *filp, unsigned int cmd,

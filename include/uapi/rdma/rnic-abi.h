@@ -82,6 +82,9 @@
  * @RNIC_CMD_DEALLOC_PD: &struct rnic_destroy
  * @RNIC_CMD_REG_MR: &struct rnic_reg_mr
  * @RNIC_CMD_DEREG_MR: &struct rnic_destroy
+ * @RNIC_CMD_CQ_BASE: first number of the CQ/channel/event family
+ * @RNIC_CMD_QP_BASE: first number of the QP/multicast family
+ * @RNIC_CMD_SRQ_BASE: first number of the SRQ/AH family
  */
 enum rnic_cmd {
 	RNIC_CMD_BASE = 0x80,
@@ -93,6 +96,15 @@ enum rnic_cmd {
 	RNIC_CMD_DEALLOC_PD,
 	RNIC_CMD_REG_MR,
 	RNIC_CMD_DEREG_MR,
+
+	/* completion queues, channels, async events */
+	RNIC_CMD_CQ_BASE = RNIC_CMD_BASE + 0x10,
+
+	/* queue pairs, multicast */
+	RNIC_CMD_QP_BASE = RNIC_CMD_BASE + 0x20,
+
+	/* shared receive queues, address handles */
+	RNIC_CMD_SRQ_BASE = RNIC_CMD_BASE + 0x30,
 };
 
 /**
@@ -379,6 +391,107 @@ struct rnic_reg_mr {
 	__u32 __reserved;
 };
 
+/**
+ * DOC: rnic rings
+ *
+ * Work queues and completion queues are rings in kernel memory that
+ * userspace maps (see "rnic objects and handles"). A ring has a power of
+ * two number of fixed-size entries and two free-running __u32 indexes, a
+ * producer and a consumer, each in its own cache line; entry i lives at
+ * entries_off + (i & (entries - 1)) * entry_size. All entries are usable:
+ * the ring is full when producer - consumer == entries. The producer
+ * writes an entry, then publishes it with a store-release of the producer
+ * index; the consumer reads the producer index with a load-acquire, reads
+ * the entries, then frees them with a store-release of the consumer index.
+ * The kernel reads every index and entry that userspace can write once
+ * and validates it: a lying index never makes it touch memory outside the
+ * ring.
+ */
+
+/**
+ * struct rnic_ring_info - where a ring lives in the mapping its create
+ *	ioctl returns
+ * @offset: mmap() offset of the region
+ * @size: bytes to map
+ * @entries: number of entries, a power of two
+ * @entry_size: bytes per entry
+ * @producer_off: offset of the __u32 producer index in the region
+ * @consumer_off: offset of the __u32 consumer index in the region
+ * @entries_off: offset of entry 0 in the region
+ */
+struct rnic_ring_info {
+	__aligned_u64 offset;
+	__u32 size;
+	__u32 entries;
+	__u32 entry_size;
+	__u32 producer_off;
+	__u32 consumer_off;
+	__u32 entries_off;
+};
+
+/**
+ * struct rnic_sge - one scatter/gather entry of a work request
+ * @addr: address (an MR's iova space)
+ * @length: bytes
+ * @lkey: the MR's local key
+ */
+struct rnic_sge {
+	__aligned_u64 addr;
+	__u32 length;
+	__u32 lkey;
+};
+
+/**
+ * struct rnic_recv_wqe - a receive work request in an RQ or SRQ ring
+ * @wr_id: returned in the completion
+ * @num_sge: entries used in @sge, at most the queue's max_sge
+ * @__reserved: must be 0
+ *
+ * The header is followed by @num_sge struct rnic_sge; the ring's
+ * entry_size leaves room for the queue's max_sge.
+ */
+struct rnic_recv_wqe {
+	__aligned_u64 wr_id;
+	__u32 num_sge;
+	__u32 __reserved;
+};
+
+/**
+ * struct rnic_ah_attr - an address, for address handles and connected QPs
+ * @dgid: destination GID, network byte order
+ * @flow_label: IPv6 flow label (20 bits)
+ * @sgid_index: source GID table index
+ * @hop_limit: hop limit / TTL
+ * @traffic_class: traffic class
+ * @sl: service level
+ * @is_global: the GRH fields are valid (required: RoCE has no LIDs)
+ * @port_num: local port, 1
+ * @static_rate: enum ibv_rate value
+ * @src_path_bits: source path bits
+ * @dlid: destination LID, must be 0
+ * @__reserved: must be 0
+ */
+struct rnic_ah_attr {
+	__u8 dgid[16];
+	__u32 flow_label;
+	__u8 sgid_index;
+	__u8 hop_limit;
+	__u8 traffic_class;
+	__u8 sl;
+	__u8 is_global;
+	__u8 port_num;
+	__u8 static_rate;
+	__u8 src_path_bits;
+	__u16 dlid;
+	__u16 __reserved;
+};
+
+/* completion queues, channels, async events: structs */
+
+/* queue pairs, multicast: structs */
+
+/* shared receive queues, address handles: structs */
+
 #define RNIC_IOCTL_QUERY_DEVICE _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_QUERY_DEVICE)
 #define RNIC_IOCTL_QUERY_PORT _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_QUERY_PORT)
 #define RNIC_IOCTL_QUERY_GID _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_QUERY_GID)
@@ -387,5 +500,11 @@ struct rnic_reg_mr {
 #define RNIC_IOCTL_DEALLOC_PD _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_DEALLOC_PD)
 #define RNIC_IOCTL_REG_MR _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_REG_MR)
 #define RNIC_IOCTL_DEREG_MR _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_DEREG_MR)
+
+/* completion queues, channels, async events: ioctls */
+
+/* queue pairs, multicast: ioctls */
+
+/* shared receive queues, address handles: ioctls */
 
 #endif /* _UAPI_RDMA_RNIC_ABI_H */

@@ -433,6 +433,129 @@ struct ibv_mr {
 };
 
 /**
+ * enum ibv_wc_opcode - what a work completion completed; receive
+ *	completions have IBV_WC_RECV set
+ */
+enum ibv_wc_opcode {
+	IBV_WC_SEND,
+	IBV_WC_RDMA_WRITE,
+	IBV_WC_RDMA_READ,
+	IBV_WC_COMP_SWAP,
+	IBV_WC_FETCH_ADD,
+	IBV_WC_BIND_MW,
+	IBV_WC_LOCAL_INV,
+	IBV_WC_TSO,
+	IBV_WC_ATOMIC_WRITE = 9,
+	IBV_WC_RECV = 1 << 7,
+	IBV_WC_RECV_RDMA_WITH_IMM,
+};
+
+/** enum ibv_wc_flags - struct ibv_wc.wc_flags bits */
+enum ibv_wc_flags {
+	IBV_WC_GRH = 1 << 0,
+	IBV_WC_WITH_IMM = 1 << 1,
+	IBV_WC_IP_CSUM_OK = 1 << 2,
+	IBV_WC_WITH_INV = 1 << 3,
+};
+
+/**
+ * struct ibv_wc - a work completion
+ * @wr_id: the work request's id
+ * @status: IBV_WC_SUCCESS or why it failed
+ * @opcode: what completed (valid for successful completions)
+ * @vendor_err: provider-specific error detail
+ * @byte_len: bytes received (receive completions)
+ * @imm_data: immediate data, network byte order (IBV_WC_WITH_IMM)
+ * @invalidated_rkey: the invalidated rkey (IBV_WC_WITH_INV)
+ * @qp_num: the local QP
+ * @src_qp: the remote QP (UD)
+ * @wc_flags: enum ibv_wc_flags bits
+ * @pkey_index: P_Key index (UD)
+ * @slid: source LID (0 on Ethernet)
+ * @sl: service level
+ * @dlid_path_bits: destination LID path bits
+ */
+struct ibv_wc {
+	uint64_t wr_id;
+	enum ibv_wc_status status;
+	enum ibv_wc_opcode opcode;
+	uint32_t vendor_err;
+	uint32_t byte_len;
+	union {
+		__be32 imm_data;
+		uint32_t invalidated_rkey;
+	};
+	uint32_t qp_num;
+	uint32_t src_qp;
+	unsigned int wc_flags;
+	uint16_t pkey_index;
+	uint16_t slid;
+	uint8_t sl;
+	uint8_t dlid_path_bits;
+};
+
+/* completion queues, channels, async events: types */
+
+/* queue pairs, multicast: types */
+
+/**
+ * struct ibv_global_route - the GRH part of an address
+ * @dgid: destination GID
+ * @flow_label: IPv6 flow label
+ * @sgid_index: source GID table index
+ * @hop_limit: hop limit / TTL
+ * @traffic_class: traffic class / DSCP+ECN
+ */
+struct ibv_global_route {
+	union ibv_gid dgid;
+	uint32_t flow_label;
+	uint8_t sgid_index;
+	uint8_t hop_limit;
+	uint8_t traffic_class;
+};
+
+/**
+ * struct ibv_grh - global route header, as received in the first 40 bytes
+ *	of a UD receive buffer
+ * @version_tclass_flow: IP version, traffic class and flow label
+ * @paylen: payload length
+ * @next_hdr: next header
+ * @hop_limit: hop limit
+ * @sgid: source GID
+ * @dgid: destination GID
+ */
+struct ibv_grh {
+	__be32 version_tclass_flow;
+	__be16 paylen;
+	uint8_t next_hdr;
+	uint8_t hop_limit;
+	union ibv_gid sgid;
+	union ibv_gid dgid;
+};
+
+/**
+ * struct ibv_ah_attr - an address: where packets go
+ * @grh: global route (RoCE: always, set @is_global)
+ * @dlid: destination LID (0 on Ethernet)
+ * @sl: service level
+ * @src_path_bits: source path bits
+ * @static_rate: enum ibv_rate limit
+ * @is_global: @grh is valid
+ * @port_num: local port, 1
+ */
+struct ibv_ah_attr {
+	struct ibv_global_route grh;
+	uint16_t dlid;
+	uint8_t sl;
+	uint8_t src_path_bits;
+	uint8_t static_rate;
+	uint8_t is_global;
+	uint8_t port_num;
+};
+
+/* shared receive queues, address handles: types */
+
+/**
  * ibv_get_device_list() - list the rnic devices present now
  * @num_devices: if not NULL, set to the number of devices in the list
  *
@@ -605,6 +728,12 @@ struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length,
  * RETURN: 0, or an errno value.
  */
 int ibv_dereg_mr(struct ibv_mr *mr);
+
+/* completion queues, channels, async events: functions */
+
+/* queue pairs, multicast: functions */
+
+/* shared receive queues, address handles: functions */
 
 /**
  * ibv_fork_init() - prepare for fork()
