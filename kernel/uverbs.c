@@ -181,15 +181,18 @@ union rnic_ucmd_buffer {
  * @min_size: the size of the first version of the struct
  * @ioctl_num: the full ioctl number
  * @execute: the handler; returns 0 or a negative errno
+ * @on_dead_device: also runs after the device was removed (destroy calls,
+ *	so that applications can clean up after IBV_EVENT_DEVICE_FATAL)
  */
 struct rnic_ioctl_op {
 	unsigned int size;
 	unsigned int min_size;
 	unsigned int ioctl_num;
 	int (*execute)(struct rnic_ucmd *ucmd);
+	bool on_dead_device;
 };
 
-#define RNIC_IOCTL_OP(_name, _fn, _struct, _last)			\
+#define __RNIC_IOCTL_OP(_name, _fn, _struct, _last, _dead)		\
 	[RNIC_CMD_##_name - RNIC_CMD_BASE] = {				\
 		.size = sizeof(_struct) +				\
 			BUILD_BUG_ON_ZERO(sizeof(union rnic_ucmd_buffer) < \
@@ -197,7 +200,13 @@ struct rnic_ioctl_op {
 		.min_size = offsetofend(_struct, _last),		\
 		.ioctl_num = RNIC_IOCTL_##_name,			\
 		.execute = _fn,						\
+		.on_dead_device = _dead,				\
 	}
+#define RNIC_IOCTL_OP(_name, _fn, _struct, _last)			\
+	__RNIC_IOCTL_OP(_name, _fn, _struct, _last, false)
+/* Destroy calls take a struct rnic_destroy and work on a dead device. */
+#define RNIC_DESTROY_OP(_name, _fn)					\
+	__RNIC_IOCTL_OP(_name, _fn, struct rnic_destroy, __reserved, true)
 
 static const struct rnic_ioctl_op rnic_ioctl_ops[] = {
 	RNIC_IOCTL_OP(QUERY_DEVICE, rnic_query_device,
@@ -209,10 +218,9 @@ static const struct rnic_ioctl_op rnic_ioctl_ops[] = {
 	RNIC_IOCTL_OP(QUERY_PKEY, rnic_query_pkey,
 		      struct rnic_query_pkey, __reserved),
 	RNIC_IOCTL_OP(ALLOC_PD, rnic_alloc_pd, struct rnic_alloc_pd, __reserved),
-	RNIC_IOCTL_OP(DEALLOC_PD, rnic_dealloc_pd, struct rnic_destroy,
-		      __reserved),
+	RNIC_DESTROY_OP(DEALLOC_PD, rnic_dealloc_pd),
 	RNIC_IOCTL_OP(REG_MR, rnic_reg_mr, struct rnic_reg_mr, __reserved),
-	RNIC_IOCTL_OP(DEREG_MR, rnic_dereg_mr, struct rnic_destroy, __reserved),
+	RNIC_DESTROY_OP(DEREG_MR, rnic_dereg_mr),
 	/* completion queues, channels, async events */
 	/* queue pairs, multicast */
 	/* shared receive queues, address handles */
@@ -251,7 +259,7 @@ static long rnic_uverbs_ioctl(struct file *filp, unsigned int cmd,
 		return ret;
 
 	down_read(&rdev->live_rwsem);
-	if (rdev->live)
+	if (rdev->live || op->on_dead_device)
 		ret = op->execute(&ucmd);
 	else
 		ret = -ENODEV;
