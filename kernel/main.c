@@ -328,8 +328,9 @@ static void rnic_dev_unpublish(struct rnic_dev *rdev)
  * @rdev: device, no longer findable in the registry
  *
  * Waits for running ioctls, makes every later call on an open context fail
- * with ENODEV, unbinds the netdev, removes the char device and sysfs entry
- * and drops the registry's reference. Open contexts keep the memory until
+ * with ENODEV, raises IBV_EVENT_DEVICE_FATAL in every open context, unbinds
+ * the netdev, removes the char device and sysfs entry and drops the
+ * registry's reference. Open contexts keep the memory until
  * they are closed.
  *
  * Context: process; may be called under rtnl_lock and rnic_devs_lock.
@@ -339,6 +340,8 @@ static void rnic_dev_remove(struct rnic_dev *rdev)
 	down_write(&rdev->live_rwsem);
 	rdev->live = false;
 	up_write(&rdev->live_rwsem);
+	/* Tell every open context (event.c). */
+	rnic_dev_async_event(rdev, RNIC_EVENT_DEVICE_FATAL);
 
 	rnic_netdev_unbind(rdev);
 	cdev_device_del(&rdev->cdev, &rdev->dev);

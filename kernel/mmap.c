@@ -12,15 +12,54 @@
  */
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
 #include "rnic.h"
 
+/**
+ * rnic_charge_pinned() - charge pages to the caller's mm->pinned_vm
+ * @npages: pages about to be pinned or allocated for userspace
+ *
+ * Checked against RLIMIT_MEMLOCK unless the caller has CAP_IPC_LOCK, as
+ * the kernel's RDMA stack does.
+ *
+ * Return: the mm charged, with a mmgrab() reference for
+ * rnic_uncharge_pinned(), or ERR_PTR(-ENOMEM) beyond the limit.
+ */
+struct mm_struct *rnic_charge_pinned(unsigned long npages)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	u64 pinned;
+
+	pinned = atomic64_add_return(npages, &mm->pinned_vm);
+	if (pinned > limit && !capable(CAP_IPC_LOCK)) {
+		atomic64_sub(npages, &mm->pinned_vm);
+		return ERR_PTR(-ENOMEM);
+	}
+	mmgrab(mm);
+	return mm;
+}
+
+/**
+ * rnic_uncharge_pinned() - undo rnic_charge_pinned()
+ * @mm: the mm it returned
+ * @npages: the pages it charged
+ */
+void rnic_uncharge_pinned(struct mm_struct *mm, unsigned long npages)
+{
+	atomic64_sub(npages, &mm->pinned_vm);
+	mmdrop(mm);
+}
+
 static void rnic_mmap_put(struct rnic_mmap *m)
 {
 	if (refcount_dec_and_test(&m->ref)) {
 		vfree(m->vaddr);
+		rnic_uncharge_pinned(m->mm, m->size >> PAGE_SHIFT);
 		kfree(m);
 	}
 }
@@ -29,6 +68,9 @@ static void rnic_mmap_put(struct rnic_mmap *m)
  * rnic_mmap_alloc() - allocate zeroed memory that a context may map
  * @ctx: the context
  * @size: bytes; rounded up to pages
+ *
+ * The memory is charged to the caller's pinned_vm like a memory region
+ * (RLIMIT_MEMLOCK), until the last mapping of it is gone.
  *
  * Context: process.
  * Return: the region, one reference held by the caller, mappable at once
@@ -44,10 +86,15 @@ struct rnic_mmap *rnic_mmap_alloc(struct rnic_ctx *ctx, size_t size)
 	if (!m)
 		return ERR_PTR(-ENOMEM);
 	m->size = PAGE_ALIGN(size);
+	m->mm = rnic_charge_pinned(m->size >> PAGE_SHIFT);
+	if (IS_ERR(m->mm)) {
+		ret = PTR_ERR(m->mm);
+		goto err_free;
+	}
 	m->vaddr = vmalloc_user(m->size);
 	if (!m->vaddr) {
 		ret = -ENOMEM;
-		goto err_free;
+		goto err_uncharge;
 	}
 	refcount_set(&m->ref, 1);
 	m->ctx = ctx;
@@ -60,6 +107,8 @@ struct rnic_mmap *rnic_mmap_alloc(struct rnic_ctx *ctx, size_t size)
 
 err_vfree:
 	vfree(m->vaddr);
+err_uncharge:
+	rnic_uncharge_pinned(m->mm, m->size >> PAGE_SHIFT);
 err_free:
 	kfree(m);
 	return ERR_PTR(ret == -EBUSY ? -ENOMEM : ret);

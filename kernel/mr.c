@@ -29,30 +29,6 @@ static bool rnic_access_writable(u32 access)
 			 RNIC_ACCESS_REMOTE_ATOMIC);
 }
 
-/* Charge @npages to current->mm->pinned_vm; -ENOMEM beyond the rlimit. */
-static int rnic_mr_charge(struct rnic_mr *mr, unsigned long npages)
-{
-	struct mm_struct *mm = current->mm;
-	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
-	u64 pinned;
-
-	pinned = atomic64_add_return(npages, &mm->pinned_vm);
-	if (pinned > limit && !capable(CAP_IPC_LOCK)) {
-		atomic64_sub(npages, &mm->pinned_vm);
-		return -ENOMEM;
-	}
-	mmgrab(mm);
-	mr->mm = mm;
-	return 0;
-}
-
-static void rnic_mr_uncharge(struct rnic_mr *mr, unsigned long npages)
-{
-	atomic64_sub(npages, &mr->mm->pinned_vm);
-	mmdrop(mr->mm);
-	mr->mm = NULL;
-}
-
 static int rnic_mr_pin(struct rnic_mr *mr, u64 addr)
 {
 	unsigned long start = addr & PAGE_MASK;
@@ -65,9 +41,9 @@ static int rnic_mr_pin(struct rnic_mr *mr, u64 addr)
 	mr->npages = (PAGE_ALIGN(addr + mr->length) - start) >> PAGE_SHIFT;
 	mr->offset = addr & ~PAGE_MASK;
 
-	ret = rnic_mr_charge(mr, mr->npages);
-	if (ret)
-		return ret;
+	mr->mm = rnic_charge_pinned(mr->npages);
+	if (IS_ERR(mr->mm))
+		return PTR_ERR(mr->mm);
 	mr->pages = kvcalloc(mr->npages, sizeof(*mr->pages),
 			     GFP_KERNEL_ACCOUNT);
 	if (!mr->pages) {
@@ -95,7 +71,7 @@ err_unpin:
 	unpin_user_pages(mr->pages, done);
 	kvfree(mr->pages);
 err_uncharge:
-	rnic_mr_uncharge(mr, mr->npages);
+	rnic_uncharge_pinned(mr->mm, mr->npages);
 	return ret;
 }
 
@@ -104,7 +80,7 @@ static void rnic_mr_unpin(struct rnic_mr *mr)
 	unpin_user_pages_dirty_lock(mr->pages, mr->npages,
 				    rnic_access_writable(mr->access));
 	kvfree(mr->pages);
-	rnic_mr_uncharge(mr, mr->npages);
+	rnic_uncharge_pinned(mr->mm, mr->npages);
 }
 
 static void rnic_mr_account(struct rnic_mr *mr, int sign)

@@ -41,7 +41,8 @@ void rnic_port_init(struct rnic_dev *rdev)
 	gid->valid = true;
 }
 
-static void rnic_gid_add(struct rnic_port *port, const struct in6_addr *addr)
+/* Returns whether the table changed. */
+static bool rnic_gid_add(struct rnic_port *port, const struct in6_addr *addr)
 {
 	int i, free = -1;
 
@@ -51,18 +52,20 @@ static void rnic_gid_add(struct rnic_port *port, const struct in6_addr *addr)
 			if (free < 0)
 				free = i;
 		} else if (!memcmp(port->gids[i].raw, addr, sizeof(*addr))) {
-			return;
+			return false;
 		}
 	}
 	if (free < 0) {
 		pr_debug("rnic: GID table full, %pI6 not added\n", addr);
-		return;
+		return false;
 	}
 	memcpy(port->gids[free].raw, addr, sizeof(*addr));
 	port->gids[free].valid = true;
+	return true;
 }
 
-static void rnic_gid_del(struct rnic_port *port, const struct in6_addr *addr)
+/* Returns whether the table changed. */
+static bool rnic_gid_del(struct rnic_port *port, const struct in6_addr *addr)
 {
 	int i;
 
@@ -72,9 +75,10 @@ static void rnic_gid_del(struct rnic_port *port, const struct in6_addr *addr)
 		if (port->gids[i].valid &&
 		    !memcmp(port->gids[i].raw, addr, sizeof(*addr))) {
 			memset(&port->gids[i], 0, sizeof(port->gids[i]));
-			return;
+			return true;
 		}
 	}
+	return false;
 }
 
 static u8 rnic_netdev_port_state(const struct net_device *netdev)
@@ -106,21 +110,34 @@ static void rnic_for_bound_port(const struct net_device *netdev,
 	spin_unlock_bh(&rnic_bind_lock);
 }
 
+/* Port changes raise asynchronous events in the device's contexts. */
+static void rnic_port_event(struct rnic_port *port, u32 event_type)
+{
+	rnic_dev_async_event(container_of(port, struct rnic_dev, port),
+			     event_type);
+}
+
 static void rnic_port_gid_add(struct rnic_port *port, const void *addr)
 {
-	rnic_gid_add(port, addr);
+	if (rnic_gid_add(port, addr))
+		rnic_port_event(port, RNIC_EVENT_GID_CHANGE);
 }
 
 static void rnic_port_gid_del(struct rnic_port *port, const void *addr)
 {
-	rnic_gid_del(port, addr);
+	if (rnic_gid_del(port, addr))
+		rnic_port_event(port, RNIC_EVENT_GID_CHANGE);
 }
 
 static void rnic_port_sync(struct rnic_port *port, const void *arg)
 {
 	const struct net_device *netdev = arg;
+	u8 state = rnic_netdev_port_state(netdev);
 
-	port->state = rnic_netdev_port_state(netdev);
+	if (state != port->state)
+		rnic_port_event(port, state == RNIC_PORT_ACTIVE ?
+				RNIC_EVENT_PORT_ACTIVE : RNIC_EVENT_PORT_ERR);
+	port->state = state;
 	port->netdev_mtu = READ_ONCE(netdev->mtu);
 }
 

@@ -56,6 +56,7 @@
 #define RNIC_WIDTH_4X		2
 #define RNIC_SPEED_EDR		32
 #define RNIC_ATOMIC_HCA		1
+#define RNIC_DEVICE_PORT_ACTIVE_EVENT	BIT(10)
 #define RNIC_DEVICE_SYS_IMAGE_GUID	BIT(11)
 #define RNIC_PORT_IP_BASED_GIDS		BIT(26)
 
@@ -223,6 +224,8 @@ struct rnic_ctx {
  * @key: mmap offset in pages, the index in @ctx->mmaps
  * @vaddr: the memory, vmalloc_user()
  * @size: bytes, a page multiple
+ * @mm: the address space whose pinned_vm pays for @size, a mmgrab()
+ *	reference
  */
 struct rnic_mmap {
 	refcount_t ref;
@@ -230,6 +233,7 @@ struct rnic_mmap {
 	u32 key;
 	void *vaddr;
 	size_t size;
+	struct mm_struct *mm;
 };
 
 /**
@@ -276,7 +280,7 @@ struct rnic_pd {
  * @npages: entries in @pages
  * @pages: the pinned pages
  * @mm: address space charged for the pages (pinned_vm), a mmgrab()
- *	reference; NULL if the owner had CAP_IPC_LOCK
+ *	reference
  */
 struct rnic_mr {
 	struct rnic_uobj uobj;
@@ -294,9 +298,249 @@ struct rnic_mr {
 
 /* completion queues, channels, async events: types */
 
+/*
+ * Event locks (event.c, cq.c): rnic_cq.lock -> a channel's queue lock;
+ * rnic_port.lock -> rnic_async_lock, which protects every asynchronous
+ * event queue, the list of them and every struct rnic_evobj. The queue
+ * locks are taken with _irqsave, so events may be raised from any context
+ * but hard interrupts of code that holds them.
+ */
+
+struct rnic_evq;
+
+/**
+ * struct rnic_event - one event queued on a completion channel or an
+ *	asynchronous event queue
+ * @node: entry in the queue's list; empty while not queued
+ * @obj_node: asynchronous event about an object: entry in the object's
+ *	rnic_evobj.events
+ * @counter: incremented (under the queue's lock) when userspace reads the
+ *	event; NULL if nobody counts
+ * @seq: the queue's sequence number for it, given when it is queued
+ * @dynamic: allocated when queued and freed when read or dropped; false
+ *	for events embedded in their owner (a CQ's completion event, a
+ *	queue's IBV_EVENT_DEVICE_FATAL)
+ * @desc: what read() returns
+ */
+struct rnic_event {
+	struct list_head node;
+	struct list_head obj_node;
+	u32 *counter;
+	u64 seq;
+	bool dynamic;
+	struct rnic_event_desc desc;
+};
+
+/**
+ * struct rnic_event_counts - events userspace read about an object
+ * @comp: completion events (CQs)
+ * @async: asynchronous events
+ */
+struct rnic_event_counts {
+	u32 comp;
+	u32 async;
+};
+
+/**
+ * struct rnic_evobj - what an object with asynchronous events (CQ, QP,
+ *	SRQ) embeds; rnic_evobj_init() at creation, rnic_evobj_fini() in its
+ *	destroy callback
+ * @user_handle: from the create ioctl, the element of the object's events
+ * @events: its asynchronous events not read yet; rnic_async_lock
+ * @async_reported: its asynchronous events userspace read; rnic_async_lock
+ * @counts: set by rnic_evobj_destroy() while it destroys the object, so
+ *	that the destroy callback can report into it; NULL otherwise
+ */
+struct rnic_evobj {
+	u64 user_handle;
+	struct list_head events;
+	u32 async_reported;
+	struct rnic_event_counts *counts;
+};
+
+/**
+ * struct rnic_channel - a completion channel
+ * @uobj: common header; a CQ using the channel holds a reference, so
+ *	destroying a used channel is EBUSY
+ * @evq: its event queue, a counted reference; the channel's file holds
+ *	another, so the queue outlives whichever of the two goes first
+ */
+struct rnic_channel {
+	struct rnic_uobj uobj;
+	struct rnic_evq *evq;
+};
+
+/**
+ * struct rnic_cq - completion queue
+ * @uobj: common header; a QP using the CQ holds a reference for its life
+ * @ev: asynchronous event state (IBV_EVENT_CQ_ERR)
+ * @channel: its completion channel, a counted reference; or NULL
+ * @comp_vector: as created; rnic has one event path for every vector
+ * @lock: the producer lock: protects @ring, @arm, @producer and
+ *	@notify_seq; taken with _bh (the data path may run in softirq)
+ * @ring: the CQE ring (struct rnic_cqe); resize replaces it under @lock
+ * @arm: the arm word in @ring's region, written by userspace only (DOC
+ *	"rnic CQ notification")
+ * @producer: the producer index; the kernel's copy is the truth, the one
+ *	in @ring is written from it
+ * @notify_seq: sequence number of the last arming acted on; U32_MAX (no
+ *	30-bit sequence number) before the first
+ * @comp_event: its completion event, queued on @channel at most once
+ * @comp_reported: completion events userspace read; the channel queue's
+ *	lock
+ *
+ * The data path adds CQEs under @lock: it reads the consumer index with
+ * smp_load_acquire() (a value more than the ring size behind @producer is
+ * an overrun, IBV_EVENT_CQ_ERR), writes the entry, publishes @producer
+ * with smp_store_release() and then calls rnic_cq_notify().
+ */
+struct rnic_cq {
+	struct rnic_uobj uobj;
+	struct rnic_evobj ev;
+	struct rnic_channel *channel;
+	u32 comp_vector;
+	spinlock_t lock; /* see above */
+	struct rnic_ring ring;
+	u32 *arm;
+	u32 producer;
+	u32 notify_seq;
+	struct rnic_event comp_event;
+	u32 comp_reported;
+};
+
+static inline struct rnic_cq *to_rnic_cq(struct rnic_uobj *uobj)
+{
+	return container_of(uobj, struct rnic_cq, uobj);
+}
+
 /* queue pairs, multicast: types */
 
+/* QP numbers: 24 bits; 0 and 1 name the special QPs of IB, never used. */
+#define RNIC_QPN_MASK		0xffffff
+#define RNIC_QPN_FIRST		2
+
+/**
+ * struct rnic_mcast_grp - a multicast group of a device
+ * @node: entry in its device's bucket (mcast.c); added and removed under
+ *	rnic_mcast_lock, walked under rcu_read_lock()
+ * @gid: the multicast GID, network byte order
+ * @nqps: QPs attached, at most RNIC_MAX_MCAST_QP; rnic_mcast_lock
+ * @qps: the attachments, struct rnic_mcast_attach.grp_node; changed
+ *	under rnic_mcast_lock, walked under rcu_read_lock()
+ * @rcu: for kfree_rcu()
+ *
+ * A group exists while a QP is attached to it: detaching the last QP
+ * frees it after a grace period.
+ */
+struct rnic_mcast_grp {
+	struct hlist_node node;
+	u8 gid[16];
+	u32 nqps;
+	struct list_head qps;
+	struct rcu_head rcu;
+};
+
+/**
+ * struct rnic_mcast_attach - one QP attached to one group
+ * @grp_node: entry in @grp->qps (RCU list)
+ * @qp_node: entry in @qp->mcast; rnic_mcast_lock
+ * @qp: the QP
+ * @grp: the group
+ * @rcu: for kfree_rcu()
+ *
+ * Data path readers walk a group's attachments under rcu_read_lock(); a
+ * QP reached that way stays allocated until rcu_read_unlock(): destroying
+ * a QP detaches it, then waits for a grace period before the QP is freed.
+ */
+struct rnic_mcast_attach {
+	struct list_head grp_node;
+	struct list_head qp_node;
+	struct rnic_qp *qp;
+	struct rnic_mcast_grp *grp;
+	struct rcu_head rcu;
+};
+
 /* shared receive queues, address handles: types */
+
+/**
+ * struct rnic_srq - shared receive queue
+ * @uobj: common header; every QP attached to the SRQ holds a reference
+ *	for its whole life, so destroying a used SRQ is EBUSY
+ * @pd: its protection domain, a counted reference (pd->uobj.users)
+ * @ev: asynchronous event state (IBV_EVENT_SRQ_LIMIT_REACHED,
+ *	IBV_EVENT_SRQ_ERR); its user_handle is the events' element
+ * @ring: the receive ring; userspace produces entries (struct
+ *	rnic_recv_wqe + @max_sge struct rnic_sge), the data path consumes
+ *	them; never trusted (see "rnic rings")
+ * @max_wr: entries in @ring, a power of two; fixed (no resize)
+ * @max_sge: scatter/gather entries per entry; fixed
+ * @lock: protects @limit, and serialises the consumers of @ring (the
+ *	responders of every QP attached); taken with _bh, the data path may
+ *	run in softirq context
+ * @limit: the armed SRQ limit, 0 when not armed. RNIC_IOCTL_MODIFY_SRQ
+ *	arms it; the data path, after taking a WQE, raises
+ *	IBV_EVENT_SRQ_LIMIT_REACHED (rnic_async_event() on @ev) if fewer
+ *	than @limit are left and sets @limit to 0 in the same critical
+ *	section, so the event fires once per arming.
+ */
+struct rnic_srq {
+	struct rnic_uobj uobj;
+	struct rnic_pd *pd;
+	struct rnic_evobj ev;
+	struct rnic_ring ring;
+	u32 max_wr;
+	u32 max_sge;
+	spinlock_t lock; /* see above */
+	u32 limit;
+};
+
+/**
+ * struct rnic_av - a validated address: where packets to a peer go
+ * @dgid: destination GID, network byte order
+ * @sgid: source GID, copied from the GID table entry @sgid_index when
+ *	the address was validated; kept if the entry changes later
+ * @flow_label: IPv6 flow label, 20 bits
+ * @sgid_index: GID table index @sgid came from
+ * @hop_limit: IPv6 hop limit, or the IPv4 TTL when @ipv4
+ * @traffic_class: IPv6 traffic class, or the IPv4 TOS when @ipv4
+ * @sl: service level, below 16
+ * @static_rate: an enum ibv_rate value
+ * @ipv4: @sgid is IPv4-mapped (::ffff:a.b.c.d): RoCEv2 over IPv4
+ *
+ * Built by rnic_av_from_attr() and never changed afterwards, so readers
+ * need no lock.
+ */
+struct rnic_av {
+	u8 dgid[16];
+	u8 sgid[16];
+	u32 flow_label;
+	u8 sgid_index;
+	u8 hop_limit;
+	u8 traffic_class;
+	u8 sl;
+	u8 static_rate;
+	bool ipv4;
+};
+
+/**
+ * struct rnic_ah - address handle
+ * @uobj: common header
+ * @pd: its protection domain, a counted reference (pd->uobj.users)
+ * @av: the address, immutable
+ *
+ * The data path will find an AH by the handle of a UD send WQE in the
+ * QP's own context, check that @pd is the QP's and copy @av, keeping
+ * nothing after the WQE was taken. It must not do so with
+ * rnic_uobj_get(): uobj.users also decides EBUSY on destroy and is dropped
+ * unconditionally when the context closes; the data path needs a lifetime
+ * reference (or RCU) of its own, and the context must stop its QPs before
+ * it destroys AHs.
+ */
+struct rnic_ah {
+	struct rnic_uobj uobj;
+	struct rnic_pd *pd;
+	struct rnic_av av;
+};
 
 /* MR keys: index in the low bits, random above: 2^15 guesses per index. */
 #define RNIC_MR_INDEX_BITS	17
@@ -396,6 +640,8 @@ int rnic_uobj_destroy(struct rnic_ctx *ctx, u32 handle,
 void rnic_uobj_destroy_all(struct rnic_ctx *ctx);
 
 /* mmap.c: memory shared with userspace */
+struct mm_struct *rnic_charge_pinned(unsigned long npages);
+void rnic_uncharge_pinned(struct mm_struct *mm, unsigned long npages);
 struct rnic_mmap *rnic_mmap_alloc(struct rnic_ctx *ctx, size_t size);
 u64 rnic_mmap_offset(const struct rnic_mmap *m);
 void rnic_mmap_remove(struct rnic_mmap *m);
@@ -421,10 +667,105 @@ int rnic_reg_mr(struct rnic_ucmd *ucmd);
 int rnic_dereg_mr(struct rnic_ucmd *ucmd);
 
 /* completion queues, channels, async events: functions */
+int rnic_create_async_fd(struct rnic_ucmd *ucmd);
+int rnic_create_comp_channel(struct rnic_ucmd *ucmd);
+int rnic_destroy_comp_channel(struct rnic_ucmd *ucmd);
+void rnic_async_ctx_close(struct rnic_ctx *ctx);
+void rnic_channel_event(struct rnic_channel *channel, struct rnic_event *ev);
+u32 rnic_channel_drop(struct rnic_channel *channel, struct rnic_event *ev);
+void rnic_evobj_init(struct rnic_evobj *obj, u64 user_handle);
+void rnic_evobj_fini(struct rnic_evobj *obj);
+int rnic_evobj_destroy(struct rnic_ctx *ctx, u32 handle,
+		       enum rnic_obj_type type,
+		       struct rnic_evobj *(*to_evobj)(struct rnic_uobj *uobj),
+		       struct rnic_event_counts *counts);
+void rnic_async_event(struct rnic_ctx *ctx, u32 event_type,
+		      struct rnic_evobj *obj, u32 port_num);
+void rnic_dev_async_event(struct rnic_dev *rdev, u32 event_type);
+int rnic_create_cq(struct rnic_ucmd *ucmd);
+int rnic_resize_cq(struct rnic_ucmd *ucmd);
+int rnic_destroy_cq(struct rnic_ucmd *ucmd);
+void rnic_cq_notify(struct rnic_cq *cq, bool solicited);
 
 /* queue pairs, multicast: functions */
 
+/**
+ * struct rnic_qp - queue pair
+ * @uobj: common header
+ * @pd: its protection domain, a counted reference (pd->uobj.users)
+ * @send_cq: the send CQ, a counted reference (cq->uobj.users)
+ * @recv_cq: the receive CQ, a counted reference of its own (a CQ that is
+ *	both holds two)
+ * @srq: the SRQ the QP receives from, a counted reference; or NULL
+ * @ev: asynchronous event state (IBV_EVENT_SQ_DRAINED, and the data
+ *	path's QP events)
+ * @qpn: QP number, the index of the QP in the module's QP table (qp.c:
+ *	an xarray over all devices, so that numbers are not reused soon)
+ * @type: enum rnic_qp_type
+ * @sq_sig_all: every send work request completes with a CQE
+ * @cap: queue sizes granted at creation, fixed
+ * @sq: the send ring; .region is NULL if @cap.max_send_wr is 0
+ * @rq: the receive ring; .region is NULL with an SRQ or if
+ *	@cap.max_recv_wr is 0
+ * @lock: protects @attr and @av; taken with _bh, the data path may run in
+ *	softirq context
+ * @attr: the attributes as RNIC_IOCTL_MODIFY_QP last set them;
+ *	@attr.qp_state is the QP's state
+ * @av: @attr.ah_attr validated, its source GID resolved when it was set;
+ *	meaningful once RNIC_QP_AV was set (RTR and later, RC and UC)
+ * @mcast: the groups the QP is attached to (struct
+ *	rnic_mcast_attach.qp_node), UD only; rnic_mcast_lock
+ *
+ * Defined here rather than with the family's types: it embeds struct
+ * rnic_av, which comes after them.
+ *
+ * Lock order: @lock -> rnic_port.lock. rnic_mcast_lock (a mutex, mcast.c)
+ * is never taken under @lock.
+ */
+struct rnic_qp {
+	struct rnic_uobj uobj;
+	struct rnic_pd *pd;
+	struct rnic_cq *send_cq;
+	struct rnic_cq *recv_cq;
+	struct rnic_srq *srq;
+	struct rnic_evobj ev;
+	u32 qpn;
+	u32 type;
+	bool sq_sig_all;
+	struct rnic_qp_cap cap;
+	struct rnic_ring sq;
+	struct rnic_ring rq;
+	spinlock_t lock; /* see above */
+	struct rnic_qp_attr attr;
+	struct rnic_av av;
+	struct list_head mcast;
+};
+
+static inline struct rnic_qp *to_rnic_qp(struct rnic_uobj *uobj)
+{
+	return container_of(uobj, struct rnic_qp, uobj);
+}
+
+/* qp.c, qp_state.c, mcast.c: the ioctls and their helpers */
+int rnic_create_qp(struct rnic_ucmd *ucmd);
+int rnic_modify_qp(struct rnic_ucmd *ucmd);
+int rnic_query_qp(struct rnic_ucmd *ucmd);
+int rnic_destroy_qp(struct rnic_ucmd *ucmd);
+int rnic_attach_mcast(struct rnic_ucmd *ucmd);
+int rnic_detach_mcast(struct rnic_ucmd *ucmd);
+bool rnic_gid_is_mcast(const u8 *gid);
+bool rnic_mcast_attached(struct rnic_qp *qp);
+void rnic_mcast_detach_all(struct rnic_qp *qp);
+
 /* shared receive queues, address handles: functions */
+int rnic_create_srq(struct rnic_ucmd *ucmd);
+int rnic_modify_srq(struct rnic_ucmd *ucmd);
+int rnic_query_srq(struct rnic_ucmd *ucmd);
+int rnic_destroy_srq(struct rnic_ucmd *ucmd);
+int rnic_av_from_attr(struct rnic_dev *rdev, const struct rnic_ah_attr *attr,
+		      struct rnic_av *av);
+int rnic_create_ah(struct rnic_ucmd *ucmd);
+int rnic_destroy_ah(struct rnic_ucmd *ucmd);
 
 /* netlink.c: generic netlink family */
 int rnic_nl_init(void);

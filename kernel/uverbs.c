@@ -46,7 +46,8 @@ static int rnic_query_device(struct rnic_ucmd *ucmd)
 	cmd->out_sys_image_guid = rdev->node_guid;
 	cmd->out_max_mr_size = RNIC_MAX_MR_SIZE;
 	cmd->out_page_size_cap = PAGE_SIZE;
-	cmd->out_device_cap_flags = RNIC_DEVICE_SYS_IMAGE_GUID;
+	cmd->out_device_cap_flags = RNIC_DEVICE_PORT_ACTIVE_EVENT |
+				    RNIC_DEVICE_SYS_IMAGE_GUID;
 	cmd->out_fw_ver = (u64)RNIC_VERSION_MAJOR << 32 |
 			  RNIC_VERSION_MINOR << 16 | RNIC_VERSION_PATCH;
 	cmd->out_vendor_id = 0;
@@ -171,8 +172,23 @@ union rnic_ucmd_buffer {
 	struct rnic_destroy destroy;
 	struct rnic_reg_mr reg_mr;
 	/* completion queues, channels, async events */
+	struct rnic_create_async_fd create_async_fd;
+	struct rnic_create_comp_channel create_comp_channel;
+	struct rnic_create_cq create_cq;
+	struct rnic_resize_cq resize_cq;
+	struct rnic_destroy_cq destroy_cq;
 	/* queue pairs, multicast */
+	struct rnic_create_qp create_qp;
+	struct rnic_modify_qp modify_qp;
+	struct rnic_query_qp query_qp;
+	struct rnic_destroy_qp destroy_qp;
+	struct rnic_attach_mcast attach_mcast;
 	/* shared receive queues, address handles */
+	struct rnic_create_srq create_srq;
+	struct rnic_modify_srq modify_srq;
+	struct rnic_query_srq query_srq;
+	struct rnic_destroy_srq destroy_srq;
+	struct rnic_create_ah create_ah;
 };
 
 /**
@@ -222,8 +238,40 @@ static const struct rnic_ioctl_op rnic_ioctl_ops[] = {
 	RNIC_IOCTL_OP(REG_MR, rnic_reg_mr, struct rnic_reg_mr, __reserved),
 	RNIC_DESTROY_OP(DEREG_MR, rnic_dereg_mr),
 	/* completion queues, channels, async events */
+	RNIC_IOCTL_OP(CREATE_ASYNC_FD, rnic_create_async_fd,
+		      struct rnic_create_async_fd, __reserved),
+	RNIC_IOCTL_OP(CREATE_COMP_CHANNEL, rnic_create_comp_channel,
+		      struct rnic_create_comp_channel, out_fd),
+	RNIC_DESTROY_OP(DESTROY_COMP_CHANNEL, rnic_destroy_comp_channel),
+	RNIC_IOCTL_OP(CREATE_CQ, rnic_create_cq, struct rnic_create_cq,
+		      out_ring),
+	RNIC_IOCTL_OP(RESIZE_CQ, rnic_resize_cq, struct rnic_resize_cq,
+		      out_ring),
+	__RNIC_IOCTL_OP(DESTROY_CQ, rnic_destroy_cq, struct rnic_destroy_cq,
+			out_async_events_reported, true),
 	/* queue pairs, multicast */
+	RNIC_IOCTL_OP(CREATE_QP, rnic_create_qp, struct rnic_create_qp,
+		      out_rq),
+	RNIC_IOCTL_OP(MODIFY_QP, rnic_modify_qp, struct rnic_modify_qp, attr),
+	RNIC_IOCTL_OP(QUERY_QP, rnic_query_qp, struct rnic_query_qp, out_cap),
+	__RNIC_IOCTL_OP(DESTROY_QP, rnic_destroy_qp, struct rnic_destroy_qp,
+			out_async_events_reported, true),
+	RNIC_IOCTL_OP(ATTACH_MCAST, rnic_attach_mcast, struct rnic_attach_mcast,
+		      gid),
+	/* Detaching is cleaning up: it works on a removed device too. */
+	__RNIC_IOCTL_OP(DETACH_MCAST, rnic_detach_mcast,
+			struct rnic_attach_mcast, gid, true),
 	/* shared receive queues, address handles */
+	RNIC_IOCTL_OP(CREATE_SRQ, rnic_create_srq, struct rnic_create_srq,
+		      out_ring),
+	RNIC_IOCTL_OP(MODIFY_SRQ, rnic_modify_srq, struct rnic_modify_srq,
+		      srq_limit),
+	RNIC_IOCTL_OP(QUERY_SRQ, rnic_query_srq, struct rnic_query_srq,
+		      out_srq_limit),
+	__RNIC_IOCTL_OP(DESTROY_SRQ, rnic_destroy_srq, struct rnic_destroy_srq,
+			out_async_events_reported, true),
+	RNIC_IOCTL_OP(CREATE_AH, rnic_create_ah, struct rnic_create_ah, attr),
+	RNIC_DESTROY_OP(DESTROY_AH, rnic_destroy_ah),
 };
 
 static long rnic_uverbs_ioctl(struct file *filp, unsigned int cmd,
@@ -270,13 +318,16 @@ static long rnic_uverbs_ioctl(struct file *filp, unsigned int cmd,
 static int rnic_uverbs_mmap(struct file *filp, struct vm_area_struct *vma)
 {
 	struct rnic_ctx *ctx = filp->private_data;
-	struct rnic_dev *rdev = ctx->dev;
-	int ret;
 
-	down_read(&rdev->live_rwsem);
-	ret = rdev->live ? rnic_mmap(ctx, vma) : -ENODEV;
-	up_read(&rdev->live_rwsem);
-	return ret;
+	/*
+	 * Not under live_rwsem: mmap_lock is held here, and ioctls take
+	 * mmap_lock (faults in copy_to_user, pinning) under live_rwsem.
+	 * Regions are reference counted, so mapping one of a device that is
+	 * going away is harmless.
+	 */
+	if (!READ_ONCE(ctx->dev->live))
+		return -ENODEV;
+	return rnic_mmap(ctx, vma);
 }
 
 static int rnic_uverbs_open(struct inode *inode, struct file *filp)
@@ -327,6 +378,8 @@ static int rnic_uverbs_release(struct inode *inode, struct file *filp)
 	list_del(&ctx->dev_node);
 	mutex_unlock(&rdev->ctx_lock);
 	rnic_uobj_destroy_all(ctx);
+	/* Events: the asynchronous event descriptor reads EIO from now on. */
+	rnic_async_ctx_close(ctx);
 	xa_destroy(&ctx->objs);
 	/* Objects remove their regions; a mapping would have kept us open. */
 	WARN_ON(!xa_empty(&ctx->mmaps));

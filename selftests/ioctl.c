@@ -179,6 +179,8 @@ TEST_F(ioctl, query_device)
 	EXPECT_EQ(32, dev.out_max_sge);
 	EXPECT_EQ(1, dev.out_max_pkeys);
 	EXPECT_EQ(1, dev.out_atomic_cap);	/* IBV_ATOMIC_HCA */
+	/* IBV_DEVICE_PORT_ACTIVE_EVENT and IBV_DEVICE_SYS_IMAGE_GUID */
+	EXPECT_EQ(3 << 10, dev.out_device_cap_flags & (3 << 10));
 	EXPECT_LE(1, dev.out_num_comp_vectors);
 	EXPECT_LE(1ull << 30, dev.out_max_mr_size);
 	EXPECT_NE(0, dev.out_page_size_cap & 4096);

@@ -55,6 +55,7 @@ static int query_device(struct ibv_context *context,
 
 struct ibv_context *ibv_open_device(struct ibv_device *device)
 {
+	struct rnic_create_async_fd async = { .size = sizeof(async) };
 	struct rnic_query_device q;
 	struct rnic_context *rctx;
 	struct rnic_device *rdev;
@@ -92,8 +93,6 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	}
 	rctx->ibctx.device = device;
 	rctx->ibctx.cmd_fd = fd;
-	/* Asynchronous events come with ibv_get_async_event(), later. */
-	rctx->ibctx.async_fd = -1;
 
 	/* One query now, so that num_comp_vectors is known. */
 	ret = query_device(&rctx->ibctx, &q);
@@ -101,14 +100,22 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 		goto err_free;
 	rctx->ibctx.num_comp_vectors = sat_int(q.out_num_comp_vectors);
 
-	ret = pthread_mutex_init(&rctx->ibctx.mutex, NULL);
+	/* The descriptor ibv_get_async_event() reads. */
+	ret = rnic_cmd(&rctx->ibctx, RNIC_IOCTL_CREATE_ASYNC_FD, &async);
 	if (ret)
 		goto err_free;
+	rctx->ibctx.async_fd = async.out_fd;
+
+	ret = pthread_mutex_init(&rctx->ibctx.mutex, NULL);
+	if (ret)
+		goto err_async;
 
 	rnic_device_get(rdev);
 	rctx->rdev = rdev;
 	return &rctx->ibctx;
 
+err_async:
+	close(rctx->ibctx.async_fd);
 err_free:
 	free(rctx);
 err_close:
@@ -130,14 +137,21 @@ int ibv_close_device(struct ibv_context *context)
 
 	/*
 	 * Closing the file destroys, in the kernel, everything the context
-	 * still owns. close() releases the descriptor even when it reports
-	 * an error, so the context is gone in every case.
+	 * still owns (objects whose rings are still mapped keep it until
+	 * they are unmapped). close() releases the descriptor even when it
+	 * reports an error, so the context is gone in every case; so is its
+	 * asynchronous event descriptor.
 	 */
-	ret = close(context->cmd_fd);
+	ret = close(context->cmd_fd) ? errno : 0;
+	close(context->async_fd);
 	pthread_mutex_destroy(&context->mutex);
 	rnic_device_put(rctx->rdev);
 	free(rctx);
-	return ret ? -1 : 0;
+	if (ret) {
+		errno = ret;
+		return -1;
+	}
+	return 0;
 }
 
 int ibv_query_device(struct ibv_context *context,

@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <dirent.h>
 #include <stdarg.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -41,6 +42,14 @@ static unsigned int fake_bad_args; /* requests with a wrong size/flags */
 	} while (0)
 
 #define FAKE_GUID 0x020000fffe000001ULL
+
+/* The asynchronous event descriptor: an eventfd stands in for it. */
+static int fake_create_async_fd(struct rnic_create_async_fd *q)
+{
+	FAKE_CHECK(q, !q->__reserved);
+	q->out_fd = eventfd(0, EFD_CLOEXEC);
+	return q->out_fd < 0 ? errno : 0;
+}
 
 static int fake_query_device(struct rnic_query_device *q)
 {
@@ -166,6 +175,8 @@ int ioctl(int fd, unsigned long request, ...)
 		err = fake_query_gid(arg);
 	} else if (request == RNIC_IOCTL_QUERY_PKEY) {
 		err = fake_query_pkey(arg);
+	} else if (request == RNIC_IOCTL_CREATE_ASYNC_FD) {
+		err = fake_create_async_fd(arg);
 	} else {
 		err = ENOTTY;
 	}
@@ -207,7 +218,7 @@ static struct ibv_device **setup_device(void)
 static void test_open_close(struct ibv_device *dev)
 {
 	struct ibv_context *ctx;
-	int fd, fds;
+	int fd, afd, fds;
 
 	fds = count_fds();
 	ctx = ibv_open_device(dev);
@@ -218,15 +229,20 @@ static void test_open_close(struct ibv_device *dev)
 	ok(fcntl(ctx->cmd_fd, F_GETFD) & FD_CLOEXEC, "cmd_fd is close-on-exec");
 	ok((fcntl(ctx->cmd_fd, F_GETFL) & O_ACCMODE) == O_RDWR,
 	   "cmd_fd is read-write");
-	is_int(ctx->async_fd, -1, "async_fd is -1 (no async events yet)");
+	ok(ctx->async_fd >= 0 && ctx->async_fd != ctx->cmd_fd,
+	   "async_fd is a descriptor of its own");
+	ok(fcntl(ctx->async_fd, F_GETFD) & FD_CLOEXEC,
+	   "async_fd is close-on-exec");
 	is_int(ctx->num_comp_vectors, 4, "num_comp_vectors from query_device");
 	ok(ctx->abi_compat == NULL, "abi_compat is NULL");
 	is_int(pthread_mutex_lock(&ctx->mutex), 0, "context mutex usable");
 	pthread_mutex_unlock(&ctx->mutex);
 
 	fd = ctx->cmd_fd;
+	afd = ctx->async_fd;
 	is_int(ibv_close_device(ctx), 0, "close returns 0");
 	ok(fcntl(fd, F_GETFD) == -1 && errno == EBADF, "close closed cmd_fd");
+	ok(fcntl(afd, F_GETFD) == -1 && errno == EBADF, "close closed async_fd");
 	is_int(count_fds(), fds, "no descriptor leaked");
 
 	/* The query made at open time fails: nothing is left behind. */

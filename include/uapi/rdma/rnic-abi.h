@@ -99,12 +99,36 @@ enum rnic_cmd {
 
 	/* completion queues, channels, async events */
 	RNIC_CMD_CQ_BASE = RNIC_CMD_BASE + 0x10,
+	RNIC_CMD_CREATE_ASYNC_FD = RNIC_CMD_CQ_BASE,	/* rnic_create_async_fd */
+	RNIC_CMD_CREATE_COMP_CHANNEL = RNIC_CMD_CQ_BASE + 1, /* rnic_create_comp_channel */
+	RNIC_CMD_DESTROY_COMP_CHANNEL = RNIC_CMD_CQ_BASE + 2, /* rnic_destroy */
+	RNIC_CMD_CREATE_CQ = RNIC_CMD_CQ_BASE + 3,	/* rnic_create_cq */
+	RNIC_CMD_RESIZE_CQ = RNIC_CMD_CQ_BASE + 4,	/* rnic_resize_cq */
+	RNIC_CMD_DESTROY_CQ = RNIC_CMD_CQ_BASE + 5,	/* rnic_destroy_cq */
 
 	/* queue pairs, multicast */
 	RNIC_CMD_QP_BASE = RNIC_CMD_BASE + 0x20,
+	RNIC_CMD_CREATE_QP = RNIC_CMD_QP_BASE,		/* rnic_create_qp */
+	RNIC_CMD_MODIFY_QP = RNIC_CMD_QP_BASE + 1,	/* rnic_modify_qp */
+	RNIC_CMD_QUERY_QP = RNIC_CMD_QP_BASE + 2,	/* rnic_query_qp */
+	RNIC_CMD_DESTROY_QP = RNIC_CMD_QP_BASE + 3,	/* rnic_destroy_qp */
+	RNIC_CMD_ATTACH_MCAST = RNIC_CMD_QP_BASE + 4,	/* rnic_attach_mcast */
+	RNIC_CMD_DETACH_MCAST = RNIC_CMD_QP_BASE + 5,	/* rnic_attach_mcast */
 
 	/* shared receive queues, address handles */
 	RNIC_CMD_SRQ_BASE = RNIC_CMD_BASE + 0x30,
+	/** @RNIC_CMD_CREATE_SRQ: &struct rnic_create_srq */
+	RNIC_CMD_CREATE_SRQ = RNIC_CMD_SRQ_BASE,
+	/** @RNIC_CMD_MODIFY_SRQ: &struct rnic_modify_srq */
+	RNIC_CMD_MODIFY_SRQ = RNIC_CMD_SRQ_BASE + 1,
+	/** @RNIC_CMD_QUERY_SRQ: &struct rnic_query_srq */
+	RNIC_CMD_QUERY_SRQ = RNIC_CMD_SRQ_BASE + 2,
+	/** @RNIC_CMD_DESTROY_SRQ: &struct rnic_destroy_srq */
+	RNIC_CMD_DESTROY_SRQ = RNIC_CMD_SRQ_BASE + 3,
+	/** @RNIC_CMD_CREATE_AH: &struct rnic_create_ah */
+	RNIC_CMD_CREATE_AH = RNIC_CMD_SRQ_BASE + 4,
+	/** @RNIC_CMD_DESTROY_AH: &struct rnic_destroy */
+	RNIC_CMD_DESTROY_AH = RNIC_CMD_SRQ_BASE + 5,
 };
 
 /**
@@ -326,8 +350,9 @@ struct rnic_alloc_pd {
 };
 
 /**
- * struct rnic_destroy - destroy an object: RNIC_IOCTL_DEALLOC_PD,
- *	RNIC_IOCTL_DEREG_MR
+ * struct rnic_destroy - destroy an object that reports no event counts:
+ *	RNIC_IOCTL_DEALLOC_PD, RNIC_IOCTL_DEREG_MR,
+ *	RNIC_IOCTL_DESTROY_COMP_CHANNEL, RNIC_IOCTL_DESTROY_AH
  * @size: sizeof(struct rnic_destroy)
  * @flags: must be 0
  * @handle: the object, of the type the ioctl names
@@ -488,9 +513,882 @@ struct rnic_ah_attr {
 
 /* completion queues, channels, async events: structs */
 
+/**
+ * DOC: rnic events
+ *
+ * Completion channels and the asynchronous event queue of a context are
+ * file descriptors (close-on-exec) of their own. read() returns one
+ * struct rnic_event_desc per call (a buffer shorter than that is EINVAL),
+ * blocks while the queue is empty, or fails with EAGAIN if the descriptor
+ * is O_NONBLOCK; poll() and epoll report EPOLLIN while an event is queued.
+ * Once the queue's owner is gone (the channel was destroyed, or the
+ * context was closed) and the queue is empty, read() fails with EIO and
+ * poll() reports EPOLLERR. Either side may go first: the descriptor stays
+ * valid after the context is closed, and the context does not need it.
+ *
+ * A completion channel has at most one event per CQ queued: a CQ that
+ * fires again before its event was read keeps the one event.
+ *
+ * The asynchronous event queue (RNIC_IOCTL_CREATE_ASYNC_FD, one per
+ * context) holds at most RNIC_ASYNC_EVENTS_MAX events; events that find it
+ * full are dropped and counted, and the next event read reports how many
+ * were lost before it. IBV_EVENT_DEVICE_FATAL is never dropped.
+ *
+ * The destroy ioctl of an object with events (a CQ) drops its events not
+ * read yet and returns how many were read, so that userspace can wait
+ * until it has seen as many acknowledgements (rdma-core's
+ * ibv_ack_cq_events() and ibv_ack_async_event() rule).
+ */
+
+/** RNIC_ASYNC_EVENTS_MAX - events an asynchronous event queue holds. */
+#define RNIC_ASYNC_EVENTS_MAX 256
+
+/**
+ * enum rnic_event_type - asynchronous event types, the values of
+ *	enum ibv_event_type
+ * @RNIC_EVENT_CQ_ERR: a CQ overran; element: the CQ
+ * @RNIC_EVENT_QP_FATAL: a QP went to the error state; element: the QP
+ * @RNIC_EVENT_QP_REQ_ERR: invalid request on a QP; element: the QP
+ * @RNIC_EVENT_QP_ACCESS_ERR: local access violation; element: the QP
+ * @RNIC_EVENT_COMM_EST: a QP received its first packet in RTR
+ * @RNIC_EVENT_SQ_DRAINED: a QP in SQD has no send outstanding any more
+ * @RNIC_EVENT_PATH_MIG: a QP migrated to its alternate path
+ * @RNIC_EVENT_PATH_MIG_ERR: a path migration failed
+ * @RNIC_EVENT_DEVICE_FATAL: the device is gone; element: 0
+ * @RNIC_EVENT_PORT_ACTIVE: a port became active; element: the port number
+ * @RNIC_EVENT_PORT_ERR: a port went down; element: the port number
+ * @RNIC_EVENT_LID_CHANGE: a port's LID changed
+ * @RNIC_EVENT_PKEY_CHANGE: a port's P_Key table changed
+ * @RNIC_EVENT_SM_CHANGE: a port's subnet manager changed
+ * @RNIC_EVENT_SRQ_ERR: an SRQ failed; element: the SRQ
+ * @RNIC_EVENT_SRQ_LIMIT_REACHED: an SRQ went below its limit
+ * @RNIC_EVENT_QP_LAST_WQE_REACHED: last WQE of a QP on an SRQ
+ * @RNIC_EVENT_CLIENT_REREGISTER: a port is asked to reregister
+ * @RNIC_EVENT_GID_CHANGE: a port's GID table changed; element: the port
+ * @RNIC_EVENT_WQ_FATAL: a work queue failed
+ */
+enum rnic_event_type {
+	RNIC_EVENT_CQ_ERR,
+	RNIC_EVENT_QP_FATAL,
+	RNIC_EVENT_QP_REQ_ERR,
+	RNIC_EVENT_QP_ACCESS_ERR,
+	RNIC_EVENT_COMM_EST,
+	RNIC_EVENT_SQ_DRAINED,
+	RNIC_EVENT_PATH_MIG,
+	RNIC_EVENT_PATH_MIG_ERR,
+	RNIC_EVENT_DEVICE_FATAL,
+	RNIC_EVENT_PORT_ACTIVE,
+	RNIC_EVENT_PORT_ERR,
+	RNIC_EVENT_LID_CHANGE,
+	RNIC_EVENT_PKEY_CHANGE,
+	RNIC_EVENT_SM_CHANGE,
+	RNIC_EVENT_SRQ_ERR,
+	RNIC_EVENT_SRQ_LIMIT_REACHED,
+	RNIC_EVENT_QP_LAST_WQE_REACHED,
+	RNIC_EVENT_CLIENT_REREGISTER,
+	RNIC_EVENT_GID_CHANGE,
+	RNIC_EVENT_WQ_FATAL,
+};
+
+/**
+ * struct rnic_event_desc - what read() on an event descriptor returns
+ * @element: completion channel: the user_handle of the CQ. Asynchronous
+ *	queue: the user_handle of the object the event is about, the port
+ *	number for a port event, 0 for IBV_EVENT_DEVICE_FATAL
+ * @event_type: asynchronous queue: a value of enum rnic_event_type;
+ *	completion channel: 0
+ * @lost: asynchronous queue: events dropped since the previous one read,
+ *	because the queue was full or memory was short; completion channel: 0
+ */
+struct rnic_event_desc {
+	__aligned_u64 element;
+	__u32 event_type;
+	__u32 lost;
+};
+
+/**
+ * struct rnic_create_async_fd - RNIC_IOCTL_CREATE_ASYNC_FD
+ * @size: sizeof(struct rnic_create_async_fd)
+ * @flags: must be 0
+ * @out_fd: the context's asynchronous event descriptor (close-on-exec)
+ * @__reserved: must be 0
+ *
+ * A context has one: a second call is EEXIST while the first descriptor
+ * is open.
+ */
+struct rnic_create_async_fd {
+	__u32 size;
+	__u32 flags;
+	__s32 out_fd;
+	__u32 __reserved;
+};
+
+/**
+ * struct rnic_create_comp_channel - RNIC_IOCTL_CREATE_COMP_CHANNEL
+ * @size: sizeof(struct rnic_create_comp_channel)
+ * @flags: must be 0
+ * @out_handle: handle of the channel, for RNIC_IOCTL_CREATE_CQ and
+ *	RNIC_IOCTL_DESTROY_COMP_CHANNEL (with struct rnic_destroy)
+ * @out_fd: its event descriptor (close-on-exec)
+ *
+ * Destroying the channel is EBUSY while a CQ uses it; it does not close
+ * the descriptor, which then reads EIO.
+ */
+struct rnic_create_comp_channel {
+	__u32 size;
+	__u32 flags;
+	__u32 out_handle;
+	__s32 out_fd;
+};
+
+/**
+ * enum rnic_create_cq_flags - struct rnic_create_cq.flags
+ * @RNIC_CREATE_CQ_CHANNEL: channel_handle names the CQ's completion channel
+ */
+enum rnic_create_cq_flags {
+	RNIC_CREATE_CQ_CHANNEL = 1 << 0,
+};
+
+/**
+ * DOC: rnic CQ notification
+ *
+ * A CQ is armed without a system call, through a __u32 arm word in its
+ * mapped region (at out_arm_off, in the cache line of the consumer index)
+ * that only userspace writes:
+ *
+ * - bit 0, RNIC_CQ_ARM_NEXT: an event for the next CQE of any kind;
+ * - bit 1, RNIC_CQ_ARM_SOLICITED: an event for the next solicited or
+ *   unsuccessful CQE (bit 0 wins if both are set);
+ * - bits 31..2: a sequence number that userspace changes (+1 modulo 2^30)
+ *   with every arming.
+ *
+ * Userspace arms by storing a value with a new sequence number, then
+ * issues a full memory barrier before it polls the CQ again. After the
+ * kernel publishes CQEs (store-release of the producer index) it issues a
+ * full memory barrier and reads the arm word once; if the word asks for
+ * the new CQEs and its sequence number is not the one the kernel last
+ * acted on, it queues one completion event on the CQ's channel and keeps
+ * the sequence number. So each arming fires at most once, and the kernel
+ * never clears the word: an arming cannot be lost to a race with it.
+ * Both barriers together guarantee that a CQE published while userspace
+ * arms is seen by the poll that follows the arming, or fires the event,
+ * or both. Whatever userspace writes, the worst outcome is a spurious or
+ * a missing event for that CQ. RNIC_IOCTL_RESIZE_CQ carries the word over
+ * to the new region.
+ */
+#define RNIC_CQ_ARM_NEXT	(1U << 0)
+#define RNIC_CQ_ARM_SOLICITED	(1U << 1)
+#define RNIC_CQ_ARM_SEQ_SHIFT	2
+
+/**
+ * struct rnic_cqe - a completion in a CQ ring, the fields of struct ibv_wc
+ * @wr_id: the work request's wr_id
+ * @status: a value of enum ibv_wc_status
+ * @opcode: a value of enum ibv_wc_opcode
+ * @vendor_err: rnic's detail for a failed completion, 0 otherwise
+ * @byte_len: bytes transferred
+ * @imm_data: immediate data, network byte order (IBV_WC_WITH_IMM)
+ * @invalidated_rkey: the rkey invalidated (IBV_WC_WITH_INV)
+ * @qp_num: the local QP number
+ * @src_qp: the remote QP number (UD)
+ * @wc_flags: enum ibv_wc_flags bits
+ * @pkey_index: P_Key index (UD)
+ * @slid: source LID (0 on Ethernet)
+ * @sl: service level
+ * @dlid_path_bits: destination LID path bits
+ * @__reserved16: 0
+ * @__reserved: 0
+ *
+ * The kernel writes every byte of an entry before it publishes it.
+ */
+struct rnic_cqe {
+	__aligned_u64 wr_id;
+	__u32 status;
+	__u32 opcode;
+	__u32 vendor_err;
+	__u32 byte_len;
+	union {
+		__be32 imm_data;
+		__u32 invalidated_rkey;
+	};
+	__u32 qp_num;
+	__u32 src_qp;
+	__u32 wc_flags;
+	__u16 pkey_index;
+	__u16 slid;
+	__u8 sl;
+	__u8 dlid_path_bits;
+	__u16 __reserved16;
+	__u32 __reserved[4];
+};
+
+/**
+ * struct rnic_create_cq - RNIC_IOCTL_CREATE_CQ
+ * @size: sizeof(struct rnic_create_cq)
+ * @flags: enum rnic_create_cq_flags bits; others are EINVAL
+ * @user_handle: returned as the element of the CQ's events
+ * @cqe: entries wanted, 1 .. rnic_query_device.out_max_cqe
+ * @comp_vector: below rnic_query_device.out_num_comp_vectors
+ * @channel_handle: with RNIC_CREATE_CQ_CHANNEL, the completion channel
+ *	(EINVAL if it names none); else must be 0
+ * @out_handle: handle of the new CQ
+ * @out_arm_off: offset of the arm word in the region (DOC "rnic CQ
+ *	notification")
+ * @__reserved: must be 0
+ * @out_ring: the CQE ring: struct rnic_cqe entries, a power of two of
+ *	them, at least @cqe; all of them usable (the CQ's cqe)
+ *
+ * A CQ with a channel holds it: destroying the channel is EBUSY until the
+ * CQ is gone. A QP that uses the CQ makes destroying the CQ EBUSY.
+ */
+struct rnic_create_cq {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 user_handle;
+	__u32 cqe;
+	__u32 comp_vector;
+	__u32 channel_handle;
+	__u32 out_handle;
+	__u32 out_arm_off;
+	__u32 __reserved;
+	struct rnic_ring_info out_ring;
+};
+
+/**
+ * struct rnic_resize_cq - RNIC_IOCTL_RESIZE_CQ
+ * @size: sizeof(struct rnic_resize_cq)
+ * @flags: must be 0
+ * @handle: the CQ
+ * @cqe: entries wanted, 1 .. rnic_query_device.out_max_cqe, and at least
+ *	the CQEs not polled yet (EINVAL otherwise, also when the ring's
+ *	consumer index is behind its producer by more than the ring holds)
+ * @out_arm_off: offset of the arm word in the new region
+ * @__reserved: must be 0
+ * @out_ring: the new ring, to map in place of the old one
+ *
+ * The CQEs not polled yet move to the start of the new ring, in order;
+ * the arm word moves along. The old region stays mapped, unused by the
+ * kernel, until userspace unmaps it.
+ */
+struct rnic_resize_cq {
+	__u32 size;
+	__u32 flags;
+	__u32 handle;
+	__u32 cqe;
+	__u32 out_arm_off;
+	__u32 __reserved;
+	struct rnic_ring_info out_ring;
+};
+
+/**
+ * struct rnic_destroy_cq - RNIC_IOCTL_DESTROY_CQ
+ * @size: sizeof(struct rnic_destroy_cq)
+ * @flags: must be 0
+ * @handle: the CQ
+ * @__reserved: must be 0
+ * @out_comp_events_reported: completion events of the CQ read from its
+ *	channel
+ * @out_async_events_reported: asynchronous events of the CQ read from the
+ *	context's queue
+ *
+ * EBUSY while a QP uses the CQ, or while another destroy of it runs.
+ */
+struct rnic_destroy_cq {
+	__u32 size;
+	__u32 flags;
+	__u32 handle;
+	__u32 __reserved;
+	__u32 out_comp_events_reported;
+	__u32 out_async_events_reported;
+};
+
 /* queue pairs, multicast: structs */
 
+/**
+ * DOC: rnic queue pairs
+ *
+ * A QP is created in the RESET state with a send queue (SQ) and, unless it
+ * takes its receives from an SRQ, a receive queue (RQ): two rnic rings
+ * (see "rnic rings") that userspace maps and produces into, and the data
+ * path consumes. A queue asked for 0 work requests has no ring (its
+ * struct rnic_ring_info is all zero). RNIC_IOCTL_MODIFY_QP moves the QP
+ * through the states of enum rnic_qp_state with the attributes of the IB
+ * specification's QP state table (the kernel's ib_modify_qp_is_ok()): for
+ * each QP type and transition some attributes are required and some
+ * optional; a missing required one, any other one, or an invalid
+ * transition is EINVAL and changes nothing. Moving to RESET clears every
+ * attribute and sets both indexes of both rings back to 0: userspace
+ * resets its own copies.
+ *
+ * QP numbers are 24 bits, never 0 or 1, unique among the live QPs of all
+ * rnic devices, and allocated cyclically, so a number comes back only
+ * after the whole space was used.
+ */
+
+/**
+ * enum rnic_qp_type - QP transport types, the values of enum ibv_qp_type
+ * @RNIC_QPT_RC: reliable connected
+ * @RNIC_QPT_UC: unreliable connected
+ * @RNIC_QPT_UD: unreliable datagram
+ *
+ * The other types of enum ibv_qp_type (RAW_PACKET, XRC_SEND, XRC_RECV,
+ * DRIVER) are EOPNOTSUPP; values outside enum ibv_qp_type are EINVAL.
+ */
+enum rnic_qp_type {
+	RNIC_QPT_RC = 2,
+	RNIC_QPT_UC = 3,
+	RNIC_QPT_UD = 4,
+};
+
+/**
+ * enum rnic_qp_state - QP states, the values of enum ibv_qp_state
+ * @RNIC_QPS_RESET: created, or reset: nothing is processed
+ * @RNIC_QPS_INIT: receives may be posted, nothing is processed
+ * @RNIC_QPS_RTR: ready to receive
+ * @RNIC_QPS_RTS: ready to send
+ * @RNIC_QPS_SQD: send queue drained: sends posted are not started
+ * @RNIC_QPS_SQE: send queue error (UC, UD): only the data path enters it
+ * @RNIC_QPS_ERR: error: every work request completes with a flush error
+ */
+enum rnic_qp_state {
+	RNIC_QPS_RESET,
+	RNIC_QPS_INIT,
+	RNIC_QPS_RTR,
+	RNIC_QPS_RTS,
+	RNIC_QPS_SQD,
+	RNIC_QPS_SQE,
+	RNIC_QPS_ERR,
+};
+
+/**
+ * enum rnic_qp_attr_mask - which attributes RNIC_IOCTL_MODIFY_QP sets, the
+ *	values of enum ibv_qp_attr_mask
+ * @RNIC_QP_STATE: @qp_state: the state to move to (else the QP stays)
+ * @RNIC_QP_CUR_STATE: @cur_qp_state: the state the caller believes the
+ *	QP is in; only from RTR, RTS, SQD or SQE, EINVAL if the QP is in
+ *	another state
+ * @RNIC_QP_EN_SQD_ASYNC_NOTIFY: @en_sqd_async_notify (0 or 1): raise
+ *	IBV_EVENT_SQ_DRAINED when the send queue is drained in SQD
+ * @RNIC_QP_ACCESS_FLAGS: @qp_access_flags, enum rnic_access bits among
+ *	LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ, REMOTE_ATOMIC
+ * @RNIC_QP_PKEY_INDEX: @pkey_index, 0 (the P_Key table has one entry)
+ * @RNIC_QP_PORT: @port_num, 1
+ * @RNIC_QP_QKEY: @qkey; a controlled Q_Key (bit 31 set) needs
+ *	CAP_NET_RAW, else EPERM
+ * @RNIC_QP_AV: @ah_attr, the primary path; the rules of struct
+ *	rnic_create_ah, and a unicast destination GID
+ * @RNIC_QP_PATH_MTU: @path_mtu, an enum ibv_mtu value up to the port's
+ *	max_mtu (IBV_MTU_4096)
+ * @RNIC_QP_TIMEOUT: @timeout, 0 .. 31 (4.096 us * 2^timeout, 0: infinite)
+ * @RNIC_QP_RETRY_CNT: @retry_cnt, 0 .. 7
+ * @RNIC_QP_RNR_RETRY: @rnr_retry, 0 .. 7 (7: infinite)
+ * @RNIC_QP_RQ_PSN: @rq_psn, 24 bits
+ * @RNIC_QP_MAX_QP_RD_ATOMIC: @max_rd_atomic, 0 .. the device's
+ *	max_qp_init_rd_atom (64)
+ * @RNIC_QP_ALT_PATH: alternate path (APM); RoCE has none: always EINVAL
+ * @RNIC_QP_MIN_RNR_TIMER: @min_rnr_timer, 0 .. 31
+ * @RNIC_QP_SQ_PSN: @sq_psn, 24 bits
+ * @RNIC_QP_MAX_DEST_RD_ATOMIC: @max_dest_rd_atomic, 0 .. the device's
+ *	max_qp_rd_atom (64)
+ * @RNIC_QP_PATH_MIG_STATE: @path_mig_state, an enum ibv_mig_state value
+ * @RNIC_QP_CAP: resizing the queues; not supported: always EINVAL
+ * @RNIC_QP_DEST_QPN: @dest_qp_num, 24 bits
+ * @RNIC_QP_RATE_LIMIT: packet pacing (raw packet QPs only): always EINVAL
+ */
+enum rnic_qp_attr_mask {
+	RNIC_QP_STATE = 1 << 0,
+	RNIC_QP_CUR_STATE = 1 << 1,
+	RNIC_QP_EN_SQD_ASYNC_NOTIFY = 1 << 2,
+	RNIC_QP_ACCESS_FLAGS = 1 << 3,
+	RNIC_QP_PKEY_INDEX = 1 << 4,
+	RNIC_QP_PORT = 1 << 5,
+	RNIC_QP_QKEY = 1 << 6,
+	RNIC_QP_AV = 1 << 7,
+	RNIC_QP_PATH_MTU = 1 << 8,
+	RNIC_QP_TIMEOUT = 1 << 9,
+	RNIC_QP_RETRY_CNT = 1 << 10,
+	RNIC_QP_RNR_RETRY = 1 << 11,
+	RNIC_QP_RQ_PSN = 1 << 12,
+	RNIC_QP_MAX_QP_RD_ATOMIC = 1 << 13,
+	RNIC_QP_ALT_PATH = 1 << 14,
+	RNIC_QP_MIN_RNR_TIMER = 1 << 15,
+	RNIC_QP_SQ_PSN = 1 << 16,
+	RNIC_QP_MAX_DEST_RD_ATOMIC = 1 << 17,
+	RNIC_QP_PATH_MIG_STATE = 1 << 18,
+	RNIC_QP_CAP = 1 << 19,
+	RNIC_QP_DEST_QPN = 1 << 20,
+	RNIC_QP_RATE_LIMIT = 1 << 25,
+};
+
+/**
+ * enum rnic_create_qp_flags - struct rnic_create_qp.flags bits
+ * @RNIC_CREATE_QP_SRQ: @srq_handle names the SRQ the QP receives from
+ *	(RC and UD only, EINVAL for UC); the QP has no RQ
+ * @RNIC_CREATE_QP_SQ_SIG_ALL: every send work request completes with a
+ *	CQE, whether it asks for one or not
+ */
+enum rnic_create_qp_flags {
+	RNIC_CREATE_QP_SRQ = 1 << 0,
+	RNIC_CREATE_QP_SQ_SIG_ALL = 1 << 1,
+};
+
+/**
+ * struct rnic_qp_cap - sizes of a QP's queues
+ * @max_send_wr: send work requests, 0 .. rnic_query_device.out_max_qp_wr;
+ *	granted: rounded up to a power of two, the SQ's ring entries
+ * @max_recv_wr: receive work requests, likewise; ignored with an SRQ
+ *	(granted 0)
+ * @max_send_sge: scatter/gather entries per send work request, up to
+ *	rnic_query_device.out_max_sge
+ * @max_recv_sge: scatter/gather entries per receive work request, up to
+ *	rnic_query_device.out_max_sge; ignored with an SRQ (granted 0)
+ * @max_inline_data: bytes of inline data per send work request, up to
+ *	RNIC_MAX_INLINE_DATA
+ * @__reserved: must be 0
+ *
+ * A send ring entry has room for max(16 * @max_send_sge, @max_inline_data
+ * rounded up to 16) bytes after its header; the granted @max_send_sge and
+ * @max_inline_data are what fits there (within the limits above), at
+ * least what was asked for.
+ */
+struct rnic_qp_cap {
+	__u32 max_send_wr;
+	__u32 max_recv_wr;
+	__u32 max_send_sge;
+	__u32 max_recv_sge;
+	__u32 max_inline_data;
+	__u32 __reserved;
+};
+
+/** RNIC_MAX_INLINE_DATA - largest struct rnic_qp_cap.max_inline_data */
+#define RNIC_MAX_INLINE_DATA 512
+
+/**
+ * struct rnic_create_qp - RNIC_IOCTL_CREATE_QP
+ * @size: sizeof(struct rnic_create_qp)
+ * @flags: enum rnic_create_qp_flags bits; other bits are EINVAL
+ * @user_handle: returned in the QP's asynchronous events
+ * @pd_handle: protection domain of the QP
+ * @send_cq_handle: CQ for send completions
+ * @recv_cq_handle: CQ for receive completions, may be @send_cq_handle
+ * @srq_handle: with RNIC_CREATE_QP_SRQ, the SRQ; else ignored
+ * @qp_type: an enum rnic_qp_type value
+ * @__reserved: must be 0
+ * @cap: the queue sizes asked for
+ * @out_handle: handle of the new QP
+ * @out_qp_num: its QP number (24 bits)
+ * @out_cap: the queue sizes granted
+ * @out_sq: the send ring; userspace produces struct rnic_send_wqe
+ *	entries, the data path consumes them. All zero without an SQ.
+ * @out_rq: the receive ring; userspace produces struct rnic_recv_wqe
+ *	entries (+ @out_cap.max_recv_sge struct rnic_sge), the data path
+ *	consumes them. All zero without an RQ.
+ *
+ * The QP holds its PD, CQs and SRQ until it is destroyed (they are EBUSY
+ * meanwhile). Sizes beyond the limits of struct rnic_qp_cap are EINVAL;
+ * beyond the device's QP limit, ENOMEM.
+ */
+struct rnic_create_qp {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 user_handle;
+	__u32 pd_handle;
+	__u32 send_cq_handle;
+	__u32 recv_cq_handle;
+	__u32 srq_handle;
+	__u32 qp_type;
+	__u32 __reserved;
+	struct rnic_qp_cap cap;
+	__u32 out_handle;
+	__u32 out_qp_num;
+	struct rnic_qp_cap out_cap;
+	struct rnic_ring_info out_sq;
+	struct rnic_ring_info out_rq;
+};
+
+/**
+ * struct rnic_qp_attr - QP attributes, the fields of struct ibv_qp_attr
+ *	rnic has (no alternate path, no rate limit)
+ * @qp_state: enum rnic_qp_state
+ * @cur_qp_state: enum rnic_qp_state (RNIC_QP_CUR_STATE)
+ * @path_mtu: enum ibv_mtu
+ * @path_mig_state: enum ibv_mig_state
+ * @qkey: Q_Key (UD)
+ * @rq_psn: first PSN expected (RC, UC), 24 bits
+ * @sq_psn: first PSN sent, 24 bits
+ * @dest_qp_num: remote QP number (RC, UC), 24 bits
+ * @qp_access_flags: enum rnic_access bits (RC, UC)
+ * @pkey_index: P_Key table index
+ * @en_sqd_async_notify: 1: raise IBV_EVENT_SQ_DRAINED in SQD
+ * @sq_draining: out only: the QP is in SQD and sends are still in
+ *	flight; input ignored
+ * @max_rd_atomic: RDMA READ/atomic requests in flight as initiator (RC)
+ * @max_dest_rd_atomic: ... as responder (RC)
+ * @min_rnr_timer: RNR NAK timer code (RC)
+ * @port_num: port, 1
+ * @timeout: local ACK timeout code (RC)
+ * @retry_cnt: transport retries (RC)
+ * @rnr_retry: RNR retries (RC)
+ * @__reserved: must be 0
+ * @ah_attr: primary path (RC, UC)
+ *
+ * Each field is read only when its enum rnic_qp_attr_mask bit is set.
+ */
+struct rnic_qp_attr {
+	__u32 qp_state;
+	__u32 cur_qp_state;
+	__u32 path_mtu;
+	__u32 path_mig_state;
+	__u32 qkey;
+	__u32 rq_psn;
+	__u32 sq_psn;
+	__u32 dest_qp_num;
+	__u32 qp_access_flags;
+	__u32 pkey_index;
+	__u32 en_sqd_async_notify;
+	__u32 sq_draining;
+	__u32 max_rd_atomic;
+	__u32 max_dest_rd_atomic;
+	__u32 min_rnr_timer;
+	__u32 port_num;
+	__u32 timeout;
+	__u32 retry_cnt;
+	__u32 rnr_retry;
+	__u32 __reserved;
+	struct rnic_ah_attr ah_attr;
+};
+
+/**
+ * struct rnic_modify_qp - RNIC_IOCTL_MODIFY_QP
+ * @size: sizeof(struct rnic_modify_qp)
+ * @flags: must be 0
+ * @handle: the QP
+ * @attr_mask: enum rnic_qp_attr_mask bits; other bits are EINVAL
+ * @attr: the new values of the attributes @attr_mask names
+ *
+ * See "rnic queue pairs". On error nothing is changed. Moving from RTS to
+ * SQD with RNIC_QP_EN_SQD_ASYNC_NOTIFY and @attr.en_sqd_async_notify 1
+ * raises IBV_EVENT_SQ_DRAINED (element: the QP's user_handle) once the
+ * send queue is drained: at once, as nothing is in flight yet.
+ */
+struct rnic_modify_qp {
+	__u32 size;
+	__u32 flags;
+	__u32 handle;
+	__u32 attr_mask;
+	struct rnic_qp_attr attr;
+};
+
+/**
+ * struct rnic_query_qp - RNIC_IOCTL_QUERY_QP
+ * @size: sizeof(struct rnic_query_qp)
+ * @flags: must be 0
+ * @handle: the QP
+ * @__reserved: must be 0
+ * @out_attr: every attribute as last set (0 if never set since creation
+ *	or the last move to RESET); @out_attr.cur_qp_state is the state too
+ * @out_cap: the queue sizes granted at creation
+ */
+struct rnic_query_qp {
+	__u32 size;
+	__u32 flags;
+	__u32 handle;
+	__u32 __reserved;
+	struct rnic_qp_attr out_attr;
+	struct rnic_qp_cap out_cap;
+};
+
+/**
+ * struct rnic_destroy_qp - RNIC_IOCTL_DESTROY_QP
+ * @size: sizeof(struct rnic_destroy_qp)
+ * @flags: must be 0
+ * @handle: the QP
+ * @__reserved: must be 0
+ * @out_async_events_reported: asynchronous events of the QP read from
+ *	the context's queue
+ *
+ * EBUSY while the QP is attached to a multicast group, or while another
+ * destroy of it runs. Works on a removed device.
+ */
+struct rnic_destroy_qp {
+	__u32 size;
+	__u32 flags;
+	__u32 handle;
+	__u32 __reserved;
+	__u32 out_async_events_reported;
+};
+
+/**
+ * enum rnic_wr_opcode - send work request opcodes, the values of enum
+ *	ibv_wr_opcode
+ * @RNIC_WR_RDMA_WRITE: RDMA WRITE (RC, UC)
+ * @RNIC_WR_RDMA_WRITE_WITH_IMM: RDMA WRITE with immediate data (RC, UC)
+ * @RNIC_WR_SEND: SEND
+ * @RNIC_WR_SEND_WITH_IMM: SEND with immediate data
+ * @RNIC_WR_RDMA_READ: RDMA READ (RC)
+ * @RNIC_WR_ATOMIC_CMP_AND_SWP: atomic compare and swap (RC)
+ * @RNIC_WR_ATOMIC_FETCH_AND_ADD: atomic fetch and add (RC)
+ * @RNIC_WR_LOCAL_INV: invalidate a local key
+ * @RNIC_WR_SEND_WITH_INV: SEND that invalidates a remote key (RC)
+ */
+enum rnic_wr_opcode {
+	RNIC_WR_RDMA_WRITE = 0,
+	RNIC_WR_RDMA_WRITE_WITH_IMM = 1,
+	RNIC_WR_SEND = 2,
+	RNIC_WR_SEND_WITH_IMM = 3,
+	RNIC_WR_RDMA_READ = 4,
+	RNIC_WR_ATOMIC_CMP_AND_SWP = 5,
+	RNIC_WR_ATOMIC_FETCH_AND_ADD = 6,
+	RNIC_WR_LOCAL_INV = 7,
+	RNIC_WR_SEND_WITH_INV = 9,
+};
+
+/**
+ * enum rnic_send_flags - struct rnic_send_wqe.send_flags bits, the values
+ *	of enum ibv_send_flags
+ * @RNIC_SEND_FENCE: wait for earlier RDMA READs and atomics
+ * @RNIC_SEND_SIGNALED: complete with a CQE
+ * @RNIC_SEND_SOLICITED: set the solicited event bit
+ * @RNIC_SEND_INLINE: the data is in the entry, not in SGEs
+ */
+enum rnic_send_flags {
+	RNIC_SEND_FENCE = 1 << 0,
+	RNIC_SEND_SIGNALED = 1 << 1,
+	RNIC_SEND_SOLICITED = 1 << 2,
+	RNIC_SEND_INLINE = 1 << 3,
+};
+
+/**
+ * struct rnic_send_wqe - a send work request in an SQ ring
+ * @wr_id: returned in the completion
+ * @opcode: an enum rnic_wr_opcode value
+ * @send_flags: enum rnic_send_flags bits
+ * @ex: opcode-dependent word
+ * @ex.imm_data: immediate data, network byte order (*_WITH_IMM)
+ * @ex.invalidate_rkey: the key to invalidate (SEND_WITH_INV, LOCAL_INV)
+ * @num_sge: SGEs after the header, at most the QP's max_send_sge; 0 with
+ *	RNIC_SEND_INLINE
+ * @inline_len: with RNIC_SEND_INLINE, bytes of data after the header, at
+ *	most the QP's max_inline_data; else 0
+ * @__reserved: must be 0
+ * @wr: per-opcode part
+ * @wr.rdma: RDMA WRITE and READ
+ * @wr.rdma.remote_addr: remote address
+ * @wr.rdma.rkey: remote key
+ * @wr.rdma.__reserved: must be 0
+ * @wr.atomic: atomics; the local buffer is one 8-byte SGE
+ * @wr.atomic.remote_addr: remote address, 8-byte aligned
+ * @wr.atomic.compare_add: value to compare with, or to add
+ * @wr.atomic.swap: value to swap in
+ * @wr.atomic.rkey: remote key
+ * @wr.atomic.__reserved: must be 0
+ * @wr.ud: UD destination
+ * @wr.ud.ah_handle: address handle, in the QP's context and PD
+ * @wr.ud.remote_qpn: destination QP number
+ * @wr.ud.remote_qkey: destination Q_Key (bit 31 set: use the QP's own)
+ * @wr.ud.__reserved: must be 0
+ *
+ * The 64-byte header is followed by @num_sge struct rnic_sge or by
+ * @inline_len bytes of data; the ring's entry_size has room for the QP's
+ * max_send_sge and max_inline_data.
+ */
+struct rnic_send_wqe {
+	__aligned_u64 wr_id;
+	__u32 opcode;
+	__u32 send_flags;
+	union {
+		__be32 imm_data;
+		__u32 invalidate_rkey;
+	} ex;
+	__u32 num_sge;
+	__u32 inline_len;
+	__u32 __reserved;
+	union {
+		struct {
+			__aligned_u64 remote_addr;
+			__u32 rkey;
+			__u32 __reserved;
+		} rdma;
+		struct {
+			__aligned_u64 remote_addr;
+			__aligned_u64 compare_add;
+			__aligned_u64 swap;
+			__u32 rkey;
+			__u32 __reserved;
+		} atomic;
+		struct {
+			__u32 ah_handle;
+			__u32 remote_qpn;
+			__u32 remote_qkey;
+			__u32 __reserved;
+		} ud;
+	} wr;
+};
+
+/**
+ * struct rnic_attach_mcast - RNIC_IOCTL_ATTACH_MCAST, RNIC_IOCTL_DETACH_MCAST
+ * @size: sizeof(struct rnic_attach_mcast)
+ * @flags: must be 0
+ * @qp_handle: the QP, of type UD (EINVAL otherwise)
+ * @mlid: multicast LID; RoCE has no LIDs: ignored
+ * @__reserved: must be 0
+ * @gid: the group's multicast GID: ff00::/8, or IPv4-mapped 224.0.0.0/4
+ *	(RoCEv2 over IPv4); EINVAL otherwise
+ *
+ * Groups are per device: UD QPs of every context of the device attached
+ * to a group receive what is sent to its GID. Attaching a QP to a group
+ * it is in already succeeds and changes nothing; detaching it from a
+ * group it is not in is EINVAL. More than rnic_query_device.out_max_mcast_grp
+ * groups, or out_max_mcast_qp_attach QPs in a group, is ENOMEM. A QP
+ * attached to a group cannot be destroyed (EBUSY); closing the file
+ * detaches its QPs. Detaching works on a removed device.
+ */
+struct rnic_attach_mcast {
+	__u32 size;
+	__u32 flags;
+	__u32 qp_handle;
+	__u16 mlid;
+	__u16 __reserved;
+	__u8 gid[16];
+};
+
 /* shared receive queues, address handles: structs */
+
+/**
+ * struct rnic_create_srq - RNIC_IOCTL_CREATE_SRQ
+ * @size: sizeof(struct rnic_create_srq)
+ * @flags: must be 0
+ * @pd_handle: protection domain of the SRQ
+ * @max_wr: work requests, 1 .. rnic_query_device.out_max_srq_wr; rounded
+ *	up to a power of two
+ * @max_sge: scatter/gather entries per work request, at most
+ *	rnic_query_device.out_max_srq_sge (0 is allowed: zero-byte receives)
+ * @srq_limit: limit armed at creation, at most the granted @out_max_wr;
+ *	0 leaves the SRQ unarmed (see struct rnic_modify_srq)
+ * @user_handle: returned in the SRQ's asynchronous events
+ * @out_handle: handle of the new SRQ
+ * @out_max_wr: work requests granted, the number of ring entries
+ * @out_max_sge: scatter/gather entries granted per work request
+ * @__reserved: must be 0
+ * @out_ring: the receive ring (see "rnic rings"); userspace is the
+ *	producer, the kernel the consumer. An entry is a struct
+ *	rnic_recv_wqe followed by @out_max_sge struct rnic_sge.
+ *
+ * A bad @max_wr, @max_sge or @srq_limit is EINVAL; beyond the device's
+ * SRQ limit, ENOMEM.
+ */
+struct rnic_create_srq {
+	__u32 size;
+	__u32 flags;
+	__u32 pd_handle;
+	__u32 max_wr;
+	__u32 max_sge;
+	__u32 srq_limit;
+	__aligned_u64 user_handle;
+	__u32 out_handle;
+	__u32 out_max_wr;
+	__u32 out_max_sge;
+	__u32 __reserved;
+	struct rnic_ring_info out_ring;
+};
+
+/**
+ * enum rnic_srq_attr_mask - what RNIC_IOCTL_MODIFY_SRQ changes, the values
+ *	of enum ibv_srq_attr_mask
+ * @RNIC_SRQ_MAX_WR: resize; rnic does not resize SRQs (no
+ *	IBV_DEVICE_SRQ_RESIZE), so this bit is always EINVAL
+ * @RNIC_SRQ_LIMIT: arm the SRQ limit
+ */
+enum rnic_srq_attr_mask {
+	RNIC_SRQ_MAX_WR = 1 << 0,
+	RNIC_SRQ_LIMIT = 1 << 1,
+};
+
+/**
+ * struct rnic_modify_srq - RNIC_IOCTL_MODIFY_SRQ
+ * @size: sizeof(struct rnic_modify_srq)
+ * @flags: must be 0
+ * @handle: the SRQ
+ * @attr_mask: enum rnic_srq_attr_mask bits; other bits are EINVAL
+ * @max_wr: ignored: RNIC_SRQ_MAX_WR is EINVAL
+ * @srq_limit: with RNIC_SRQ_LIMIT, the new limit, at most the SRQ's
+ *	max_wr (EINVAL otherwise); 0 disarms
+ *
+ * An armed SRQ raises IBV_EVENT_SRQ_LIMIT_REACHED once, when taking a
+ * work request leaves fewer than @srq_limit in the ring, and is disarmed
+ * (its limit reads 0) from then on. On error nothing is changed.
+ */
+struct rnic_modify_srq {
+	__u32 size;
+	__u32 flags;
+	__u32 handle;
+	__u32 attr_mask;
+	__u32 max_wr;
+	__u32 srq_limit;
+};
+
+/**
+ * struct rnic_query_srq - RNIC_IOCTL_QUERY_SRQ
+ * @size: sizeof(struct rnic_query_srq)
+ * @flags: must be 0
+ * @handle: the SRQ
+ * @out_max_wr: work requests, as granted at creation
+ * @out_max_sge: scatter/gather entries per work request
+ * @out_srq_limit: the armed limit, 0 when not (or no longer) armed
+ */
+struct rnic_query_srq {
+	__u32 size;
+	__u32 flags;
+	__u32 handle;
+	__u32 out_max_wr;
+	__u32 out_max_sge;
+	__u32 out_srq_limit;
+};
+
+/**
+ * struct rnic_destroy_srq - RNIC_IOCTL_DESTROY_SRQ
+ * @size: sizeof(struct rnic_destroy_srq)
+ * @flags: must be 0
+ * @handle: the SRQ
+ * @__reserved: must be 0
+ * @out_async_events_reported: asynchronous events of the SRQ read from
+ *	the context's queue
+ *
+ * EBUSY while a QP uses the SRQ, or while another destroy of it runs.
+ */
+struct rnic_destroy_srq {
+	__u32 size;
+	__u32 flags;
+	__u32 handle;
+	__u32 __reserved;
+	__u32 out_async_events_reported;
+};
+
+/**
+ * struct rnic_create_ah - RNIC_IOCTL_CREATE_AH
+ * @size: sizeof(struct rnic_create_ah)
+ * @flags: must be 0
+ * @pd_handle: protection domain of the address handle
+ * @out_handle: handle of the new address handle; UD send work requests
+ *	name it
+ * @attr: the address. EINVAL unless: @attr.port_num is 1, @attr.is_global
+ *	is 1 (RoCE has no LIDs), @attr.sgid_index names a GID table entry in
+ *	use, @attr.dlid and @attr.src_path_bits are 0, @attr.sl is below 16,
+ *	@attr.flow_label fits 20 bits, @attr.static_rate is a value of
+ *	enum ibv_rate, @attr.__reserved is 0, and the source GID and
+ *	@attr.dgid are either both IPv4-mapped (::ffff:a.b.c.d, RoCEv2 over
+ *	IPv4) or both not.
+ *
+ * The source GID is read from the table once, at creation: the address
+ * handle keeps it if the entry changes later.
+ */
+struct rnic_create_ah {
+	__u32 size;
+	__u32 flags;
+	__u32 pd_handle;
+	__u32 out_handle;
+	struct rnic_ah_attr attr;
+};
 
 #define RNIC_IOCTL_QUERY_DEVICE _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_QUERY_DEVICE)
 #define RNIC_IOCTL_QUERY_PORT _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_QUERY_PORT)
@@ -502,9 +1400,30 @@ struct rnic_ah_attr {
 #define RNIC_IOCTL_DEREG_MR _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_DEREG_MR)
 
 /* completion queues, channels, async events: ioctls */
+#define RNIC_IOCTL_CREATE_ASYNC_FD \
+	_IO(RNIC_IOCTL_MAGIC, RNIC_CMD_CREATE_ASYNC_FD)
+#define RNIC_IOCTL_CREATE_COMP_CHANNEL \
+	_IO(RNIC_IOCTL_MAGIC, RNIC_CMD_CREATE_COMP_CHANNEL)
+#define RNIC_IOCTL_DESTROY_COMP_CHANNEL \
+	_IO(RNIC_IOCTL_MAGIC, RNIC_CMD_DESTROY_COMP_CHANNEL)
+#define RNIC_IOCTL_CREATE_CQ _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_CREATE_CQ)
+#define RNIC_IOCTL_RESIZE_CQ _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_RESIZE_CQ)
+#define RNIC_IOCTL_DESTROY_CQ _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_DESTROY_CQ)
 
 /* queue pairs, multicast: ioctls */
+#define RNIC_IOCTL_CREATE_QP _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_CREATE_QP)
+#define RNIC_IOCTL_MODIFY_QP _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_MODIFY_QP)
+#define RNIC_IOCTL_QUERY_QP _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_QUERY_QP)
+#define RNIC_IOCTL_DESTROY_QP _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_DESTROY_QP)
+#define RNIC_IOCTL_ATTACH_MCAST _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_ATTACH_MCAST)
+#define RNIC_IOCTL_DETACH_MCAST _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_DETACH_MCAST)
 
 /* shared receive queues, address handles: ioctls */
+#define RNIC_IOCTL_CREATE_SRQ _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_CREATE_SRQ)
+#define RNIC_IOCTL_MODIFY_SRQ _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_MODIFY_SRQ)
+#define RNIC_IOCTL_QUERY_SRQ _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_QUERY_SRQ)
+#define RNIC_IOCTL_DESTROY_SRQ _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_DESTROY_SRQ)
+#define RNIC_IOCTL_CREATE_AH _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_CREATE_AH)
+#define RNIC_IOCTL_DESTROY_AH _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_DESTROY_AH)
 
 #endif /* _UAPI_RDMA_RNIC_ABI_H */

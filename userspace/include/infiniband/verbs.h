@@ -366,8 +366,8 @@ struct ibv_device {
  * @device: the device this context was opened from
  * @cmd_fd: file descriptor of the char device; every verb of this context
  *          is an ioctl on it
- * @async_fd: file descriptor for asynchronous events; -1 until librnic
- *            implements ibv_get_async_event()
+ * @async_fd: file descriptor of the context's asynchronous events, read
+ *            by ibv_get_async_event(); close-on-exec, pollable
  * @num_comp_vectors: completion vectors the device offers
  * @mutex: free for the application's use; librnic does not take it
  * @abi_compat: unused, NULL
@@ -496,7 +496,209 @@ struct ibv_wc {
 
 /* completion queues, channels, async events: types */
 
+struct ibv_qp;
+struct ibv_srq;
+struct ibv_wq;
+
+/**
+ * struct ibv_comp_channel - completion event channel
+ * @context: the context it belongs to
+ * @fd: file descriptor that ibv_get_cq_event() reads; close-on-exec,
+ *	pollable, may be made O_NONBLOCK
+ * @refcnt: CQs using the channel
+ */
+struct ibv_comp_channel {
+	struct ibv_context *context;
+	int fd;
+	int refcnt;
+};
+
+/**
+ * struct ibv_cq - completion queue
+ * @context: the context it belongs to
+ * @channel: its completion channel, or NULL
+ * @cq_context: the application's pointer, from ibv_create_cq()
+ * @handle: kernel handle, meaningful in @context only
+ * @cqe: entries: all of them can hold a completion
+ * @mutex: protects the two counters below
+ * @cond: signalled when an event is acknowledged
+ * @comp_events_completed: completion events acknowledged
+ * @async_events_completed: asynchronous events acknowledged
+ */
+struct ibv_cq {
+	struct ibv_context *context;
+	struct ibv_comp_channel *channel;
+	void *cq_context;
+	uint32_t handle;
+	int cqe;
+
+	pthread_mutex_t mutex;
+	pthread_cond_t cond;
+	uint32_t comp_events_completed;
+	uint32_t async_events_completed;
+};
+
+/**
+ * struct ibv_async_event - an asynchronous event
+ * @element: what the event is about, by @event_type: @element.cq for
+ *	IBV_EVENT_CQ_ERR; @element.qp for the QP events; @element.srq for
+ *	the SRQ events; @element.wq for IBV_EVENT_WQ_FATAL;
+ *	@element.port_num for the port events (0 for IBV_EVENT_DEVICE_FATAL)
+ * @event_type: the event
+ */
+struct ibv_async_event {
+	union {
+		struct ibv_cq *cq;
+		struct ibv_qp *qp;
+		struct ibv_srq *srq;
+		struct ibv_wq *wq;
+		int port_num;
+	} element;
+	enum ibv_event_type event_type;
+};
+
 /* queue pairs, multicast: types */
+
+struct ibv_cq;
+struct ibv_srq;
+
+/**
+ * enum ibv_qp_type - QP transport types
+ *
+ * rnic implements RC, UC and UD; ibv_create_qp() fails with EOPNOTSUPP
+ * for the others.
+ */
+enum ibv_qp_type {
+	IBV_QPT_RC = 2,
+	IBV_QPT_UC,
+	IBV_QPT_UD,
+	IBV_QPT_RAW_PACKET = 8,
+	IBV_QPT_XRC_SEND = 9,
+	IBV_QPT_XRC_RECV,
+	IBV_QPT_DRIVER = 0xff,
+};
+
+/**
+ * struct ibv_qp_cap - sizes of a QP's queues
+ * @max_send_wr: send work requests, 0 .. max_qp_wr
+ * @max_recv_wr: receive work requests, 0 .. max_qp_wr (ignored with an SRQ)
+ * @max_send_sge: scatter/gather entries per send work request, 0 .. max_sge
+ * @max_recv_sge: scatter/gather entries per receive work request, 0 ..
+ *	max_sge (ignored with an SRQ)
+ * @max_inline_data: bytes of inline data per send work request, 0 .. 512
+ */
+struct ibv_qp_cap {
+	uint32_t max_send_wr;
+	uint32_t max_recv_wr;
+	uint32_t max_send_sge;
+	uint32_t max_recv_sge;
+	uint32_t max_inline_data;
+};
+
+/**
+ * struct ibv_qp_init_attr - what ibv_create_qp() asks for
+ * @qp_context: stored in ibv_qp.qp_context
+ * @send_cq: CQ for send completions
+ * @recv_cq: CQ for receive completions, may be @send_cq
+ * @srq: SRQ the QP receives from (RC and UD), or NULL
+ * @cap: sizes asked for, replaced by what was granted
+ * @qp_type: IBV_QPT_RC, IBV_QPT_UC or IBV_QPT_UD
+ * @sq_sig_all: if not 0, every send work request completes with a CQE
+ */
+struct ibv_qp_init_attr {
+	void *qp_context;
+	struct ibv_cq *send_cq;
+	struct ibv_cq *recv_cq;
+	struct ibv_srq *srq;
+	struct ibv_qp_cap cap;
+	enum ibv_qp_type qp_type;
+	int sq_sig_all;
+};
+
+/**
+ * enum ibv_qp_attr_mask - which attributes ibv_modify_qp() sets
+ *
+ * Each transition requires some attributes and allows others, per QP
+ * type (see ibv_modify_qp()). IBV_QP_ALT_PATH (no APM on RoCE),
+ * IBV_QP_CAP (no resizing) and IBV_QP_RATE_LIMIT are never accepted.
+ */
+enum ibv_qp_attr_mask {
+	IBV_QP_STATE = 1 << 0,
+	IBV_QP_CUR_STATE = 1 << 1,
+	IBV_QP_EN_SQD_ASYNC_NOTIFY = 1 << 2,
+	IBV_QP_ACCESS_FLAGS = 1 << 3,
+	IBV_QP_PKEY_INDEX = 1 << 4,
+	IBV_QP_PORT = 1 << 5,
+	IBV_QP_QKEY = 1 << 6,
+	IBV_QP_AV = 1 << 7,
+	IBV_QP_PATH_MTU = 1 << 8,
+	IBV_QP_TIMEOUT = 1 << 9,
+	IBV_QP_RETRY_CNT = 1 << 10,
+	IBV_QP_RNR_RETRY = 1 << 11,
+	IBV_QP_RQ_PSN = 1 << 12,
+	IBV_QP_MAX_QP_RD_ATOMIC = 1 << 13,
+	IBV_QP_ALT_PATH = 1 << 14,
+	IBV_QP_MIN_RNR_TIMER = 1 << 15,
+	IBV_QP_SQ_PSN = 1 << 16,
+	IBV_QP_MAX_DEST_RD_ATOMIC = 1 << 17,
+	IBV_QP_PATH_MIG_STATE = 1 << 18,
+	IBV_QP_CAP = 1 << 19,
+	IBV_QP_DEST_QPN = 1 << 20,
+	IBV_QP_RATE_LIMIT = 1 << 25,
+};
+
+/** enum ibv_qp_state - QP states */
+enum ibv_qp_state {
+	IBV_QPS_RESET,
+	IBV_QPS_INIT,
+	IBV_QPS_RTR,
+	IBV_QPS_RTS,
+	IBV_QPS_SQD,
+	IBV_QPS_SQE,
+	IBV_QPS_ERR,
+	IBV_QPS_UNKNOWN,
+};
+
+/** enum ibv_mig_state - path migration states (APM; RoCE has none) */
+enum ibv_mig_state {
+	IBV_MIG_MIGRATED,
+	IBV_MIG_REARM,
+	IBV_MIG_ARMED,
+};
+
+/**
+ * struct ibv_qp - queue pair
+ * @context: the context it belongs to
+ * @qp_context: the application's, from ibv_qp_init_attr
+ * @pd: its protection domain
+ * @send_cq: CQ of its send queue
+ * @recv_cq: CQ of its receive queue
+ * @srq: SRQ it receives from, or NULL
+ * @handle: kernel handle, meaningful in @context only
+ * @qp_num: QP number (24 bits) peers address it with
+ * @state: the state as of the last successful ibv_modify_qp() or
+ *	ibv_query_qp()
+ * @qp_type: transport type
+ * @mutex: with @cond and @events_completed, counts acknowledged
+ *	asynchronous events of the QP
+ * @cond: see @mutex
+ * @events_completed: see @mutex
+ */
+struct ibv_qp {
+	struct ibv_context *context;
+	void *qp_context;
+	struct ibv_pd *pd;
+	struct ibv_cq *send_cq;
+	struct ibv_cq *recv_cq;
+	struct ibv_srq *srq;
+	uint32_t handle;
+	uint32_t qp_num;
+	enum ibv_qp_state state;
+	enum ibv_qp_type qp_type;
+	pthread_mutex_t mutex;
+	pthread_cond_t cond;
+	uint32_t events_completed;
+};
 
 /**
  * struct ibv_global_route - the GRH part of an address
@@ -554,6 +756,73 @@ struct ibv_ah_attr {
 };
 
 /* shared receive queues, address handles: types */
+
+/**
+ * enum ibv_srq_attr_mask - what ibv_modify_srq() changes
+ * @IBV_SRQ_MAX_WR: resize; rnic does not resize SRQs (no
+ *	IBV_DEVICE_SRQ_RESIZE): EINVAL
+ * @IBV_SRQ_LIMIT: arm the limit
+ */
+enum ibv_srq_attr_mask {
+	IBV_SRQ_MAX_WR = 1 << 0,
+	IBV_SRQ_LIMIT = 1 << 1,
+};
+
+/**
+ * struct ibv_srq_attr - SRQ sizes and limit
+ * @max_wr: work requests the SRQ holds
+ * @max_sge: scatter/gather entries per work request
+ * @srq_limit: the armed limit, 0 when not armed
+ */
+struct ibv_srq_attr {
+	uint32_t max_wr;
+	uint32_t max_sge;
+	uint32_t srq_limit;
+};
+
+/**
+ * struct ibv_srq_init_attr - what ibv_create_srq() asks for
+ * @srq_context: stored in ibv_srq.srq_context
+ * @attr: sizes asked for, replaced by what was granted; srq_limit arms
+ *	the limit at once when not 0
+ */
+struct ibv_srq_init_attr {
+	void *srq_context;
+	struct ibv_srq_attr attr;
+};
+
+/**
+ * struct ibv_srq - shared receive queue
+ * @context: the context it belongs to
+ * @srq_context: the application's, from ibv_srq_init_attr
+ * @pd: its protection domain
+ * @handle: kernel handle, meaningful in @context only
+ * @mutex: with @cond and @events_completed, counts acknowledged
+ *	asynchronous events of the SRQ
+ * @cond: see @mutex
+ * @events_completed: see @mutex
+ */
+struct ibv_srq {
+	struct ibv_context *context;
+	void *srq_context;
+	struct ibv_pd *pd;
+	uint32_t handle;
+	pthread_mutex_t mutex;
+	pthread_cond_t cond;
+	uint32_t events_completed;
+};
+
+/**
+ * struct ibv_ah - address handle, named by UD send work requests
+ * @context: the context it belongs to
+ * @pd: its protection domain
+ * @handle: kernel handle, meaningful in @context only
+ */
+struct ibv_ah {
+	struct ibv_context *context;
+	struct ibv_pd *pd;
+	uint32_t handle;
+};
 
 /**
  * ibv_get_device_list() - list the rnic devices present now
@@ -731,9 +1000,417 @@ int ibv_dereg_mr(struct ibv_mr *mr);
 
 /* completion queues, channels, async events: functions */
 
+/**
+ * ibv_create_comp_channel() - create a completion event channel
+ * @context: the context
+ *
+ * RETURN: the channel, or NULL with errno set (ENOMEM beyond the device's
+ * channel limit, EMFILE without a free descriptor, ENODEV if the device
+ * was removed).
+ */
+struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context);
+
+/**
+ * ibv_destroy_comp_channel() - destroy a completion event channel and close
+ *	its descriptor
+ * @channel: the channel; stays valid if this fails
+ *
+ * RETURN: 0, or an errno value: EBUSY while a CQ uses the channel.
+ */
+int ibv_destroy_comp_channel(struct ibv_comp_channel *channel);
+
+/**
+ * ibv_create_cq() - create a completion queue
+ * @context: the context
+ * @cqe: entries wanted, 1 to max_cqe; the CQ gets the next power of two,
+ *	in cq->cqe
+ * @cq_context: the application's pointer, returned by ibv_get_cq_event()
+ * @channel: the channel for completion events, or NULL
+ * @comp_vector: 0 to context->num_comp_vectors - 1
+ *
+ * RETURN: the CQ, or NULL with errno set: EINVAL for a bad @cqe or
+ * @comp_vector or a channel of another context, ENOMEM beyond the
+ * device's max_cq or when memory is short.
+ */
+struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe,
+			     void *cq_context,
+			     struct ibv_comp_channel *channel,
+			     int comp_vector);
+
+/**
+ * ibv_resize_cq() - change the number of entries of a CQ
+ * @cq: the CQ
+ * @cqe: entries wanted, 1 to max_cqe and at least the completions not
+ *	polled yet, which are kept; cq->cqe is set to the new size (the next
+ *	power of two)
+ *
+ * Safe against ibv_poll_cq() and ibv_req_notify_cq() in other threads.
+ *
+ * RETURN: 0, or an errno value (EINVAL for a bad @cqe, ENOMEM).
+ */
+int ibv_resize_cq(struct ibv_cq *cq, int cqe);
+
+/**
+ * ibv_destroy_cq() - destroy a completion queue
+ * @cq: the CQ; stays valid if this fails
+ *
+ * Waits until every event of @cq returned by ibv_get_cq_event() and
+ * ibv_get_async_event() has been acknowledged.
+ *
+ * RETURN: 0, or an errno value: EBUSY while a QP uses the CQ.
+ */
+int ibv_destroy_cq(struct ibv_cq *cq);
+
+/**
+ * ibv_poll_cq() - take completions off a CQ
+ * @cq: the CQ
+ * @num_entries: room in @wc
+ * @wc: filled with the oldest completions
+ *
+ * No system call. Safe against other threads polling or arming @cq.
+ *
+ * RETURN: the number of completions taken, 0 if there is none (or if
+ * @num_entries is not positive).
+ */
+int ibv_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
+
+/**
+ * ibv_req_notify_cq() - ask for one completion event on the CQ's channel
+ * @cq: the CQ
+ * @solicited_only: 0: for the next completion; else only for the next
+ *	solicited or unsuccessful completion
+ *
+ * No system call: it writes the CQ's arm word in the mapped ring. Poll
+ * the CQ after arming, a completion may have come in before.
+ *
+ * RETURN: 0.
+ */
+int ibv_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+
+/**
+ * ibv_get_cq_event() - wait for the next completion event of a channel
+ * @channel: the channel; O_NONBLOCK on its fd makes this fail with EAGAIN
+ *	instead of waiting
+ * @cq: set to the CQ that had the event
+ * @cq_context: set to its cq_context
+ *
+ * A CQ has at most one event waiting in its channel at a time. Every event
+ * returned must be acknowledged with ibv_ack_cq_events().
+ *
+ * RETURN: 0, or -1 with errno set (EAGAIN, EINTR, EIO once the channel's
+ * context is closed).
+ */
+int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
+		     void **cq_context);
+
+/**
+ * ibv_ack_cq_events() - acknowledge completion events
+ * @cq: the CQ
+ * @nevents: how many of its events, returned by ibv_get_cq_event()
+ */
+void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents);
+
+/**
+ * ibv_get_async_event() - wait for the next asynchronous event of a context
+ * @context: the context; O_NONBLOCK on its async_fd makes this fail with
+ *	EAGAIN instead of waiting
+ * @event: filled with the event
+ *
+ * Every event returned must be acknowledged with ibv_ack_async_event().
+ * Events that find the context's queue full are dropped (RNIC_DEBUG set in
+ * the environment makes librnic report it on stderr).
+ *
+ * RETURN: 0, or -1 with errno set (EAGAIN, EINTR, EIO once the context is
+ * closed).
+ */
+int ibv_get_async_event(struct ibv_context *context,
+			struct ibv_async_event *event);
+
+/**
+ * ibv_ack_async_event() - acknowledge an asynchronous event
+ * @event: an event from ibv_get_async_event()
+ */
+void ibv_ack_async_event(struct ibv_async_event *event);
+
 /* queue pairs, multicast: functions */
 
+/**
+ * struct ibv_qp_attr - QP attributes, for ibv_modify_qp() and
+ *	ibv_query_qp()
+ * @qp_state: state to move to
+ * @cur_qp_state: state the caller believes the QP is in
+ * @path_mtu: path MTU, up to the port's max_mtu
+ * @path_mig_state: path migration state
+ * @qkey: Q_Key (UD); with bit 31 set, only for CAP_NET_RAW
+ * @rq_psn: first PSN expected, 24 bits (RC, UC)
+ * @sq_psn: first PSN sent, 24 bits
+ * @dest_qp_num: remote QP number, 24 bits (RC, UC)
+ * @qp_access_flags: IBV_ACCESS_LOCAL_WRITE, _REMOTE_WRITE, _REMOTE_READ,
+ *	_REMOTE_ATOMIC (RC, UC)
+ * @cap: queue sizes (ibv_query_qp() only)
+ * @ah_attr: primary path (RC, UC): global, port 1, a GID table entry in
+ *	use, a unicast destination
+ * @alt_ah_attr: alternate path: not supported, reads 0
+ * @pkey_index: P_Key table index, 0
+ * @alt_pkey_index: not supported, reads 0
+ * @en_sqd_async_notify: 1: IBV_EVENT_SQ_DRAINED when drained in SQD
+ * @sq_draining: the send queue is draining in SQD
+ * @max_rd_atomic: RDMA READs/atomics in flight as initiator, up to
+ *	max_qp_init_rd_atom (RC)
+ * @max_dest_rd_atomic: ... as responder, up to max_qp_rd_atom (RC)
+ * @min_rnr_timer: RNR NAK timer code, 0 .. 31 (RC)
+ * @port_num: port, 1
+ * @timeout: local ACK timeout code, 0 .. 31 (RC)
+ * @retry_cnt: transport retries, 0 .. 7 (RC)
+ * @rnr_retry: RNR retries, 0 .. 7, 7 is infinite (RC)
+ * @alt_port_num: not supported, reads 0
+ * @alt_timeout: not supported, reads 0
+ * @rate_limit: not supported, reads 0
+ *
+ * Defined here rather than with the other QP types: it embeds struct
+ * ibv_ah_attr.
+ */
+struct ibv_qp_attr {
+	enum ibv_qp_state qp_state;
+	enum ibv_qp_state cur_qp_state;
+	enum ibv_mtu path_mtu;
+	enum ibv_mig_state path_mig_state;
+	uint32_t qkey;
+	uint32_t rq_psn;
+	uint32_t sq_psn;
+	uint32_t dest_qp_num;
+	unsigned int qp_access_flags;
+	struct ibv_qp_cap cap;
+	struct ibv_ah_attr ah_attr;
+	struct ibv_ah_attr alt_ah_attr;
+	uint16_t pkey_index;
+	uint16_t alt_pkey_index;
+	uint8_t en_sqd_async_notify;
+	uint8_t sq_draining;
+	uint8_t max_rd_atomic;
+	uint8_t max_dest_rd_atomic;
+	uint8_t min_rnr_timer;
+	uint8_t port_num;
+	uint8_t timeout;
+	uint8_t retry_cnt;
+	uint8_t rnr_retry;
+	uint8_t alt_port_num;
+	uint8_t alt_timeout;
+	uint32_t rate_limit;
+};
+
+/**
+ * ibv_create_qp() - create a queue pair, in the RESET state
+ * @pd: its protection domain
+ * @qp_init_attr: what to create; @qp_init_attr->cap is replaced by the
+ *	sizes granted: work requests rounded up to a power of two, and as
+ *	many SGEs and inline bytes as a send entry has room for
+ *
+ * The QP's rings are mapped into the process until ibv_destroy_qp().
+ *
+ * RETURN: the QP, or NULL with errno set: EINVAL for a missing or foreign
+ * PD or CQ, sizes beyond the device's limits, an SRQ with a UC QP;
+ * EOPNOTSUPP for a QP type rnic does not implement; ENOMEM beyond the
+ * device's max_qp.
+ */
+struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
+			     struct ibv_qp_init_attr *qp_init_attr);
+
+/**
+ * ibv_modify_qp() - change a QP's state and attributes
+ * @qp: the QP
+ * @attr: the values
+ * @attr_mask: enum ibv_qp_attr_mask bits: which values to set
+ *
+ * Follows the QP state table of the IB specification: RESET -> INIT ->
+ * RTR -> RTS <-> SQD, SQE -> RTS, INIT -> INIT, RTS -> RTS, SQD -> SQD,
+ * any state to RESET, any state but RESET to ERR; each transition
+ * requires some attributes and allows a few others, per QP type. Moving
+ * to RESET forgets every attribute and empties the queues. On failure
+ * nothing changes.
+ *
+ * RETURN: 0, or an errno value: EINVAL for a transition that does not
+ * exist, a required attribute missing, an attribute not allowed, a bad
+ * value, or IBV_QP_CUR_STATE not naming the QP's state; EPERM for a
+ * controlled Q_Key without CAP_NET_RAW.
+ */
+int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask);
+
+/**
+ * ibv_query_qp() - read a QP's attributes
+ * @qp: the QP
+ * @attr: filled with every attribute, as last set (0 when never set since
+ *	creation or the last move to RESET)
+ * @attr_mask: with IBV_QP_STATE, @qp->state is refreshed too; every
+ *	attribute is returned whatever the mask
+ * @init_attr: filled with what the QP was created with, @cap as granted
+ *
+ * RETURN: 0, or an errno value.
+ */
+int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
+		 struct ibv_qp_init_attr *init_attr);
+
+/**
+ * ibv_destroy_qp() - destroy a QP and unmap its rings
+ * @qp: the QP; stays valid if this fails
+ *
+ * Waits until every asynchronous event about the QP that was returned by
+ * ibv_get_async_event() is acknowledged. Its PD, CQs and SRQ can be
+ * destroyed afterwards.
+ *
+ * RETURN: 0, or an errno value: EBUSY while the QP is attached to a
+ * multicast group.
+ */
+int ibv_destroy_qp(struct ibv_qp *qp);
+
+/**
+ * ibv_attach_mcast() - attach a UD QP to a multicast group
+ * @qp: the QP
+ * @gid: the group: ff00::/8, or IPv4-mapped 224.0.0.0/4
+ * @lid: multicast LID; RoCE has none: ignored
+ *
+ * Groups are per device and shared by all its contexts. Attaching a QP
+ * to a group it is in already succeeds.
+ *
+ * RETURN: 0, or an errno value: EINVAL for a QP that is not UD or a GID
+ * that is not multicast; ENOMEM beyond the device's max_mcast_grp groups
+ * or max_mcast_qp_attach QPs in the group.
+ */
+int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+		     uint16_t lid);
+
+/**
+ * ibv_detach_mcast() - detach a UD QP from a multicast group
+ * @qp: the QP
+ * @gid: the group
+ * @lid: ignored
+ *
+ * RETURN: 0, or an errno value: EINVAL if the QP is not in the group.
+ */
+int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+		     uint16_t lid);
+
 /* shared receive queues, address handles: functions */
+
+/**
+ * ibv_create_srq() - create a shared receive queue
+ * @pd: its protection domain
+ * @srq_init_attr: max_wr from 1 to max_srq_wr (rounded up to a power of
+ *	two), max_sge up to max_srq_sge, srq_limit up to the granted max_wr
+ *	(0: not armed); max_wr and max_sge are replaced by what was granted
+ *
+ * RETURN: the SRQ, or NULL with errno set: EINVAL for a bad size or
+ * limit or a PD of another context, ENOMEM beyond the device's max_srq,
+ * ENODEV if the device was removed.
+ */
+struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
+			       struct ibv_srq_init_attr *srq_init_attr);
+
+/**
+ * ibv_modify_srq() - arm the limit of a shared receive queue
+ * @srq: the SRQ
+ * @srq_attr: srq_limit is read with IBV_SRQ_LIMIT
+ * @srq_attr_mask: IBV_SRQ_LIMIT, or 0 (nothing changes)
+ *
+ * An armed SRQ raises IBV_EVENT_SRQ_LIMIT_REACHED once, when fewer than
+ * srq_limit work requests are left in it; the limit then reads 0 until
+ * armed again. srq_limit 0 disarms.
+ *
+ * RETURN: 0, or an errno value: EINVAL for IBV_SRQ_MAX_WR (rnic does not
+ * resize SRQs), unknown mask bits or srq_limit above max_wr; nothing is
+ * changed then.
+ */
+int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+		   int srq_attr_mask);
+
+/**
+ * ibv_query_srq() - read the sizes and the armed limit of an SRQ
+ * @srq: the SRQ
+ * @srq_attr: filled on success; srq_limit 0 means not (or no longer) armed
+ *
+ * RETURN: 0, or an errno value.
+ */
+int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr);
+
+/**
+ * ibv_destroy_srq() - destroy a shared receive queue
+ * @srq: the SRQ; stays valid if this fails
+ *
+ * Waits until every asynchronous event about the SRQ that was returned
+ * by ibv_get_async_event() has been acknowledged with
+ * ibv_ack_async_event(), then unmaps the ring and frees @srq.
+ *
+ * RETURN: 0, or an errno value: EBUSY while a QP uses the SRQ.
+ */
+int ibv_destroy_srq(struct ibv_srq *srq);
+
+/**
+ * ibv_create_ah() - create an address handle for UD sends
+ * @pd: its protection domain
+ * @attr: the address: port_num 1, is_global set (RoCE has no LIDs),
+ *	grh.sgid_index naming a GID in use, dlid and src_path_bits 0, sl
+ *	below 16, a 20-bit flow label, a valid enum ibv_rate; the source GID
+ *	and grh.dgid both IPv4-mapped or both not
+ *
+ * The source GID is read once: the AH keeps it if the table changes.
+ *
+ * RETURN: the AH, or NULL with errno set: EINVAL for an address breaking
+ * a rule above or a PD of another context, ENOMEM beyond the device's
+ * max_ah, ENODEV if the device was removed.
+ */
+struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+
+/**
+ * ibv_destroy_ah() - destroy an address handle
+ * @ah: the AH; stays valid if this fails
+ *
+ * RETURN: 0, or an errno value.
+ */
+int ibv_destroy_ah(struct ibv_ah *ah);
+
+/**
+ * ibv_init_ah_from_wc() - the address that answers a received UD message
+ * @context: the context the message arrived on
+ * @port_num: the port it arrived on
+ * @wc: its work completion
+ * @grh: the 40 bytes in front of its payload; read only when wc_flags has
+ *	IBV_WC_GRH
+ * @ah_attr: filled on success
+ *
+ * port_num is @port_num; dlid, sl and src_path_bits come from @wc (slid,
+ * sl, dlid_path_bits). Without IBV_WC_GRH that is all (is_global 0).
+ * With it the address is global, and the GRH buffer holds, decided as
+ * rdma-core decides:
+ *
+ * - an IPv6 header (RoCEv2 over IPv6, next header UDP): dgid is its
+ *   source GID, flow_label, traffic_class and hop_limit are its own;
+ * - an IPv4 header in its last 20 bytes (RoCEv2 over IPv4; the first 20
+ *   are undefined): dgid is the IPv4-mapped source address, hop_limit the
+ *   TTL, traffic_class the TOS byte, flow_label 0.
+ *
+ * sgid_index is the index of the GID of ours the peer sent to.
+ *
+ * RETURN: 0, or -1 with errno set: EINVAL for a bad port, a message sent
+ * to a multicast address or to no GID of the port (a RoCEv1 header
+ * included: rnic's GIDs are RoCEv2), EPROTONOSUPPORT when the buffer holds
+ * neither an IPv6 header with next header UDP nor an IPv4 header.
+ */
+int ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num,
+			struct ibv_wc *wc, struct ibv_grh *grh,
+			struct ibv_ah_attr *ah_attr);
+
+/**
+ * ibv_create_ah_from_wc() - create the address handle answering a UD
+ *	message: ibv_init_ah_from_wc(), then ibv_create_ah()
+ * @pd: protection domain of the new AH
+ * @wc: work completion of the message
+ * @grh: the 40 bytes in front of its payload
+ * @port_num: the port it arrived on
+ *
+ * RETURN: the AH, or NULL with errno set by either step.
+ */
+struct ibv_ah *ibv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc,
+				     struct ibv_grh *grh, uint8_t port_num);
 
 /**
  * ibv_fork_init() - prepare for fork()

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rnic: software RDMA NIC - completion queues.
+ *
+ * A CQ is a ring of struct rnic_cqe (see "rnic rings" in rnic-abi.h): the
+ * data path produces, userspace polls without a system call. Arming for a
+ * completion event is a word in the same mapping (DOC "rnic CQ
+ * notification"), read by rnic_cq_notify() after CQEs are published; the
+ * event goes to the CQ's completion channel (event.c).
+ *
+ * Sizes are rounded up to a power of two and every slot is usable, so the
+ * CQ's cqe is the ring size. Resizing moves the CQEs not polled yet to a
+ * new ring under the producer lock; the old region stays mapped for
+ * userspace until it unmaps it, but the kernel never touches it again.
+ */
+#include <linux/log2.h>
+
+#include "rnic.h"
+
+/* The ring layout userspace relies on. */
+static_assert(sizeof(struct rnic_cqe) == 64);
+static_assert(offsetof(struct rnic_cqe, imm_data) == 24);
+static_assert(offsetof(struct rnic_cqe, pkey_index) == 40);
+static_assert(offsetof(struct rnic_create_cq, out_ring) == 40);
+static_assert(offsetof(struct rnic_resize_cq, out_ring) == 24);
+
+/* As RNIC_IOCTL_QUERY_DEVICE reports them. */
+static u32 rnic_num_comp_vectors(void)
+{
+	return min_t(u32, num_online_cpus(), RNIC_MAX_COMP_VECTORS);
+}
+
+/* The arm word: in the consumer's cache line, just after the index. */
+static u32 rnic_cq_arm_off(const struct rnic_ring_info *info)
+{
+	return info->consumer_off + sizeof(u32);
+}
+
+static u32 *rnic_cq_arm(const struct rnic_ring *ring, u32 arm_off)
+{
+	return ring->region->vaddr + arm_off;
+}
+
+static struct rnic_evobj *rnic_cq_evobj(struct rnic_uobj *uobj)
+{
+	return &to_rnic_cq(uobj)->ev;
+}
+
+static void rnic_cq_destroy(struct rnic_uobj *uobj)
+{
+	struct rnic_cq *cq = to_rnic_cq(uobj);
+	u32 comp = 0;
+
+	/* No QP uses the CQ: nothing produces into it or notifies. */
+	if (cq->channel) {
+		comp = rnic_channel_drop(cq->channel, &cq->comp_event);
+		rnic_uobj_put(&cq->channel->uobj);
+	}
+	if (cq->ev.counts)
+		cq->ev.counts->comp = comp;
+	rnic_evobj_fini(&cq->ev);
+	rnic_ring_free(&cq->ring);
+}
+
+int rnic_create_cq(struct rnic_ucmd *ucmd)
+{
+	struct rnic_create_cq *cmd = ucmd->cmd;
+	struct rnic_ctx *ctx = ucmd->ctx;
+	struct rnic_channel *channel = NULL;
+	struct rnic_uobj *uobj;
+	struct rnic_cq *cq;
+	int ret;
+
+	if (cmd->flags & ~RNIC_CREATE_CQ_CHANNEL || cmd->__reserved)
+		return -EINVAL;
+	if (!(cmd->flags & RNIC_CREATE_CQ_CHANNEL) && cmd->channel_handle)
+		return -EINVAL;
+	if (!cmd->cqe || cmd->cqe > RNIC_MAX_CQE ||
+	    cmd->comp_vector >= rnic_num_comp_vectors())
+		return -EINVAL;
+
+	if (cmd->flags & RNIC_CREATE_CQ_CHANNEL) {
+		uobj = rnic_uobj_get(ctx, cmd->channel_handle,
+				     RNIC_OBJ_CHANNEL);
+		if (IS_ERR(uobj))
+			return PTR_ERR(uobj);
+		channel = container_of(uobj, struct rnic_channel, uobj);
+	}
+	cq = rnic_uobj_alloc(ctx, RNIC_OBJ_CQ, sizeof(*cq), rnic_cq_destroy);
+	if (IS_ERR(cq)) {
+		ret = PTR_ERR(cq);
+		goto err_put_channel;
+	}
+	ret = rnic_ring_alloc(ctx, &cq->ring, roundup_pow_of_two(cmd->cqe),
+			      sizeof(struct rnic_cqe), &cmd->out_ring);
+	if (ret)
+		goto err_abort;
+	cmd->out_handle = cq->uobj.handle;
+	cmd->out_arm_off = rnic_cq_arm_off(&cmd->out_ring);
+
+	cq->channel = channel;
+	cq->comp_vector = cmd->comp_vector;
+	spin_lock_init(&cq->lock);
+	cq->arm = rnic_cq_arm(&cq->ring, cmd->out_arm_off);
+	cq->notify_seq = U32_MAX;
+	rnic_evobj_init(&cq->ev, cmd->user_handle);
+	INIT_LIST_HEAD(&cq->comp_event.node);
+	INIT_LIST_HEAD(&cq->comp_event.obj_node);
+	cq->comp_event.counter = &cq->comp_reported;
+	cq->comp_event.desc.element = cmd->user_handle;
+
+	ret = rnic_ucmd_respond(ucmd, sizeof(*cmd));
+	if (ret)
+		goto err_ring;
+	rnic_uobj_finalize(&cq->uobj);
+	return 0;
+
+err_ring:
+	rnic_ring_free(&cq->ring);
+err_abort:
+	rnic_uobj_abort(&cq->uobj);
+err_put_channel:
+	if (channel)
+		rnic_uobj_put(&channel->uobj);
+	return ret;
+}
+
+/*
+ * Move the CQEs not polled yet to @ring, which becomes the CQ's ring; on
+ * success @ring holds the old one. -EINVAL if they do not fit, or if the
+ * consumer index userspace wrote is not within the old ring.
+ */
+static int rnic_cq_move(struct rnic_cq *cq, struct rnic_ring *ring,
+			u32 arm_off)
+{
+	u32 cons, n, i, *arm;
+
+	lockdep_assert_held(&cq->lock);
+	/* Read once (see "rnic rings"); pairs with userspace's release. */
+	cons = smp_load_acquire(cq->ring.consumer);
+	n = cq->producer - cons;
+	if (n > cq->ring.mask + 1 || n > ring->mask + 1)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		memcpy(rnic_ring_slot(ring, i), rnic_ring_slot(&cq->ring, cons + i),
+		       sizeof(struct rnic_cqe));
+	arm = rnic_cq_arm(ring, arm_off);
+	WRITE_ONCE(*arm, READ_ONCE(*cq->arm));
+	/* Entries before index: the order userspace's acquire expects. */
+	smp_store_release(ring->producer, n);
+
+	swap(cq->ring, *ring);
+	cq->arm = arm;
+	cq->producer = n;
+	return 0;
+}
+
+int rnic_resize_cq(struct rnic_ucmd *ucmd)
+{
+	struct rnic_resize_cq *cmd = ucmd->cmd;
+	struct rnic_ctx *ctx = ucmd->ctx;
+	struct rnic_uobj *uobj;
+	struct rnic_ring ring;
+	struct rnic_cq *cq;
+	int ret;
+
+	if (cmd->flags || cmd->__reserved)
+		return -EINVAL;
+	if (!cmd->cqe || cmd->cqe > RNIC_MAX_CQE)
+		return -EINVAL;
+
+	uobj = rnic_uobj_get(ctx, cmd->handle, RNIC_OBJ_CQ);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	cq = to_rnic_cq(uobj);
+	ret = rnic_ring_alloc(ctx, &ring, roundup_pow_of_two(cmd->cqe),
+			      sizeof(struct rnic_cqe), &cmd->out_ring);
+	if (ret)
+		goto out_put;
+	cmd->out_arm_off = rnic_cq_arm_off(&cmd->out_ring);
+	/* Answer first: once the CQEs moved there is no going back. */
+	ret = rnic_ucmd_respond(ucmd, sizeof(*cmd));
+	if (!ret) {
+		spin_lock_bh(&cq->lock);
+		ret = rnic_cq_move(cq, &ring, cmd->out_arm_off);
+		spin_unlock_bh(&cq->lock);
+	}
+	/* The old ring if the move was done, else the new one. */
+	rnic_ring_free(&ring);
+out_put:
+	rnic_uobj_put(uobj);
+	return ret;
+}
+
+int rnic_destroy_cq(struct rnic_ucmd *ucmd)
+{
+	struct rnic_destroy_cq *cmd = ucmd->cmd;
+	struct rnic_event_counts counts = {};
+	int ret;
+
+	if (cmd->flags || cmd->__reserved)
+		return -EINVAL;
+	ret = rnic_evobj_destroy(ucmd->ctx, cmd->handle, RNIC_OBJ_CQ,
+				 rnic_cq_evobj, &counts);
+	if (ret)
+		return ret;
+	cmd->out_comp_events_reported = counts.comp;
+	cmd->out_async_events_reported = counts.async;
+	return rnic_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
+/**
+ * rnic_cq_notify() - queue a completion event if userspace armed the CQ
+ *	for the CQEs just published
+ * @cq: the CQ, its lock held; the new CQEs published with
+ *	smp_store_release() of the producer index
+ * @solicited: one of the new CQEs is solicited or unsuccessful
+ *
+ * Implements the kernel side of DOC "rnic CQ notification"; the data path
+ * calls it once per batch of CQEs.
+ *
+ * Context: any but hard interrupt; does not sleep.
+ */
+void rnic_cq_notify(struct rnic_cq *cq, bool solicited)
+{
+	u32 arm, seq;
+
+	lockdep_assert_held(&cq->lock);
+	/*
+	 * Orders the producer store before the arm word load; pairs with
+	 * the full barrier userspace issues between arming and polling.
+	 */
+	smp_mb();
+	arm = READ_ONCE(*cq->arm);
+	seq = arm >> RNIC_CQ_ARM_SEQ_SHIFT;
+	if (seq == cq->notify_seq)
+		return;
+	if (!(arm & RNIC_CQ_ARM_NEXT) &&
+	    !(solicited && (arm & RNIC_CQ_ARM_SOLICITED)))
+		return;
+	cq->notify_seq = seq;
+	if (cq->channel)
+		rnic_channel_event(cq->channel, &cq->comp_event);
+}

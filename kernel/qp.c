@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rnic: software RDMA NIC - queue pairs: creation, queries, destruction.
+ *
+ * A QP holds references on its PD, its CQs and its SRQ for its whole life
+ * and owns two rings that userspace maps: the send queue and, without an
+ * SRQ, the receive queue. Nothing here reads them: the data path does,
+ * never trusting them. The state machine is in qp_state.c, multicast in
+ * mcast.c.
+ *
+ * QP numbers come from one table for all rnic devices, allocated
+ * cyclically over [RNIC_QPN_FIRST, RNIC_QPN_MASK]: a number comes back
+ * only after the other 16 million were handed out, so a peer that still
+ * knows an old QP does not find a new one under its number. The table maps
+ * a number to its QP once the QP is published (the entry is reserved but
+ * empty while it is built). Only the control path uses it so far; lookups
+ * from the data path (possibly softirq) will need a _bh-safe lock and a
+ * lifetime reference separate from uobj.users.
+ */
+#include <linux/log2.h>
+#include <linux/xarray.h>
+
+#include "rnic.h"
+
+/* Values of enum ibv_qp_type that rnic knows but does not implement. */
+#define RNIC_QPT_RAW_PACKET	8
+#define RNIC_QPT_XRC_SEND	9
+#define RNIC_QPT_XRC_RECV	10
+#define RNIC_QPT_DRIVER		0xff
+
+#define RNIC_CREATE_QP_FLAGS	(RNIC_CREATE_QP_SRQ | RNIC_CREATE_QP_SQ_SIG_ALL)
+
+static DEFINE_XARRAY_ALLOC(rnic_qp_table);
+/* Where the cyclic allocation goes on; rnic_qp_table's xa_lock. */
+static u32 rnic_qpn_next;
+
+static void rnic_qp_free_rings(struct rnic_qp *qp)
+{
+	if (qp->rq.region)
+		rnic_ring_free(&qp->rq);
+	if (qp->sq.region)
+		rnic_ring_free(&qp->sq);
+}
+
+static struct rnic_evobj *rnic_qp_evobj(struct rnic_uobj *uobj)
+{
+	return &to_rnic_qp(uobj)->ev;
+}
+
+static void rnic_qp_destroy(struct rnic_uobj *uobj)
+{
+	struct rnic_qp *qp = to_rnic_qp(uobj);
+
+	rnic_mcast_detach_all(qp);
+	xa_erase(&rnic_qp_table, qp->qpn);
+	rnic_evobj_fini(&qp->ev);
+	rnic_qp_free_rings(qp);
+	if (qp->srq)
+		rnic_uobj_put(&qp->srq->uobj);
+	rnic_uobj_put(&qp->recv_cq->uobj);
+	rnic_uobj_put(&qp->send_cq->uobj);
+	rnic_uobj_put(&qp->pd->uobj);
+}
+
+static int rnic_qp_type_check(u32 type)
+{
+	switch (type) {
+	case RNIC_QPT_RC:
+	case RNIC_QPT_UC:
+	case RNIC_QPT_UD:
+		return 0;
+	case RNIC_QPT_RAW_PACKET:
+	case RNIC_QPT_XRC_SEND:
+	case RNIC_QPT_XRC_RECV:
+	case RNIC_QPT_DRIVER:
+		return -EOPNOTSUPP;
+	default:
+		return -EINVAL;
+	}
+}
+
+static int rnic_create_qp_check(const struct rnic_create_qp *cmd)
+{
+	const struct rnic_qp_cap *cap = &cmd->cap;
+	bool srq = cmd->flags & RNIC_CREATE_QP_SRQ;
+	int ret;
+
+	if (cmd->flags & ~RNIC_CREATE_QP_FLAGS || cmd->__reserved ||
+	    cap->__reserved)
+		return -EINVAL;
+	ret = rnic_qp_type_check(cmd->qp_type);
+	if (ret)
+		return ret;
+	/* An SRQ serves RC and UD QPs (ibv_create_qp(3)). */
+	if (srq && cmd->qp_type == RNIC_QPT_UC)
+		return -EINVAL;
+	if (cap->max_send_wr > RNIC_MAX_QP_WR ||
+	    cap->max_send_sge > RNIC_MAX_SGE ||
+	    cap->max_inline_data > RNIC_MAX_INLINE_DATA)
+		return -EINVAL;
+	/* With an SRQ the receive sizes are ignored. */
+	if (!srq && (cap->max_recv_wr > RNIC_MAX_QP_WR ||
+		     cap->max_recv_sge > RNIC_MAX_SGE))
+		return -EINVAL;
+	return 0;
+}
+
+static u32 rnic_qp_ring_entries(u32 wr)
+{
+	return wr ? roundup_pow_of_two(wr) : 0;
+}
+
+/*
+ * What a QP gets for what it asked: whole rings, and as many SGEs and
+ * inline bytes as fit in the room a send entry has after its header.
+ */
+static void rnic_qp_grant(const struct rnic_create_qp *cmd,
+			  struct rnic_qp_cap *cap)
+{
+	const struct rnic_qp_cap *req = &cmd->cap;
+	u32 room;
+
+	memset(cap, 0, sizeof(*cap));
+	cap->max_send_wr = rnic_qp_ring_entries(req->max_send_wr);
+	room = max_t(u32, req->max_send_sge * sizeof(struct rnic_sge),
+		     ALIGN(req->max_inline_data, sizeof(struct rnic_sge)));
+	cap->max_send_sge = min_t(u32, room / sizeof(struct rnic_sge),
+				  RNIC_MAX_SGE);
+	cap->max_inline_data = min_t(u32, room, RNIC_MAX_INLINE_DATA);
+	if (!(cmd->flags & RNIC_CREATE_QP_SRQ)) {
+		cap->max_recv_wr = rnic_qp_ring_entries(req->max_recv_wr);
+		cap->max_recv_sge = req->max_recv_sge;
+	}
+}
+
+static int rnic_qp_alloc_rings(struct rnic_ctx *ctx, struct rnic_qp *qp,
+			       struct rnic_create_qp *cmd)
+{
+	const struct rnic_qp_cap *cap = &qp->cap;
+	u32 send_room, recv_room;
+	int ret;
+
+	send_room = max_t(u32, cap->max_send_sge * sizeof(struct rnic_sge),
+			  cap->max_inline_data);
+	recv_room = cap->max_recv_sge * sizeof(struct rnic_sge);
+	memset(&cmd->out_sq, 0, sizeof(cmd->out_sq));
+	memset(&cmd->out_rq, 0, sizeof(cmd->out_rq));
+
+	if (cap->max_send_wr) {
+		ret = rnic_ring_alloc(ctx, &qp->sq, cap->max_send_wr,
+				      sizeof(struct rnic_send_wqe) + send_room,
+				      &cmd->out_sq);
+		if (ret)
+			return ret;
+	}
+	if (cap->max_recv_wr) {
+		ret = rnic_ring_alloc(ctx, &qp->rq, cap->max_recv_wr,
+				      sizeof(struct rnic_recv_wqe) + recv_room,
+				      &cmd->out_rq);
+		if (ret)
+			goto err_free_sq;
+	}
+	return 0;
+
+err_free_sq:
+	if (qp->sq.region)
+		rnic_ring_free(&qp->sq);
+	return ret;
+}
+
+int rnic_create_qp(struct rnic_ucmd *ucmd)
+{
+	struct rnic_create_qp *cmd = ucmd->cmd;
+	struct rnic_ctx *ctx = ucmd->ctx;
+	struct rnic_uobj *uobj;
+	struct rnic_qp *qp;
+	int ret;
+
+	BUILD_BUG_ON(sizeof(struct rnic_send_wqe) != 64);
+	BUILD_BUG_ON(offsetof(struct rnic_send_wqe, wr) != 32);
+
+	ret = rnic_create_qp_check(cmd);
+	if (ret)
+		return ret;
+
+	qp = rnic_uobj_alloc(ctx, RNIC_OBJ_QP, sizeof(*qp), rnic_qp_destroy);
+	if (IS_ERR(qp))
+		return PTR_ERR(qp);
+	uobj = rnic_uobj_get(ctx, cmd->pd_handle, RNIC_OBJ_PD);
+	if (IS_ERR(uobj)) {
+		ret = PTR_ERR(uobj);
+		goto err_abort;
+	}
+	qp->pd = container_of(uobj, struct rnic_pd, uobj);
+	uobj = rnic_uobj_get(ctx, cmd->send_cq_handle, RNIC_OBJ_CQ);
+	if (IS_ERR(uobj)) {
+		ret = PTR_ERR(uobj);
+		goto err_put_pd;
+	}
+	qp->send_cq = to_rnic_cq(uobj);
+	uobj = rnic_uobj_get(ctx, cmd->recv_cq_handle, RNIC_OBJ_CQ);
+	if (IS_ERR(uobj)) {
+		ret = PTR_ERR(uobj);
+		goto err_put_send_cq;
+	}
+	qp->recv_cq = to_rnic_cq(uobj);
+	if (cmd->flags & RNIC_CREATE_QP_SRQ) {
+		uobj = rnic_uobj_get(ctx, cmd->srq_handle, RNIC_OBJ_SRQ);
+		if (IS_ERR(uobj)) {
+			ret = PTR_ERR(uobj);
+			goto err_put_recv_cq;
+		}
+		qp->srq = container_of(uobj, struct rnic_srq, uobj);
+	}
+
+	rnic_evobj_init(&qp->ev, cmd->user_handle);
+	qp->type = cmd->qp_type;
+	qp->sq_sig_all = cmd->flags & RNIC_CREATE_QP_SQ_SIG_ALL;
+	rnic_qp_grant(cmd, &qp->cap);
+	spin_lock_init(&qp->lock);
+	qp->attr.qp_state = RNIC_QPS_RESET;
+	INIT_LIST_HEAD(&qp->mcast);
+
+	ret = rnic_qp_alloc_rings(ctx, qp, cmd);
+	if (ret)
+		goto err_put_srq;
+	ret = xa_alloc_cyclic(&rnic_qp_table, &qp->qpn, NULL,
+			      XA_LIMIT(RNIC_QPN_FIRST, RNIC_QPN_MASK),
+			      &rnic_qpn_next, GFP_KERNEL_ACCOUNT);
+	if (ret < 0) {
+		ret = ret == -EBUSY ? -ENOMEM : ret;
+		goto err_free_rings;
+	}
+
+	cmd->out_handle = qp->uobj.handle;
+	cmd->out_qp_num = qp->qpn;
+	cmd->out_cap = qp->cap;
+	ret = rnic_ucmd_respond(ucmd, sizeof(*cmd));
+	if (ret)
+		goto err_erase;
+
+	xa_store(&rnic_qp_table, qp->qpn, qp, GFP_KERNEL);
+	rnic_uobj_finalize(&qp->uobj);
+	return 0;
+
+err_erase:
+	xa_erase(&rnic_qp_table, qp->qpn);
+err_free_rings:
+	rnic_qp_free_rings(qp);
+err_put_srq:
+	if (qp->srq)
+		rnic_uobj_put(&qp->srq->uobj);
+err_put_recv_cq:
+	rnic_uobj_put(&qp->recv_cq->uobj);
+err_put_send_cq:
+	rnic_uobj_put(&qp->send_cq->uobj);
+err_put_pd:
+	rnic_uobj_put(&qp->pd->uobj);
+err_abort:
+	rnic_uobj_abort(&qp->uobj);
+	return ret;
+}
+
+int rnic_query_qp(struct rnic_ucmd *ucmd)
+{
+	struct rnic_query_qp *cmd = ucmd->cmd;
+	struct rnic_uobj *uobj;
+	struct rnic_qp *qp;
+
+	if (cmd->flags || cmd->__reserved)
+		return -EINVAL;
+	uobj = rnic_uobj_get(ucmd->ctx, cmd->handle, RNIC_OBJ_QP);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	qp = to_rnic_qp(uobj);
+
+	spin_lock_bh(&qp->lock);
+	cmd->out_attr = qp->attr;
+	spin_unlock_bh(&qp->lock);
+	cmd->out_attr.cur_qp_state = cmd->out_attr.qp_state;
+	/* Nothing is ever in flight in SQD yet: drained at once. */
+	cmd->out_attr.sq_draining = 0;
+	cmd->out_cap = qp->cap;
+	rnic_uobj_put(uobj);
+	return rnic_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
+/*
+ * A QP attached to a multicast group is EBUSY, as in the kernel's uverbs:
+ * the application detaches it first. An attach that slips in between the
+ * check and the destroy is undone by the destroy, as at close.
+ */
+int rnic_destroy_qp(struct rnic_ucmd *ucmd)
+{
+	struct rnic_destroy_qp *cmd = ucmd->cmd;
+	struct rnic_event_counts counts = {};
+	struct rnic_uobj *uobj;
+	bool attached;
+	int ret;
+
+	if (cmd->flags || cmd->__reserved)
+		return -EINVAL;
+	uobj = rnic_uobj_get(ucmd->ctx, cmd->handle, RNIC_OBJ_QP);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	attached = rnic_mcast_attached(to_rnic_qp(uobj));
+	rnic_uobj_put(uobj);
+	if (attached)
+		return -EBUSY;
+	ret = rnic_evobj_destroy(ucmd->ctx, cmd->handle, RNIC_OBJ_QP,
+				 rnic_qp_evobj, &counts);
+	if (ret)
+		return ret;
+	cmd->out_async_events_reported = counts.async;
+	return rnic_ucmd_respond(ucmd, sizeof(*cmd));
+}

@@ -1,0 +1,1256 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Queue pairs: types, sizes (rounding, limits, zero-sized queues, SRQ),
+ * the rings and their mappings (reset by RESET), attribute values (bad
+ * ones are EINVAL, controlled Q_Keys EPERM unprivileged) and query, EBUSY
+ * on the PD, CQs and SRQ, QP numbers not reused, handles per context, the
+ * QP counters, teardown on close, on SIGKILL and after device removal,
+ * and the size contract of the ioctls.
+ *
+ * The device's max_qp (131072) is too many QPs for a test: the counter
+ * behind the limit is checked through the resource counts instead.
+ */
+#include <infiniband/verbs.h>
+#include <signal.h>
+#include <sys/mman.h>
+
+#include "rnic_test.h"
+
+#define DEV "t_qp"
+#define QPN_SPACE (1u << 24)
+
+static struct ibv_context *open_ctx(const char *name)
+{
+	struct ibv_device **list, **d;
+	struct ibv_context *ctx = NULL;
+
+	list = ibv_get_device_list(NULL);
+	if (!list)
+		return NULL;
+	for (d = list; *d; d++)
+		if (!strcmp(ibv_get_device_name(*d), name))
+			ctx = ibv_open_device(*d);
+	ibv_free_device_list(list);
+	return ctx;
+}
+
+/* Mappings of rnic char devices in this process. */
+static int uverbs_mappings(void)
+{
+	char line[512];
+	int n = 0;
+	FILE *f;
+
+	f = fopen("/proc/self/maps", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "/dev/infiniband/uverbs"))
+			n++;
+	fclose(f);
+	return n;
+}
+
+static void fill_create_qp(struct rnic_create_qp *cmd, __u32 pd, __u32 cq,
+			   __u32 type, const struct rnic_qp_cap *cap)
+{
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->size = sizeof(*cmd);
+	cmd->pd_handle = pd;
+	cmd->send_cq_handle = cq;
+	cmd->recv_cq_handle = cq;
+	cmd->qp_type = type;
+	cmd->cap = *cap;
+	cmd->user_handle = 0xfedcba9876543210ULL;
+}
+
+static int _create_qp(int fd, __u32 pd, __u32 cq, __u32 type,
+		      const struct rnic_qp_cap *cap, struct rnic_create_qp *cmd)
+{
+	fill_create_qp(cmd, pd, cq, type, cap);
+	return _rnic_ioctl(fd, RNIC_IOCTL_CREATE_QP, cmd);
+}
+
+static int _destroy_qp(int fd, __u32 handle)
+{
+	struct rnic_destroy_qp cmd = { .size = sizeof(cmd), .handle = handle };
+
+	return _rnic_ioctl(fd, RNIC_IOCTL_DESTROY_QP, &cmd);
+}
+
+/* A PD and a CQ on a raw context: handles in *pd and *cq. */
+static int _pd_and_cq(int fd, __u32 *pd, __u32 *cq)
+{
+	struct rnic_alloc_pd p = { .size = sizeof(p) };
+	struct rnic_create_cq c = { .size = sizeof(c), .cqe = 4 };
+	int ret;
+
+	ret = _rnic_ioctl(fd, RNIC_IOCTL_ALLOC_PD, &p);
+	if (ret)
+		return ret;
+	ret = _rnic_ioctl(fd, RNIC_IOCTL_CREATE_CQ, &c);
+	*pd = p.out_handle;
+	*cq = c.out_handle;
+	return ret;
+}
+
+static struct ibv_qp *create_qp(struct ibv_pd *pd, struct ibv_cq *cq,
+				enum ibv_qp_type type, uint32_t send_wr,
+				uint32_t recv_wr, struct ibv_qp_init_attr *init)
+{
+	memset(init, 0, sizeof(*init));
+	init->qp_context = pd;
+	init->send_cq = cq;
+	init->recv_cq = cq;
+	init->cap.max_send_wr = send_wr;
+	init->cap.max_recv_wr = recv_wr;
+	init->cap.max_send_sge = 1;
+	init->cap.max_recv_sge = 1;
+	init->qp_type = type;
+	return ibv_create_qp(pd, init);
+}
+
+FIXTURE(qp) {
+	struct rnic_genl *g;
+	struct rnic_res_info *res;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_device_attr attr;
+	union ibv_gid gid;
+};
+
+FIXTURE_SETUP(qp)
+{
+	self->ctx = NULL;
+	self->res = calloc(1, sizeof(*self->res));
+	ASSERT_NE(NULL, self->res);
+	self->g = rnic_genl_open();
+	ASSERT_NE(NULL, self->g);
+	ASSERT_EQ(0, rnic_del_all(self->g));
+	do_link_add(self->g, DEV, NULL);
+	self->ctx = open_ctx(DEV);
+	ASSERT_NE(NULL, self->ctx);
+	ASSERT_EQ(0, ibv_query_device(self->ctx, &self->attr));
+	ASSERT_EQ(0, ibv_query_gid(self->ctx, 1, 0, &self->gid));
+	self->pd = ibv_alloc_pd(self->ctx);
+	ASSERT_NE(NULL, self->pd);
+	self->cq = ibv_create_cq(self->ctx, 16, NULL, NULL, 0);
+	ASSERT_NE(NULL, self->cq);
+}
+
+FIXTURE_TEARDOWN(qp)
+{
+	if (self->ctx)
+		EXPECT_EQ(0, ibv_close_device(self->ctx));
+	if (self->g) {
+		EXPECT_EQ(0, rnic_del_all(self->g));
+		rnic_genl_close(self->g);
+	}
+	free(self->res);
+}
+
+TEST_F(qp, device_limits)
+{
+	EXPECT_EQ(131072, self->attr.max_qp);
+	EXPECT_EQ(32768, self->attr.max_qp_wr);
+	EXPECT_EQ(32, self->attr.max_sge);
+	EXPECT_EQ(64, self->attr.max_qp_rd_atom);
+	EXPECT_EQ(64, self->attr.max_qp_init_rd_atom);
+	EXPECT_EQ(8192, self->attr.max_mcast_grp);
+	EXPECT_EQ(56, self->attr.max_mcast_qp_attach);
+}
+
+TEST_F(qp, create_each_type)
+{
+	static const enum ibv_qp_type types[] = {
+		IBV_QPT_RC, IBV_QPT_UC, IBV_QPT_UD,
+	};
+	struct ibv_qp_init_attr init, qinit;
+	struct ibv_qp_attr attr;
+	struct ibv_cq *cq2;
+	struct ibv_qp *qp;
+	unsigned int i;
+
+	cq2 = ibv_create_cq(self->ctx, 4, NULL, NULL, 0);
+	ASSERT_NE(NULL, cq2);
+	for (i = 0; i < 3; i++) {
+		qp = create_qp(self->pd, self->cq, types[i], 4, 4, &init);
+		ASSERT_NE(NULL, qp) TH_LOG("type %d: %d", types[i], errno);
+		EXPECT_EQ(self->ctx, qp->context);
+		EXPECT_EQ(self->pd, qp->qp_context);
+		EXPECT_EQ(self->pd, qp->pd);
+		EXPECT_EQ(self->cq, qp->send_cq);
+		EXPECT_EQ(self->cq, qp->recv_cq);
+		EXPECT_EQ(NULL, qp->srq);
+		EXPECT_EQ(IBV_QPS_RESET, qp->state);
+		EXPECT_EQ(types[i], qp->qp_type);
+		EXPECT_EQ(0, qp->events_completed);
+		EXPECT_LE(2, qp->qp_num);
+		EXPECT_GT(QPN_SPACE, qp->qp_num);
+		EXPECT_EQ(0, ibv_destroy_qp(qp));
+	}
+
+	/* Two CQs, and sq_sig_all, come back from query. */
+	init.send_cq = cq2;
+	init.sq_sig_all = 1;
+	qp = ibv_create_qp(self->pd, &init);
+	ASSERT_NE(NULL, qp);
+	EXPECT_EQ(cq2, qp->send_cq);
+	memset(&qinit, 0xa5, sizeof(qinit));
+	ASSERT_EQ(0, ibv_query_qp(qp, &attr, IBV_QP_STATE, &qinit));
+	EXPECT_EQ(IBV_QPS_RESET, attr.qp_state);
+	EXPECT_EQ(self->pd, qinit.qp_context);
+	EXPECT_EQ(cq2, qinit.send_cq);
+	EXPECT_EQ(self->cq, qinit.recv_cq);
+	EXPECT_EQ(NULL, qinit.srq);
+	EXPECT_EQ(IBV_QPT_UD, qinit.qp_type);
+	EXPECT_EQ(1, qinit.sq_sig_all);
+	EXPECT_EQ(0, memcmp(&init.cap, &qinit.cap, sizeof(init.cap)));
+	EXPECT_EQ(0, memcmp(&init.cap, &attr.cap, sizeof(init.cap)));
+	EXPECT_EQ(0, ibv_destroy_qp(qp));
+	EXPECT_EQ(0, ibv_destroy_cq(cq2));
+}
+
+TEST_F(qp, types_rnic_does_not_have)
+{
+	static const struct {
+		int type, err;
+	} bad[] = {
+		{ IBV_QPT_RAW_PACKET, EOPNOTSUPP },
+		{ IBV_QPT_XRC_SEND, EOPNOTSUPP },
+		{ IBV_QPT_XRC_RECV, EOPNOTSUPP },
+		{ IBV_QPT_DRIVER, EOPNOTSUPP },
+		{ 0, EINVAL }, { 1, EINVAL }, { 5, EINVAL }, { 7, EINVAL },
+		{ 11, EINVAL }, { -1, EINVAL },
+	};
+	struct ibv_qp_init_attr init;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		errno = 0;
+		EXPECT_EQ(NULL, create_qp(self->pd, self->cq,
+					  (enum ibv_qp_type)bad[i].type, 1, 1,
+					  &init));
+		EXPECT_EQ(bad[i].err, errno) TH_LOG("type %d", bad[i].type);
+	}
+	ASSERT_EQ(0, rnic_res_get(self->g, DEV, self->res));
+	EXPECT_EQ(0, self->res->counts[RNIC_RES_QP]);
+}
+
+TEST_F(qp, sizes_are_rounded_up)
+{
+	static const struct {
+		uint32_t wr, granted;
+	} wrs[] = {
+		{ 1, 1 }, { 2, 2 }, { 3, 4 }, { 5, 8 }, { 100, 128 },
+		{ 16385, 32768 }, { 32768, 32768 },
+	};
+	/* sge, inline asked -> sge, inline granted (16-byte SGEs) */
+	static const struct {
+		uint32_t sge, inl, gsge, ginl;
+	} room[] = {
+		{ 0, 0, 0, 0 }, { 1, 0, 1, 16 }, { 2, 100, 7, 112 },
+		{ 4, 64, 4, 64 }, { 0, 1, 1, 16 }, { 32, 0, 32, 512 },
+		{ 0, 512, 32, 512 }, { 3, 17, 3, 48 },
+	};
+	struct ibv_qp_init_attr init;
+	struct ibv_qp *qp;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(wrs) / sizeof(wrs[0]); i++) {
+		qp = create_qp(self->pd, self->cq, IBV_QPT_RC, wrs[i].wr,
+			       wrs[(i + 3) % 7].wr, &init);
+		ASSERT_NE(NULL, qp) TH_LOG("%u: %d", wrs[i].wr, errno);
+		EXPECT_EQ(wrs[i].granted, init.cap.max_send_wr);
+		EXPECT_EQ(wrs[(i + 3) % 7].granted, init.cap.max_recv_wr);
+		EXPECT_EQ(1, init.cap.max_recv_sge);
+		EXPECT_EQ(0, ibv_destroy_qp(qp));
+	}
+	for (i = 0; i < sizeof(room) / sizeof(room[0]); i++) {
+		memset(&init, 0, sizeof(init));
+		init.send_cq = init.recv_cq = self->cq;
+		init.qp_type = IBV_QPT_UC;
+		init.cap.max_send_wr = 8;
+		init.cap.max_recv_wr = 8;
+		init.cap.max_send_sge = room[i].sge;
+		init.cap.max_recv_sge = room[i].sge;
+		init.cap.max_inline_data = room[i].inl;
+		qp = ibv_create_qp(self->pd, &init);
+		ASSERT_NE(NULL, qp) TH_LOG("case %u: %d", i, errno);
+		EXPECT_EQ(room[i].gsge, init.cap.max_send_sge) TH_LOG("case %u", i);
+		EXPECT_EQ(room[i].ginl, init.cap.max_inline_data) TH_LOG("case %u", i);
+		EXPECT_EQ(room[i].sge, init.cap.max_recv_sge);
+		EXPECT_EQ(0, ibv_destroy_qp(qp));
+	}
+}
+
+TEST_F(qp, bad_sizes)
+{
+	static const struct ibv_qp_cap bad[] = {
+		{ .max_send_wr = 32769, .max_recv_wr = 1 },
+		{ .max_send_wr = 1, .max_recv_wr = 32769 },
+		{ .max_send_wr = UINT32_MAX, .max_recv_wr = 1 },
+		{ .max_send_wr = 1, .max_recv_wr = 1u << 31 },
+		{ .max_send_wr = 1, .max_send_sge = 33 },
+		{ .max_send_wr = 1, .max_recv_sge = 33 },
+		{ .max_send_wr = 1, .max_send_sge = UINT32_MAX },
+		{ .max_send_wr = 1, .max_inline_data = 513 },
+		{ .max_send_wr = 1, .max_inline_data = UINT32_MAX },
+	};
+	struct ibv_qp_init_attr init;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&init, 0, sizeof(init));
+		init.send_cq = init.recv_cq = self->cq;
+		init.qp_type = IBV_QPT_RC;
+		init.cap = bad[i];
+		errno = 0;
+		EXPECT_EQ(NULL, ibv_create_qp(self->pd, &init));
+		EXPECT_EQ(EINVAL, errno) TH_LOG("case %u", i);
+	}
+	/* A missing CQ. */
+	create_qp(self->pd, self->cq, IBV_QPT_RC, 1, 1, &init);
+	init.recv_cq = NULL;
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_create_qp(self->pd, &init));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, rnic_res_get(self->g, DEV, self->res));
+	EXPECT_EQ(1, self->res->counts[RNIC_RES_QP]);
+}
+
+TEST_F(qp, zero_sized_queues_have_no_ring)
+{
+	struct ibv_qp_init_attr init;
+	int before = uverbs_mappings();
+	struct ibv_qp *qp;
+
+	qp = create_qp(self->pd, self->cq, IBV_QPT_UD, 0, 0, &init);
+	ASSERT_NE(NULL, qp);
+	EXPECT_EQ(0, init.cap.max_send_wr);
+	EXPECT_EQ(0, init.cap.max_recv_wr);
+	EXPECT_EQ(before, uverbs_mappings());
+	EXPECT_EQ(0, ibv_destroy_qp(qp));
+
+	qp = create_qp(self->pd, self->cq, IBV_QPT_UD, 0, 1, &init);
+	ASSERT_NE(NULL, qp);
+	EXPECT_EQ(before + 1, uverbs_mappings());
+	EXPECT_EQ(0, ibv_destroy_qp(qp));
+	qp = create_qp(self->pd, self->cq, IBV_QPT_RC, 2, 3, &init);
+	ASSERT_NE(NULL, qp);
+	EXPECT_EQ(before + 2, uverbs_mappings());
+	EXPECT_EQ(0, ibv_destroy_qp(qp));
+	EXPECT_EQ(before, uverbs_mappings());
+}
+
+TEST_F(qp, srq_replaces_the_receive_queue)
+{
+	struct ibv_srq_init_attr sinit = { .attr = { .max_wr = 8 } };
+	struct ibv_qp_init_attr init, qinit;
+	struct ibv_qp_attr attr;
+	int before = uverbs_mappings();
+	struct ibv_srq *srq;
+	struct ibv_qp *qp;
+
+	srq = ibv_create_srq(self->pd, &sinit);
+	ASSERT_NE(NULL, srq);
+	before = uverbs_mappings();
+
+	/* Receive sizes are ignored, even out of range: no RQ. */
+	memset(&init, 0, sizeof(init));
+	init.send_cq = init.recv_cq = self->cq;
+	init.srq = srq;
+	init.qp_type = IBV_QPT_RC;
+	init.cap.max_send_wr = 4;
+	init.cap.max_recv_wr = 100000;
+	init.cap.max_recv_sge = 100;
+	qp = ibv_create_qp(self->pd, &init);
+	ASSERT_NE(NULL, qp) TH_LOG("%d", errno);
+	EXPECT_EQ(srq, qp->srq);
+	EXPECT_EQ(0, init.cap.max_recv_wr);
+	EXPECT_EQ(0, init.cap.max_recv_sge);
+	EXPECT_EQ(before + 1, uverbs_mappings());
+	ASSERT_EQ(0, ibv_query_qp(qp, &attr, 0, &qinit));
+	EXPECT_EQ(srq, qinit.srq);
+	EXPECT_EQ(0, qinit.cap.max_recv_wr);
+
+	/* The SRQ is held: EBUSY until the QP is gone. */
+	EXPECT_EQ(EBUSY, ibv_destroy_srq(srq));
+	init.qp_type = IBV_QPT_UD;
+	init.cap.max_recv_wr = 0;
+	EXPECT_NE(NULL, ibv_create_qp(self->pd, &init));
+	/* Not for UC (ibv_create_qp(3)). */
+	init.qp_type = IBV_QPT_UC;
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_create_qp(self->pd, &init));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(0, ibv_destroy_qp(qp));
+	EXPECT_EQ(EBUSY, ibv_destroy_srq(srq));
+}
+
+TEST_F(qp, ring_layout_and_mapping)
+{
+	struct rnic_qp_cap cap = {
+		.max_send_wr = 5, .max_recv_wr = 9,
+		.max_send_sge = 3, .max_recv_sge = 2, .max_inline_data = 60,
+	};
+	struct rnic_modify_qp mod = { .size = sizeof(mod) };
+	int fd = self->ctx->cmd_fd;
+	struct rnic_create_qp cmd;
+	struct rnic_ring_info *ri;
+	volatile __u32 *idx;
+	char *sq, *rq;
+
+	ASSERT_EQ(0, _create_qp(fd, self->pd->handle, self->cq->handle,
+				RNIC_QPT_RC, &cap, &cmd));
+	EXPECT_EQ(8, cmd.out_cap.max_send_wr);
+	EXPECT_EQ(16, cmd.out_cap.max_recv_wr);
+	EXPECT_EQ(4, cmd.out_cap.max_send_sge);
+	EXPECT_EQ(64, cmd.out_cap.max_inline_data);
+	EXPECT_EQ(2, cmd.out_cap.max_recv_sge);
+	EXPECT_EQ(0, cmd.out_cap.__reserved);
+
+	ri = &cmd.out_sq;
+	EXPECT_EQ(8, ri->entries);
+	EXPECT_EQ(sizeof(struct rnic_send_wqe) + 64, ri->entry_size);
+	EXPECT_EQ(0, ri->size % 4096);
+	EXPECT_LE(ri->entries_off + ri->entries * ri->entry_size, ri->size);
+	EXPECT_NE(ri->producer_off, ri->consumer_off);
+	EXPECT_EQ(16, cmd.out_rq.entries);
+	EXPECT_EQ(sizeof(struct rnic_recv_wqe) + 2 * sizeof(struct rnic_sge),
+		  cmd.out_rq.entry_size);
+	EXPECT_NE(cmd.out_sq.offset, cmd.out_rq.offset);
+
+	/* Exactly the size, shared only. */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, ri->size + 4096, PROT_READ, MAP_SHARED,
+				   fd, ri->offset));
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, ri->size, PROT_READ, MAP_PRIVATE,
+				   fd, ri->offset));
+	sq = mmap(NULL, ri->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		  ri->offset);
+	ASSERT_NE(MAP_FAILED, sq);
+	rq = mmap(NULL, cmd.out_rq.size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		  fd, cmd.out_rq.offset);
+	ASSERT_NE(MAP_FAILED, rq);
+
+	/* Empty rings; userspace produces. */
+	idx = (volatile __u32 *)(sq + ri->producer_off);
+	EXPECT_EQ(0, *idx);
+	EXPECT_EQ(0, *(volatile __u32 *)(sq + ri->consumer_off));
+	memset(sq + ri->entries_off, 0x5a, ri->entries * ri->entry_size);
+	*idx = 3;
+	*(volatile __u32 *)(rq + cmd.out_rq.producer_off) = 7;
+
+	/* RESET -> RESET empties both rings. */
+	mod.handle = cmd.out_handle;
+	mod.attr_mask = RNIC_QP_STATE;
+	mod.attr.qp_state = RNIC_QPS_RESET;
+	ASSERT_EQ(0, _rnic_ioctl(fd, RNIC_IOCTL_MODIFY_QP, &mod));
+	EXPECT_EQ(0, *idx);
+	EXPECT_EQ(0, *(volatile __u32 *)(rq + cmd.out_rq.producer_off));
+
+	/* The mapping outlives the QP, until munmap. */
+	EXPECT_EQ(0, _destroy_qp(fd, cmd.out_handle));
+	*idx = 1;
+	EXPECT_EQ(1, *idx);
+	EXPECT_EQ(0, munmap(sq, ri->size));
+	EXPECT_EQ(0, munmap(rq, cmd.out_rq.size));
+	/* And its offsets are gone with it. */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, ri->size, PROT_READ, MAP_SHARED, fd,
+				   ri->offset));
+}
+
+TEST_F(qp, librnic_maps_and_unmaps_the_rings)
+{
+	struct ibv_qp_init_attr init;
+	int before = uverbs_mappings();
+	struct ibv_qp *qp[4];
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		qp[i] = create_qp(self->pd, self->cq, IBV_QPT_RC, 16, 16, &init);
+		ASSERT_NE(NULL, qp[i]);
+	}
+	EXPECT_EQ(before + 8, uverbs_mappings());
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(0, ibv_destroy_qp(qp[i]));
+	EXPECT_EQ(before, uverbs_mappings());
+}
+
+/* Walk a QP to RTS with the values of @a. */
+static int to_rts(struct ibv_qp *qp, struct ibv_qp_attr *a)
+{
+	int ret;
+
+	a->qp_state = IBV_QPS_INIT;
+	ret = ibv_modify_qp(qp, a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	if (ret)
+		return ret;
+	a->qp_state = IBV_QPS_RTR;
+	ret = ibv_modify_qp(qp, a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			    IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+	if (ret)
+		return ret;
+	a->qp_state = IBV_QPS_RTS;
+	return ibv_modify_qp(qp, a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+			     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+static void rc_attr(struct ibv_qp_attr *a, const union ibv_gid *gid)
+{
+	memset(a, 0, sizeof(*a));
+	a->port_num = 1;
+	a->qp_access_flags = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+	a->ah_attr.is_global = 1;
+	a->ah_attr.port_num = 1;
+	a->ah_attr.grh.dgid = *gid;
+	a->ah_attr.grh.flow_label = 0xabcde;
+	a->ah_attr.grh.hop_limit = 9;
+	a->ah_attr.grh.traffic_class = 0x20;
+	a->ah_attr.sl = 3;
+	a->ah_attr.static_rate = IBV_RATE_25_GBPS;
+	a->path_mtu = IBV_MTU_4096;
+	a->dest_qp_num = 0xffffff;
+	a->rq_psn = 0xfffffe;
+	a->max_dest_rd_atomic = 64;
+	a->min_rnr_timer = 31;
+	a->sq_psn = 1;
+	a->timeout = 31;
+	a->retry_cnt = 7;
+	a->rnr_retry = 7;
+	a->max_rd_atomic = 64;
+}
+
+TEST_F(qp, query_returns_what_was_set)
+{
+	struct ibv_qp_init_attr init, qinit;
+	struct ibv_qp_attr a, q;
+	struct ibv_qp *qp;
+
+	qp = create_qp(self->pd, self->cq, IBV_QPT_RC, 4, 4, &init);
+	ASSERT_NE(NULL, qp);
+	rc_attr(&a, &self->gid);
+	ASSERT_EQ(0, to_rts(qp, &a));
+	EXPECT_EQ(IBV_QPS_RTS, qp->state);
+
+	memset(&q, 0xa5, sizeof(q));
+	ASSERT_EQ(0, ibv_query_qp(qp, &q, IBV_QP_STATE, &qinit));
+	EXPECT_EQ(IBV_QPS_RTS, q.qp_state);
+	EXPECT_EQ(IBV_QPS_RTS, q.cur_qp_state);
+	EXPECT_EQ(IBV_MTU_4096, q.path_mtu);
+	EXPECT_EQ(IBV_MIG_MIGRATED, q.path_mig_state);
+	EXPECT_EQ(0, q.qkey);
+	EXPECT_EQ(0xfffffe, q.rq_psn);
+	EXPECT_EQ(1, q.sq_psn);
+	EXPECT_EQ(0xffffff, q.dest_qp_num);
+	EXPECT_EQ(IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC,
+		  q.qp_access_flags);
+	EXPECT_EQ(0, memcmp(&q.ah_attr.grh.dgid, &self->gid, 16));
+	EXPECT_EQ(0xabcde, q.ah_attr.grh.flow_label);
+	EXPECT_EQ(0, q.ah_attr.grh.sgid_index);
+	EXPECT_EQ(9, q.ah_attr.grh.hop_limit);
+	EXPECT_EQ(0x20, q.ah_attr.grh.traffic_class);
+	EXPECT_EQ(0, q.ah_attr.dlid);
+	EXPECT_EQ(3, q.ah_attr.sl);
+	EXPECT_EQ(0, q.ah_attr.src_path_bits);
+	EXPECT_EQ(IBV_RATE_25_GBPS, q.ah_attr.static_rate);
+	EXPECT_EQ(1, q.ah_attr.is_global);
+	EXPECT_EQ(1, q.ah_attr.port_num);
+	EXPECT_EQ(0, q.alt_ah_attr.is_global);
+	EXPECT_EQ(0, q.pkey_index);
+	EXPECT_EQ(0, q.alt_pkey_index);
+	EXPECT_EQ(0, q.en_sqd_async_notify);
+	EXPECT_EQ(0, q.sq_draining);
+	EXPECT_EQ(64, q.max_rd_atomic);
+	EXPECT_EQ(64, q.max_dest_rd_atomic);
+	EXPECT_EQ(31, q.min_rnr_timer);
+	EXPECT_EQ(1, q.port_num);
+	EXPECT_EQ(31, q.timeout);
+	EXPECT_EQ(7, q.retry_cnt);
+	EXPECT_EQ(7, q.rnr_retry);
+	EXPECT_EQ(0, q.alt_port_num);
+	EXPECT_EQ(0, q.alt_timeout);
+	EXPECT_EQ(0, q.rate_limit);
+	EXPECT_EQ(0, memcmp(&init.cap, &q.cap, sizeof(q.cap)));
+	EXPECT_EQ(IBV_QPT_RC, qinit.qp_type);
+	EXPECT_EQ(0, qinit.sq_sig_all);
+
+	/* RTS -> RTS changes one value, the rest stays. */
+	a.min_rnr_timer = 1;
+	a.qp_access_flags = 0;
+	ASSERT_EQ(0, ibv_modify_qp(qp, &a, IBV_QP_MIN_RNR_TIMER |
+				   IBV_QP_ACCESS_FLAGS));
+	ASSERT_EQ(0, ibv_query_qp(qp, &q, 0, &qinit));
+	EXPECT_EQ(1, q.min_rnr_timer);
+	EXPECT_EQ(0, q.qp_access_flags);
+	EXPECT_EQ(64, q.max_rd_atomic);
+	EXPECT_EQ(IBV_QPS_RTS, q.qp_state);
+
+	/* ibv_query_qp() refreshes qp->state when asked for the state. */
+	qp->state = IBV_QPS_UNKNOWN;
+	ASSERT_EQ(0, ibv_query_qp(qp, &q, IBV_QP_CAP, &qinit));
+	EXPECT_EQ(IBV_QPS_UNKNOWN, qp->state);
+	EXPECT_EQ(IBV_QPS_RTS, q.qp_state);
+	ASSERT_EQ(0, ibv_query_qp(qp, &q, IBV_QP_STATE, &qinit));
+	EXPECT_EQ(IBV_QPS_RTS, qp->state);
+}
+
+/* One attribute, one bad value: EINVAL, and the QP does not move. */
+enum field {
+	F_PKEY, F_PORT, F_ACCESS, F_GLOBAL, F_AH_PORT, F_SGID, F_DLID,
+	F_PATH_BITS, F_SL, F_FLOW, F_RATE, F_DGID_MCAST, F_DGID_V4, F_MTU,
+	F_DQPN, F_RQ_PSN, F_DEST_RD, F_RNR_TIMER, F_SQ_PSN, F_TIMEOUT,
+	F_RETRY, F_RNR_RETRY, F_RD, F_MIG, F_CUR, F_SQD_NOTIFY,
+};
+
+static void set_field(struct ibv_qp_attr *a, enum field f, uint32_t v)
+{
+	static const uint8_t v4[16] = {
+		[10] = 0xff, [11] = 0xff, [12] = 10, [15] = 1,
+	};
+
+	switch (f) {
+	case F_PKEY: a->pkey_index = v; break;
+	case F_PORT: a->port_num = v; break;
+	case F_ACCESS: a->qp_access_flags = v; break;
+	case F_GLOBAL: a->ah_attr.is_global = v; break;
+	case F_AH_PORT: a->ah_attr.port_num = v; break;
+	case F_SGID: a->ah_attr.grh.sgid_index = v; break;
+	case F_DLID: a->ah_attr.dlid = v; break;
+	case F_PATH_BITS: a->ah_attr.src_path_bits = v; break;
+	case F_SL: a->ah_attr.sl = v; break;
+	case F_FLOW: a->ah_attr.grh.flow_label = v; break;
+	case F_RATE: a->ah_attr.static_rate = v; break;
+	case F_DGID_MCAST: a->ah_attr.grh.dgid.raw[0] = v; break;
+	case F_DGID_V4: memcpy(a->ah_attr.grh.dgid.raw, v4, 16); break;
+	case F_MTU: a->path_mtu = v; break;
+	case F_DQPN: a->dest_qp_num = v; break;
+	case F_RQ_PSN: a->rq_psn = v; break;
+	case F_DEST_RD: a->max_dest_rd_atomic = v; break;
+	case F_RNR_TIMER: a->min_rnr_timer = v; break;
+	case F_SQ_PSN: a->sq_psn = v; break;
+	case F_TIMEOUT: a->timeout = v; break;
+	case F_RETRY: a->retry_cnt = v; break;
+	case F_RNR_RETRY: a->rnr_retry = v; break;
+	case F_RD: a->max_rd_atomic = v; break;
+	case F_MIG: a->path_mig_state = v; break;
+	case F_CUR: a->cur_qp_state = v; break;
+	case F_SQD_NOTIFY: a->en_sqd_async_notify = v; break;
+	}
+}
+
+TEST_F(qp, bad_values)
+{
+	static const struct {
+		enum ibv_qp_state from;
+		int mask;
+		enum field field;
+		uint32_t value;
+	} bad[] = {
+		{ IBV_QPS_RESET, IBV_QP_PKEY_INDEX, F_PKEY, 1 },
+		{ IBV_QPS_RESET, IBV_QP_PORT, F_PORT, 0 },
+		{ IBV_QPS_RESET, IBV_QP_PORT, F_PORT, 2 },
+		{ IBV_QPS_RESET, IBV_QP_ACCESS_FLAGS, F_ACCESS, IBV_ACCESS_MW_BIND },
+		{ IBV_QPS_RESET, IBV_QP_ACCESS_FLAGS, F_ACCESS, IBV_ACCESS_ZERO_BASED },
+		{ IBV_QPS_RESET, IBV_QP_ACCESS_FLAGS, F_ACCESS, 1u << 31 },
+		{ IBV_QPS_INIT, IBV_QP_AV, F_GLOBAL, 0 },
+		{ IBV_QPS_INIT, IBV_QP_AV, F_AH_PORT, 2 },
+		{ IBV_QPS_INIT, IBV_QP_AV, F_SGID, 1 },		/* empty */
+		{ IBV_QPS_INIT, IBV_QP_AV, F_SGID, 64 },
+		{ IBV_QPS_INIT, IBV_QP_AV, F_SGID, 255 },
+		{ IBV_QPS_INIT, IBV_QP_AV, F_DLID, 1 },
+		{ IBV_QPS_INIT, IBV_QP_AV, F_PATH_BITS, 1 },
+		{ IBV_QPS_INIT, IBV_QP_AV, F_SL, 16 },
+		{ IBV_QPS_INIT, IBV_QP_AV, F_FLOW, 1 << 20 },
+		{ IBV_QPS_INIT, IBV_QP_AV, F_RATE, 1 },
+		{ IBV_QPS_INIT, IBV_QP_AV, F_RATE, 25 },
+		/* a multicast peer, an IPv4 peer from an IPv6 source GID */
+		{ IBV_QPS_INIT, IBV_QP_AV, F_DGID_MCAST, 0xff },
+		{ IBV_QPS_INIT, IBV_QP_AV, F_DGID_V4, 0 },
+		{ IBV_QPS_INIT, IBV_QP_PATH_MTU, F_MTU, 0 },
+		{ IBV_QPS_INIT, IBV_QP_PATH_MTU, F_MTU, 6 },
+		{ IBV_QPS_INIT, IBV_QP_DEST_QPN, F_DQPN, 1 << 24 },
+		{ IBV_QPS_INIT, IBV_QP_RQ_PSN, F_RQ_PSN, 1 << 24 },
+		{ IBV_QPS_INIT, IBV_QP_RQ_PSN, F_RQ_PSN, UINT32_MAX },
+		{ IBV_QPS_INIT, IBV_QP_MAX_DEST_RD_ATOMIC, F_DEST_RD, 65 },
+		{ IBV_QPS_INIT, IBV_QP_MAX_DEST_RD_ATOMIC, F_DEST_RD, 255 },
+		{ IBV_QPS_INIT, IBV_QP_MIN_RNR_TIMER, F_RNR_TIMER, 32 },
+		{ IBV_QPS_RTR, IBV_QP_SQ_PSN, F_SQ_PSN, 1 << 24 },
+		{ IBV_QPS_RTR, IBV_QP_TIMEOUT, F_TIMEOUT, 32 },
+		{ IBV_QPS_RTR, IBV_QP_RETRY_CNT, F_RETRY, 8 },
+		{ IBV_QPS_RTR, IBV_QP_RNR_RETRY, F_RNR_RETRY, 8 },
+		{ IBV_QPS_RTR, IBV_QP_MAX_QP_RD_ATOMIC, F_RD, 65 },
+		{ IBV_QPS_RTR, IBV_QP_PATH_MIG_STATE, F_MIG, 3 },
+		{ IBV_QPS_RTR, IBV_QP_CUR_STATE, F_CUR, IBV_QPS_RTS },
+		{ IBV_QPS_RTR, IBV_QP_CUR_STATE, F_CUR, 8 },
+		{ IBV_QPS_RTS, IBV_QP_EN_SQD_ASYNC_NOTIFY, F_SQD_NOTIFY, 2 },
+	};
+	static const int walk[] = {
+		[IBV_QPS_INIT] = IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				 IBV_QP_ACCESS_FLAGS,
+		[IBV_QPS_RTR] = IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+				IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+				IBV_QP_MIN_RNR_TIMER,
+		[IBV_QPS_RTS] = IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
+				IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+				IBV_QP_MAX_QP_RD_ATOMIC,
+		[IBV_QPS_SQD] = 0,
+	};
+	struct ibv_qp_attr reset = { .qp_state = IBV_QPS_RESET };
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr a, q;
+	struct ibv_qp *qp;
+	unsigned int i;
+
+	qp = create_qp(self->pd, self->cq, IBV_QPT_RC, 4, 4, &init);
+	ASSERT_NE(NULL, qp);
+	/* The values of rc_attr() are good all the way... */
+	rc_attr(&a, &self->gid);
+	ASSERT_EQ(0, to_rts(qp, &a));
+	a.qp_state = IBV_QPS_SQD;
+	a.en_sqd_async_notify = 1;
+	ASSERT_EQ(0, ibv_modify_qp(qp, &a, IBV_QP_STATE |
+				   IBV_QP_EN_SQD_ASYNC_NOTIFY));
+	/* ...but for one value each time. */
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		enum ibv_qp_state to = bad[i].from + 1;
+		int mask = IBV_QP_STATE | walk[to] | bad[i].mask;
+
+		ASSERT_EQ(0, ibv_modify_qp(qp, &reset, IBV_QP_STATE));
+		rc_attr(&a, &self->gid);
+		while (qp->state < bad[i].from) {
+			a.qp_state = qp->state + 1;
+			ASSERT_EQ(0, ibv_modify_qp(qp, &a, IBV_QP_STATE |
+						   walk[a.qp_state]));
+		}
+		a.qp_state = to;
+		a.cur_qp_state = bad[i].from;
+		a.en_sqd_async_notify = 1;
+		set_field(&a, bad[i].field, bad[i].value);
+		EXPECT_EQ(EINVAL, ibv_modify_qp(qp, &a, mask)) TH_LOG("case %u", i);
+		ASSERT_EQ(0, ibv_query_qp(qp, &q, 0, &init));
+		EXPECT_EQ(bad[i].from, q.qp_state) TH_LOG("case %u", i);
+	}
+	EXPECT_EQ(0, ibv_destroy_qp(qp));
+}
+
+TEST_F(qp, bad_values_ud)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1, .qkey = 0x1234,
+	};
+	int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+		   IBV_QP_QKEY;
+	struct ibv_qp *qp;
+
+	qp = create_qp(self->pd, self->cq, IBV_QPT_UD, 4, 4, &init);
+	ASSERT_NE(NULL, qp);
+	a.pkey_index = 1;
+	EXPECT_EQ(EINVAL, ibv_modify_qp(qp, &a, mask));
+	a.pkey_index = 0;
+	/* UD has no access flags. */
+	EXPECT_EQ(EINVAL, ibv_modify_qp(qp, &a, mask | IBV_QP_ACCESS_FLAGS));
+	EXPECT_EQ(0, ibv_modify_qp(qp, &a, mask));
+	a.qp_state = IBV_QPS_RTR;
+	EXPECT_EQ(EINVAL, ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV));
+	EXPECT_EQ(0, ibv_modify_qp(qp, &a, IBV_QP_STATE));
+	EXPECT_EQ(0, ibv_destroy_qp(qp));
+}
+
+/* Q_Keys with bit 31 set are controlled: CAP_NET_RAW only. */
+TEST_F(qp, controlled_qkey_needs_cap_net_raw)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1, .qkey = 0x80010000,
+	};
+	int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+		   IBV_QP_QKEY;
+	struct ibv_qp *qp, *qp2;
+	int status;
+	pid_t pid;
+
+	qp = create_qp(self->pd, self->cq, IBV_QPT_UD, 4, 4, &init);
+	ASSERT_NE(NULL, qp);
+	qp2 = create_qp(self->pd, self->cq, IBV_QPT_UD, 4, 4, &init);
+	ASSERT_NE(NULL, qp2);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct ibv_qp_init_attr qinit;
+		struct ibv_qp_attr q;
+		int ret = 0;
+
+		if (setgid(65534) || setuid(65534))
+			_exit(20);
+		if (ibv_modify_qp(qp, &a, mask) != EPERM)
+			ret |= 1;
+		if (ibv_query_qp(qp, &q, 0, &qinit) || q.qp_state != IBV_QPS_RESET)
+			ret |= 2;
+		a.qkey = 0x7fffffff;
+		if (ibv_modify_qp(qp, &a, mask))
+			ret |= 4;
+		a.qkey = 0x80000000;
+		if (ibv_modify_qp(qp, &a, IBV_QP_QKEY) != EPERM)
+			ret |= 8;
+		_exit(ret);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	/* Root has CAP_NET_RAW. */
+	EXPECT_EQ(0, ibv_modify_qp(qp2, &a, mask));
+	a.qkey = 0xffffffff;
+	EXPECT_EQ(0, ibv_modify_qp(qp2, &a, IBV_QP_QKEY));
+}
+
+/* RTS -> SQD with en_sqd_async_notify: IBV_EVENT_SQ_DRAINED, at once. */
+TEST_F_TIMEOUT(qp, sq_drained_event, 20)
+{
+	struct rnic_destroy_qp d = { .size = sizeof(d) };
+	struct ibv_qp_init_attr init;
+	struct ibv_async_event ev;
+	struct ibv_qp_attr a;
+	struct ibv_qp *qp, *qp2;
+	int fl;
+
+	ASSERT_LE(0, self->ctx->async_fd);
+	fl = fcntl(self->ctx->async_fd, F_GETFL);
+	ASSERT_EQ(0, fcntl(self->ctx->async_fd, F_SETFL, fl | O_NONBLOCK));
+	qp = create_qp(self->pd, self->cq, IBV_QPT_RC, 4, 4, &init);
+	ASSERT_NE(NULL, qp);
+	rc_attr(&a, &self->gid);
+	ASSERT_EQ(0, to_rts(qp, &a));
+
+	/* Not asked for: no event. */
+	a.qp_state = IBV_QPS_SQD;
+	ASSERT_EQ(0, ibv_modify_qp(qp, &a, IBV_QP_STATE));
+	EXPECT_EQ(-1, ibv_get_async_event(self->ctx, &ev));
+	EXPECT_EQ(EAGAIN, errno);
+	a.qp_state = IBV_QPS_RTS;
+	ASSERT_EQ(0, ibv_modify_qp(qp, &a, IBV_QP_STATE));
+	a.qp_state = IBV_QPS_SQD;
+	a.en_sqd_async_notify = 0;
+	ASSERT_EQ(0, ibv_modify_qp(qp, &a, IBV_QP_STATE |
+				   IBV_QP_EN_SQD_ASYNC_NOTIFY));
+	EXPECT_EQ(-1, ibv_get_async_event(self->ctx, &ev));
+	a.qp_state = IBV_QPS_RTS;
+	ASSERT_EQ(0, ibv_modify_qp(qp, &a, IBV_QP_STATE));
+
+	/* Asked for: one event naming the QP. */
+	a.qp_state = IBV_QPS_SQD;
+	a.en_sqd_async_notify = 1;
+	ASSERT_EQ(0, ibv_modify_qp(qp, &a, IBV_QP_STATE |
+				   IBV_QP_EN_SQD_ASYNC_NOTIFY));
+	ASSERT_EQ(0, ibv_get_async_event(self->ctx, &ev));
+	EXPECT_EQ(IBV_EVENT_SQ_DRAINED, ev.event_type);
+	EXPECT_EQ(qp, ev.element.qp);
+	ibv_ack_async_event(&ev);
+	/* SQD -> SQD is no new drain. */
+	ASSERT_EQ(0, ibv_modify_qp(qp, &a, IBV_QP_STATE));
+	EXPECT_EQ(-1, ibv_get_async_event(self->ctx, &ev));
+	/* The event was acknowledged: destroy does not wait. */
+	EXPECT_EQ(0, ibv_destroy_qp(qp));
+
+	/* The kernel counts the events read, for destroy to wait on. */
+	qp2 = create_qp(self->pd, self->cq, IBV_QPT_UD, 4, 4, &init);
+	ASSERT_NE(NULL, qp2);
+	a.qkey = 1;
+	a.qp_state = IBV_QPS_INIT;
+	ASSERT_EQ(0, ibv_modify_qp(qp2, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+				   IBV_QP_PORT | IBV_QP_QKEY));
+	a.qp_state = IBV_QPS_RTR;
+	ASSERT_EQ(0, ibv_modify_qp(qp2, &a, IBV_QP_STATE));
+	a.qp_state = IBV_QPS_RTS;
+	ASSERT_EQ(0, ibv_modify_qp(qp2, &a, IBV_QP_STATE | IBV_QP_SQ_PSN));
+	for (fl = 0; fl < 3; fl++) {
+		a.qp_state = IBV_QPS_SQD;
+		ASSERT_EQ(0, ibv_modify_qp(qp2, &a, IBV_QP_STATE |
+					   IBV_QP_EN_SQD_ASYNC_NOTIFY));
+		a.qp_state = IBV_QPS_RTS;
+		ASSERT_EQ(0, ibv_modify_qp(qp2, &a, IBV_QP_STATE));
+	}
+	ASSERT_EQ(0, ibv_get_async_event(self->ctx, &ev));
+	EXPECT_EQ(qp2, ev.element.qp);
+	ASSERT_EQ(0, ibv_get_async_event(self->ctx, &ev));
+	d.handle = qp2->handle;
+	ASSERT_EQ(0, _rnic_ioctl(self->ctx->cmd_fd, RNIC_IOCTL_DESTROY_QP, &d));
+	EXPECT_EQ(2, d.out_async_events_reported);
+	/* The third, unread, went with the QP. */
+	EXPECT_EQ(-1, ibv_get_async_event(self->ctx, &ev));
+	EXPECT_EQ(EAGAIN, errno);
+}
+
+TEST_F(qp, pd_cqs_and_srq_busy_while_the_qp_exists)
+{
+	struct ibv_srq_init_attr sinit = { .attr = { .max_wr = 8 } };
+	struct ibv_qp_init_attr init;
+	struct ibv_cq *scq, *rcq;
+	struct ibv_srq *srq;
+	struct ibv_qp *qp;
+
+	scq = ibv_create_cq(self->ctx, 4, NULL, NULL, 0);
+	ASSERT_NE(NULL, scq);
+	rcq = ibv_create_cq(self->ctx, 4, NULL, NULL, 0);
+	ASSERT_NE(NULL, rcq);
+	srq = ibv_create_srq(self->pd, &sinit);
+	ASSERT_NE(NULL, srq);
+	memset(&init, 0, sizeof(init));
+	init.send_cq = scq;
+	init.recv_cq = rcq;
+	init.srq = srq;
+	init.qp_type = IBV_QPT_RC;
+	init.cap.max_send_wr = 1;
+	qp = ibv_create_qp(self->pd, &init);
+	ASSERT_NE(NULL, qp);
+
+	EXPECT_EQ(EBUSY, ibv_destroy_cq(scq));
+	EXPECT_EQ(EBUSY, ibv_destroy_cq(rcq));
+	EXPECT_EQ(EBUSY, ibv_destroy_srq(srq));
+	EXPECT_EQ(0, ibv_destroy_qp(qp));
+	EXPECT_EQ(0, ibv_destroy_cq(scq));
+	EXPECT_EQ(0, ibv_destroy_cq(rcq));
+	EXPECT_EQ(0, ibv_destroy_srq(srq));
+
+	/* One CQ for both queues is held twice, and released twice. */
+	qp = create_qp(self->pd, self->cq, IBV_QPT_UD, 1, 1, &init);
+	ASSERT_NE(NULL, qp);
+	EXPECT_EQ(EBUSY, ibv_destroy_cq(self->cq));
+	EXPECT_EQ(EBUSY, ibv_dealloc_pd(self->pd));
+	EXPECT_EQ(0, ibv_destroy_qp(qp));
+	EXPECT_EQ(0, ibv_destroy_cq(self->cq));
+	EXPECT_EQ(0, ibv_dealloc_pd(self->pd));
+}
+
+TEST_F_TIMEOUT(qp, qp_numbers_are_not_reused_soon, 300)
+{
+	uint8_t *seen = calloc(QPN_SPACE / 8, 1);
+	struct ibv_qp_init_attr init;
+	struct ibv_qp *qp, *keep;
+	int i, repeats = 0;
+
+	ASSERT_NE(NULL, seen);
+	keep = create_qp(self->pd, self->cq, IBV_QPT_UD, 1, 1, &init);
+	ASSERT_NE(NULL, keep);
+	seen[keep->qp_num / 8] |= 1 << (keep->qp_num % 8);
+	for (i = 0; i < 10000; i++) {
+		qp = create_qp(self->pd, self->cq,
+			       i % 3 ? IBV_QPT_RC : IBV_QPT_UD, 0, 0, &init);
+		ASSERT_NE(NULL, qp) TH_LOG("round %d: %d", i, errno);
+		ASSERT_LE(2, qp->qp_num);
+		ASSERT_GT(QPN_SPACE, qp->qp_num);
+		if (seen[qp->qp_num / 8] & (1 << (qp->qp_num % 8)))
+			repeats++;
+		seen[qp->qp_num / 8] |= 1 << (qp->qp_num % 8);
+		ASSERT_EQ(0, ibv_destroy_qp(qp));
+	}
+	EXPECT_EQ(0, repeats);
+	free(seen);
+}
+
+TEST_F(qp, handles_are_per_context_and_per_type)
+{
+	struct rnic_qp_cap cap = { .max_send_wr = 1 };
+	struct rnic_query_qp q = { .size = sizeof(q) };
+	struct ibv_qp_init_attr init;
+	struct rnic_create_qp cmd;
+	struct ibv_context *other;
+	struct ibv_qp *qp;
+	int fd = self->ctx->cmd_fd, ofd;
+
+	qp = create_qp(self->pd, self->cq, IBV_QPT_RC, 1, 1, &init);
+	ASSERT_NE(NULL, qp);
+	other = open_ctx(DEV);
+	ASSERT_NE(NULL, other);
+	ofd = other->cmd_fd;
+
+	/* Our QP, PD and CQ mean nothing in the other context. */
+	q.handle = qp->handle;
+	EXPECT_EQ(-EINVAL, _rnic_ioctl(ofd, RNIC_IOCTL_QUERY_QP, &q));
+	EXPECT_EQ(-EINVAL, _destroy_qp(ofd, qp->handle));
+	EXPECT_EQ(-EINVAL, _create_qp(ofd, self->pd->handle, self->cq->handle,
+				      RNIC_QPT_RC, &cap, &cmd));
+	/* A PD or CQ is not a QP, a QP is not a CQ. */
+	q.handle = self->pd->handle;
+	EXPECT_EQ(-EINVAL, _rnic_ioctl(fd, RNIC_IOCTL_QUERY_QP, &q));
+	EXPECT_EQ(-EINVAL, _destroy_qp(fd, self->cq->handle));
+	EXPECT_EQ(-EINVAL, _create_qp(fd, self->pd->handle, qp->handle,
+				      RNIC_QPT_RC, &cap, &cmd));
+	EXPECT_EQ(-EINVAL, _create_qp(fd, self->cq->handle, self->cq->handle,
+				      RNIC_QPT_RC, &cap, &cmd));
+	fill_create_qp(&cmd, self->pd->handle, self->cq->handle, RNIC_QPT_RC,
+		       &cap);
+	cmd.flags = RNIC_CREATE_QP_SRQ;
+	cmd.srq_handle = self->cq->handle;
+	EXPECT_EQ(-EINVAL, _rnic_ioctl(fd, RNIC_IOCTL_CREATE_QP, &cmd));
+
+	/* A destroyed QP's handle is gone. */
+	q.handle = qp->handle;
+	EXPECT_EQ(0, _rnic_ioctl(fd, RNIC_IOCTL_QUERY_QP, &q));
+	EXPECT_EQ(0, ibv_destroy_qp(qp));
+	EXPECT_EQ(-EINVAL, _rnic_ioctl(fd, RNIC_IOCTL_QUERY_QP, &q));
+	EXPECT_EQ(-EINVAL, _destroy_qp(fd, q.handle));
+	EXPECT_EQ(0, ibv_close_device(other));
+	ASSERT_EQ(0, rnic_res_get(self->g, DEV, self->res));
+	EXPECT_EQ(0, self->res->counts[RNIC_RES_QP]);
+}
+
+/* The counter behind max_qp, per device and per context. */
+TEST_F(qp, qps_are_counted)
+{
+	struct rnic_qp_cap cap = { .max_send_wr = 1, .max_recv_wr = 1 };
+	struct ibv_qp_init_attr init;
+	struct rnic_create_qp cmd;
+	struct ibv_qp *qp[4];
+	int i, fd;
+	__u32 pd, cq;
+
+	/* Raw, unmapped rings: a mapping would keep the file open. */
+	fd = rnic_open(DEV);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, _pd_and_cq(fd, &pd, &cq));
+	for (i = 0; i < 4; i++) {
+		qp[i] = create_qp(self->pd, self->cq, IBV_QPT_RC, 1, 1, &init);
+		ASSERT_NE(NULL, qp[i]);
+	}
+	ASSERT_EQ(0, _create_qp(fd, pd, cq, RNIC_QPT_UD, &cap, &cmd));
+	ASSERT_EQ(0, _create_qp(fd, pd, cq, RNIC_QPT_UC, &cap, &cmd));
+	ASSERT_EQ(0, rnic_res_get(self->g, DEV, self->res));
+	EXPECT_EQ(6, self->res->counts[RNIC_RES_QP]);
+	ASSERT_EQ(2, self->res->n_ctxs);
+	/* 4 in one context, 2 in the other, in either order */
+	EXPECT_EQ(6, self->res->ctxs[0].counts[RNIC_RES_QP] +
+		  self->res->ctxs[1].counts[RNIC_RES_QP]);
+	EXPECT_EQ(8, self->res->ctxs[0].counts[RNIC_RES_QP] *
+		  self->res->ctxs[1].counts[RNIC_RES_QP]);
+	EXPECT_EQ(0, ibv_destroy_qp(qp[0]));
+	EXPECT_EQ(0, close(fd));
+	ASSERT_EQ(0, rnic_res_get(self->g, DEV, self->res));
+	EXPECT_EQ(3, self->res->counts[RNIC_RES_QP]);
+	ASSERT_EQ(1, self->res->n_ctxs);
+	EXPECT_EQ(3, self->res->ctxs[0].counts[RNIC_RES_QP]);
+}
+
+TEST_F(qp, close_frees_everything)
+{
+	struct rnic_create_srq srq = { .size = sizeof(srq), .max_wr = 4 };
+	struct rnic_qp_cap cap = { .max_send_wr = 64, .max_recv_wr = 64 };
+	struct rnic_link_info info;
+	struct rnic_create_qp cmd;
+	int fd, i;
+	__u32 pd, cq;
+
+	/* Raw, unmapped rings: a mapping would keep the file open. */
+	fd = rnic_open(DEV);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, _pd_and_cq(fd, &pd, &cq));
+	srq.pd_handle = pd;
+	ASSERT_EQ(0, _rnic_ioctl(fd, RNIC_IOCTL_CREATE_SRQ, &srq));
+	for (i = 0; i < 32; i++)
+		ASSERT_EQ(0, _create_qp(fd, pd, cq, RNIC_QPT_RC + i % 3, &cap,
+					&cmd));
+	fill_create_qp(&cmd, pd, cq, RNIC_QPT_RC, &cap);
+	cmd.flags = RNIC_CREATE_QP_SRQ;
+	cmd.srq_handle = srq.out_handle;
+	ASSERT_EQ(0, _rnic_ioctl(fd, RNIC_IOCTL_CREATE_QP, &cmd));
+	ASSERT_EQ(0, rnic_res_get(self->g, DEV, self->res));
+	EXPECT_EQ(33, self->res->counts[RNIC_RES_QP]);
+	/* QPs go before what they hold, whatever the creation order. */
+	EXPECT_EQ(0, close(fd));
+	ASSERT_EQ(0, rnic_res_get(self->g, DEV, self->res));
+	EXPECT_EQ(0, self->res->counts[RNIC_RES_QP]);
+	EXPECT_EQ(1, self->res->counts[RNIC_RES_CQ]);
+	EXPECT_EQ(0, self->res->counts[RNIC_RES_SRQ]);
+	EXPECT_EQ(1, self->res->counts[RNIC_RES_PD]);
+	ASSERT_EQ(0, rnic_link_get(self->g, DEV, &info));
+	EXPECT_EQ(1, info.contexts);
+}
+
+TEST_F(qp, process_exit_frees_mapped_qps)
+{
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct ibv_context *ctx = open_ctx(DEV);
+		struct ibv_pd *pd = ctx ? ibv_alloc_pd(ctx) : NULL;
+		struct ibv_cq *cq = pd ? ibv_create_cq(ctx, 8, NULL, NULL, 0) :
+				    NULL;
+		struct ibv_qp_init_attr init;
+		int i;
+
+		for (i = 0; cq && i < 16; i++)
+			if (!create_qp(pd, cq, IBV_QPT_RC + i % 3, 64, 64, &init))
+				_exit(2);
+		/* Neither destroyed nor unmapped nor closed. */
+		_exit(cq ? 0 : 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(0, rnic_res_get(self->g, DEV, self->res));
+	EXPECT_EQ(0, self->res->counts[RNIC_RES_QP]);
+	EXPECT_EQ(1, self->res->counts[RNIC_RES_CQ]);
+	EXPECT_EQ(1, self->res->n_ctxs);
+}
+
+TEST_F(qp, sigkill_at_random_points)
+{
+	int round;
+
+	srand(getpid());
+	for (round = 0; round < 100; round++) {
+		pid_t pid = fork();
+
+		ASSERT_LE(0, pid);
+		if (pid == 0) {
+			struct ibv_context *ctx = open_ctx(DEV);
+			struct ibv_qp_init_attr init;
+			struct ibv_qp_attr a;
+			struct ibv_pd *pd;
+			struct ibv_cq *cq;
+			struct ibv_qp *qp;
+			int i;
+
+			pd = ctx ? ibv_alloc_pd(ctx) : NULL;
+			cq = pd ? ibv_create_cq(ctx, 8, NULL, NULL, 0) : NULL;
+			for (i = 0; cq; i++) {
+				qp = create_qp(pd, cq, IBV_QPT_RC + i % 3,
+					       i % 64, 8, &init);
+				if (!qp)
+					continue;
+				memset(&a, 0, sizeof(a));
+				a.qp_state = IBV_QPS_ERR;
+				ibv_modify_qp(qp, &a, IBV_QP_STATE);
+				if (i % 2)
+					ibv_destroy_qp(qp);
+			}
+			_exit(1);
+		}
+		usleep(rand() % 3000);
+		kill(pid, SIGKILL);
+		ASSERT_EQ(pid, waitpid(pid, NULL, 0));
+	}
+	ASSERT_EQ(0, rnic_res_get(self->g, DEV, self->res));
+	EXPECT_EQ(0, self->res->counts[RNIC_RES_QP]);
+	EXPECT_EQ(1, self->res->counts[RNIC_RES_CQ]);
+	EXPECT_EQ(1, self->res->n_ctxs);
+}
+
+TEST_F(qp, destroy_works_after_device_removal)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	struct ibv_qp *qp;
+
+	qp = create_qp(self->pd, self->cq, IBV_QPT_RC, 4, 4, &init);
+	ASSERT_NE(NULL, qp);
+	do_link_del(self->g, DEV);
+	errno = 0;
+	EXPECT_EQ(NULL, create_qp(self->pd, self->cq, IBV_QPT_RC, 4, 4, &init));
+	EXPECT_EQ(ENODEV, errno);
+	EXPECT_EQ(ENODEV, ibv_modify_qp(qp, &a, IBV_QP_STATE));
+	EXPECT_EQ(0, ibv_destroy_qp(qp));
+	EXPECT_EQ(0, ibv_destroy_cq(self->cq));
+	EXPECT_EQ(0, ibv_dealloc_pd(self->pd));
+}
+
+/* Every QP ioctl: flags, reserved fields, too short, a non-zero tail. */
+TEST_F(qp, cmd_length)
+{
+	struct rnic_qp_cap cap = { .max_send_wr = 1 };
+	int fd = self->ctx->cmd_fd;
+	struct {
+		struct rnic_create_qp cmd;
+		__u64 tail;
+	} big;
+	struct rnic_destroy_qp d = { .size = sizeof(d) };
+	struct rnic_modify_qp mod;
+	struct rnic_query_qp q;
+	struct rnic_create_qp cmd;
+	__u32 handle;
+
+	ASSERT_EQ(0, _create_qp(fd, self->pd->handle, self->cq->handle,
+				RNIC_QPT_UD, &cap, &cmd));
+	handle = cmd.out_handle;
+
+	_create_qp(fd, self->pd->handle, self->cq->handle, RNIC_QPT_UD, &cap,
+		   &cmd);
+	cmd.flags = 1 << 2;
+	EXPECT_EQ(-EINVAL, _rnic_ioctl(fd, RNIC_IOCTL_CREATE_QP, &cmd));
+	cmd.flags = 0;
+	cmd.__reserved = 1;
+	EXPECT_EQ(-EINVAL, _rnic_ioctl(fd, RNIC_IOCTL_CREATE_QP, &cmd));
+	cmd.__reserved = 0;
+	cmd.cap.__reserved = 1;
+	EXPECT_EQ(-EINVAL, _rnic_ioctl(fd, RNIC_IOCTL_CREATE_QP, &cmd));
+	cmd.cap.__reserved = 0;
+	cmd.size = offsetof(struct rnic_create_qp, out_rq);
+	EXPECT_EQ(-EINVAL, _rnic_ioctl(fd, RNIC_IOCTL_CREATE_QP, &cmd));
+
+	memset(&big, 0, sizeof(big));
+	_create_qp(fd, self->pd->handle, self->cq->handle, RNIC_QPT_UD, &cap,
+		   &big.cmd);
+	big.cmd.size = sizeof(big);
+	big.tail = 1;
+	EXPECT_EQ(-E2BIG, _rnic_ioctl(fd, RNIC_IOCTL_CREATE_QP, &big));
+	big.tail = 0;
+	EXPECT_EQ(0, _rnic_ioctl(fd, RNIC_IOCTL_CREATE_QP, &big));
+
+	memset(&mod, 0, sizeof(mod));
+	mod.size = sizeof(mod);
+	mod.handle = handle;
+	mod.attr_mask = RNIC_QP_STATE;
+	mod.flags = 1;
+	EXPECT_EQ(-EINVAL, _rnic_ioctl(fd, RNIC_IOCTL_MODIFY_QP, &mod));
+	mod.flags = 0;
+	mod.attr.__reserved = 1;
+	EXPECT_EQ(-EINVAL, _rnic_ioctl(fd, RNIC_IOCTL_MODIFY_QP, &mod));
+	mod.attr.__reserved = 0;
+	mod.size = offsetof(struct rnic_modify_qp, attr);
+	EXPECT_EQ(-EINVAL, _rnic_ioctl(fd, RNIC_IOCTL_MODIFY_QP, &mod));
+	mod.size = sizeof(mod);
+	EXPECT_EQ(0, _rnic_ioctl(fd, RNIC_IOCTL_MODIFY_QP, &mod));
+
+	memset(&q, 0xff, sizeof(q));
+	q.size = sizeof(q);
+	q.flags = 0;
+	q.handle = handle;
+	q.__reserved = 1;
+	EXPECT_EQ(-EINVAL, _rnic_ioctl(fd, RNIC_IOCTL_QUERY_QP, &q));
+	q.__reserved = 0;
+	q.flags = 1;
+	EXPECT_EQ(-EINVAL, _rnic_ioctl(fd, RNIC_IOCTL_QUERY_QP, &q));
+	q.flags = 0;
+	ASSERT_EQ(0, _rnic_ioctl(fd, RNIC_IOCTL_QUERY_QP, &q));
+	/* Every output byte is written. */
+	EXPECT_EQ(0, q.out_attr.qp_state);
+	EXPECT_EQ(0, q.out_attr.sq_draining);
+	EXPECT_EQ(0, q.out_attr.__reserved);
+	EXPECT_EQ(0, q.out_attr.ah_attr.__reserved);
+	EXPECT_EQ(0, q.out_cap.__reserved);
+	EXPECT_EQ(1, q.out_cap.max_send_wr);
+
+	d.handle = handle;
+	d.flags = 1;
+	EXPECT_EQ(-EINVAL, _rnic_ioctl(fd, RNIC_IOCTL_DESTROY_QP, &d));
+	d.flags = 0;
+	d.__reserved = 1;
+	EXPECT_EQ(-EINVAL, _rnic_ioctl(fd, RNIC_IOCTL_DESTROY_QP, &d));
+	d.__reserved = 0;
+	d.size = offsetof(struct rnic_destroy_qp, out_async_events_reported);
+	EXPECT_EQ(-EINVAL, _rnic_ioctl(fd, RNIC_IOCTL_DESTROY_QP, &d));
+	d.size = sizeof(d);
+	d.out_async_events_reported = 7;
+	EXPECT_EQ(0, _rnic_ioctl(fd, RNIC_IOCTL_DESTROY_QP, &d));
+	EXPECT_EQ(0, d.out_async_events_reported);
+}
+
+TEST_HARNESS_MAIN

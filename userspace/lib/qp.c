@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: (GPL-2.0 OR MIT)
+/*
+ * librnic: queue pairs and multicast.
+ *
+ * The kernel allocates a QP's send and receive rings; ibv_create_qp() maps
+ * them, so that posting work requests can go without a system call, and
+ * ibv_destroy_qp() unmaps them. The state machine and every check of the
+ * attributes are the kernel's: ibv_modify_qp() only translates.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "internal.h"
+
+/**
+ * struct rnic_qp - librnic's side of a struct ibv_qp
+ * @ibqp: what the application sees
+ * @sq_sig_all: as created
+ * @sq_info: the send ring's layout, as the kernel returned it (all zero
+ *	without a send queue)
+ * @rq_info: the receive ring's layout (all zero without a receive queue)
+ * @sq: the send ring, mapped, or NULL
+ * @rq: the receive ring, mapped, or NULL
+ */
+struct rnic_qp {
+	struct ibv_qp ibqp;
+	int sq_sig_all;
+	struct rnic_ring_info sq_info;
+	struct rnic_ring_info rq_info;
+	void *sq;
+	void *rq;
+};
+
+static struct rnic_qp *to_rqp(struct ibv_qp *ibqp)
+{
+	return container_of(ibqp, struct rnic_qp, ibqp);
+}
+
+/* Map a ring, or nothing for a queue without one; 0 or an errno value. */
+static int map_ring(struct ibv_context *context,
+		    const struct rnic_ring_info *info, void **ring)
+{
+	void *p;
+
+	*ring = NULL;
+	if (!info->size)
+		return 0;
+	p = mmap(NULL, info->size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 context->cmd_fd, (off_t)info->offset);
+	if (p == MAP_FAILED)
+		return errno;
+	*ring = p;
+	return 0;
+}
+
+static void unmap_ring(const struct rnic_ring_info *info, void *ring)
+{
+	if (ring)
+		munmap(ring, info->size);
+}
+
+static void cap_from_kernel(struct ibv_qp_cap *cap,
+			    const struct rnic_qp_cap *kcap)
+{
+	cap->max_send_wr = kcap->max_send_wr;
+	cap->max_recv_wr = kcap->max_recv_wr;
+	cap->max_send_sge = kcap->max_send_sge;
+	cap->max_recv_sge = kcap->max_recv_sge;
+	cap->max_inline_data = kcap->max_inline_data;
+}
+
+static int destroy_cmd(struct ibv_context *context, uint32_t handle,
+		       uint32_t *events_reported)
+{
+	struct rnic_destroy_qp cmd = { .size = sizeof(cmd), .handle = handle };
+	int ret;
+
+	ret = rnic_cmd(context, RNIC_IOCTL_DESTROY_QP, &cmd);
+	*events_reported = cmd.out_async_events_reported;
+	return ret;
+}
+
+struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
+			     struct ibv_qp_init_attr *qp_init_attr)
+{
+	struct ibv_qp_cap *cap = &qp_init_attr->cap;
+	struct rnic_create_qp cmd = {
+		.size = sizeof(cmd),
+		.pd_handle = pd->handle,
+		.qp_type = (uint32_t)qp_init_attr->qp_type,
+		.cap = {
+			.max_send_wr = cap->max_send_wr,
+			.max_recv_wr = cap->max_recv_wr,
+			.max_send_sge = cap->max_send_sge,
+			.max_recv_sge = cap->max_recv_sge,
+			.max_inline_data = cap->max_inline_data,
+		},
+	};
+	struct rnic_qp *qp;
+	uint32_t reported;
+	int ret;
+
+	if (!qp_init_attr->send_cq || !qp_init_attr->recv_cq) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cmd.send_cq_handle = qp_init_attr->send_cq->handle;
+	cmd.recv_cq_handle = qp_init_attr->recv_cq->handle;
+	if (qp_init_attr->srq) {
+		cmd.flags |= RNIC_CREATE_QP_SRQ;
+		cmd.srq_handle = qp_init_attr->srq->handle;
+	}
+	if (qp_init_attr->sq_sig_all)
+		cmd.flags |= RNIC_CREATE_QP_SQ_SIG_ALL;
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return NULL;
+	/* Asynchronous events name the QP by this pointer. */
+	cmd.user_handle = (uintptr_t)&qp->ibqp;
+	ret = rnic_cmd(pd->context, RNIC_IOCTL_CREATE_QP, &cmd);
+	if (ret)
+		goto err_free;
+
+	qp->sq_info = cmd.out_sq;
+	qp->rq_info = cmd.out_rq;
+	ret = map_ring(pd->context, &qp->sq_info, &qp->sq);
+	if (ret)
+		goto err_destroy;
+	ret = map_ring(pd->context, &qp->rq_info, &qp->rq);
+	if (ret)
+		goto err_unmap_sq;
+	ret = pthread_mutex_init(&qp->ibqp.mutex, NULL);
+	if (ret)
+		goto err_unmap_rq;
+	ret = pthread_cond_init(&qp->ibqp.cond, NULL);
+	if (ret)
+		goto err_mutex;
+
+	qp->ibqp.context = pd->context;
+	qp->ibqp.qp_context = qp_init_attr->qp_context;
+	qp->ibqp.pd = pd;
+	qp->ibqp.send_cq = qp_init_attr->send_cq;
+	qp->ibqp.recv_cq = qp_init_attr->recv_cq;
+	qp->ibqp.srq = qp_init_attr->srq;
+	qp->ibqp.handle = cmd.out_handle;
+	qp->ibqp.qp_num = cmd.out_qp_num;
+	qp->ibqp.state = IBV_QPS_RESET;
+	qp->ibqp.qp_type = qp_init_attr->qp_type;
+	qp->sq_sig_all = qp_init_attr->sq_sig_all;
+	cap_from_kernel(cap, &cmd.out_cap);
+	return &qp->ibqp;
+
+err_mutex:
+	pthread_mutex_destroy(&qp->ibqp.mutex);
+err_unmap_rq:
+	unmap_ring(&qp->rq_info, qp->rq);
+err_unmap_sq:
+	unmap_ring(&qp->sq_info, qp->sq);
+err_destroy:
+	destroy_cmd(pd->context, cmd.out_handle, &reported);
+err_free:
+	free(qp);
+	errno = ret;
+	return NULL;
+}
+
+int ibv_destroy_qp(struct ibv_qp *ibqp)
+{
+	struct rnic_qp *qp = to_rqp(ibqp);
+	uint32_t reported;
+	int ret;
+
+	ret = destroy_cmd(ibqp->context, ibqp->handle, &reported);
+	if (ret)
+		return ret;
+	/* Every event the application got about the QP must be acked. */
+	pthread_mutex_lock(&ibqp->mutex);
+	while (ibqp->events_completed != reported)
+		pthread_cond_wait(&ibqp->cond, &ibqp->mutex);
+	pthread_mutex_unlock(&ibqp->mutex);
+	unmap_ring(&qp->rq_info, qp->rq);
+	unmap_ring(&qp->sq_info, qp->sq);
+	pthread_cond_destroy(&ibqp->cond);
+	pthread_mutex_destroy(&ibqp->mutex);
+	free(qp);
+	return 0;
+}
+
+static void ah_attr_to_kernel(struct rnic_ah_attr *k,
+			      const struct ibv_ah_attr *a)
+{
+	memcpy(k->dgid, a->grh.dgid.raw, sizeof(k->dgid));
+	k->flow_label = a->grh.flow_label;
+	k->sgid_index = a->grh.sgid_index;
+	k->hop_limit = a->grh.hop_limit;
+	k->traffic_class = a->grh.traffic_class;
+	k->sl = a->sl;
+	k->is_global = a->is_global ? 1 : 0;
+	k->port_num = a->port_num;
+	k->static_rate = a->static_rate;
+	k->src_path_bits = a->src_path_bits;
+	k->dlid = a->dlid;
+}
+
+static void ah_attr_from_kernel(struct ibv_ah_attr *a,
+				const struct rnic_ah_attr *k)
+{
+	memcpy(a->grh.dgid.raw, k->dgid, sizeof(a->grh.dgid.raw));
+	a->grh.flow_label = k->flow_label;
+	a->grh.sgid_index = k->sgid_index;
+	a->grh.hop_limit = k->hop_limit;
+	a->grh.traffic_class = k->traffic_class;
+	a->sl = k->sl;
+	a->is_global = k->is_global;
+	a->port_num = k->port_num;
+	a->static_rate = k->static_rate;
+	a->src_path_bits = k->src_path_bits;
+	a->dlid = k->dlid;
+}
+
+int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
+{
+	struct rnic_modify_qp cmd = {
+		.size = sizeof(cmd),
+		.handle = qp->handle,
+		.attr_mask = (uint32_t)attr_mask,
+		.attr = {
+			.qp_state = (uint32_t)attr->qp_state,
+			.cur_qp_state = (uint32_t)attr->cur_qp_state,
+			.path_mtu = (uint32_t)attr->path_mtu,
+			.path_mig_state = (uint32_t)attr->path_mig_state,
+			.qkey = attr->qkey,
+			.rq_psn = attr->rq_psn,
+			.sq_psn = attr->sq_psn,
+			.dest_qp_num = attr->dest_qp_num,
+			.qp_access_flags = attr->qp_access_flags,
+			.pkey_index = attr->pkey_index,
+			.en_sqd_async_notify = attr->en_sqd_async_notify,
+			.max_rd_atomic = attr->max_rd_atomic,
+			.max_dest_rd_atomic = attr->max_dest_rd_atomic,
+			.min_rnr_timer = attr->min_rnr_timer,
+			.port_num = attr->port_num,
+			.timeout = attr->timeout,
+			.retry_cnt = attr->retry_cnt,
+			.rnr_retry = attr->rnr_retry,
+		},
+	};
+	int ret;
+
+	ah_attr_to_kernel(&cmd.attr.ah_attr, &attr->ah_attr);
+	ret = rnic_cmd(qp->context, RNIC_IOCTL_MODIFY_QP, &cmd);
+	if (ret)
+		return ret;
+	if (attr_mask & IBV_QP_STATE)
+		qp->state = attr->qp_state;
+	return 0;
+}
+
+int ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		 int attr_mask, struct ibv_qp_init_attr *init_attr)
+{
+	struct rnic_query_qp cmd = {
+		.size = sizeof(cmd),
+		.handle = ibqp->handle,
+	};
+	const struct rnic_qp_attr *k = &cmd.out_attr;
+	struct rnic_qp *qp = to_rqp(ibqp);
+	int ret;
+
+	ret = rnic_cmd(ibqp->context, RNIC_IOCTL_QUERY_QP, &cmd);
+	if (ret)
+		return ret;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->qp_state = (enum ibv_qp_state)k->qp_state;
+	attr->cur_qp_state = (enum ibv_qp_state)k->cur_qp_state;
+	attr->path_mtu = (enum ibv_mtu)k->path_mtu;
+	attr->path_mig_state = (enum ibv_mig_state)k->path_mig_state;
+	attr->qkey = k->qkey;
+	attr->rq_psn = k->rq_psn;
+	attr->sq_psn = k->sq_psn;
+	attr->dest_qp_num = k->dest_qp_num;
+	attr->qp_access_flags = k->qp_access_flags;
+	cap_from_kernel(&attr->cap, &cmd.out_cap);
+	ah_attr_from_kernel(&attr->ah_attr, &k->ah_attr);
+	/* The kernel checked the ranges: these fit their fields. */
+	attr->pkey_index = (uint16_t)k->pkey_index;
+	attr->en_sqd_async_notify = (uint8_t)k->en_sqd_async_notify;
+	attr->sq_draining = (uint8_t)k->sq_draining;
+	attr->max_rd_atomic = (uint8_t)k->max_rd_atomic;
+	attr->max_dest_rd_atomic = (uint8_t)k->max_dest_rd_atomic;
+	attr->min_rnr_timer = (uint8_t)k->min_rnr_timer;
+	attr->port_num = (uint8_t)k->port_num;
+	attr->timeout = (uint8_t)k->timeout;
+	attr->retry_cnt = (uint8_t)k->retry_cnt;
+	attr->rnr_retry = (uint8_t)k->rnr_retry;
+
+	memset(init_attr, 0, sizeof(*init_attr));
+	init_attr->qp_context = ibqp->qp_context;
+	init_attr->send_cq = ibqp->send_cq;
+	init_attr->recv_cq = ibqp->recv_cq;
+	init_attr->srq = ibqp->srq;
+	init_attr->cap = attr->cap;
+	init_attr->qp_type = ibqp->qp_type;
+	init_attr->sq_sig_all = qp->sq_sig_all;
+	if (attr_mask & IBV_QP_STATE)
+		ibqp->state = attr->qp_state;
+	return 0;
+}
+
+static int mcast_cmd(struct ibv_qp *qp, unsigned long ioctl_cmd,
+		     const union ibv_gid *gid, uint16_t lid)
+{
+	struct rnic_attach_mcast cmd = {
+		.size = sizeof(cmd),
+		.qp_handle = qp->handle,
+		.mlid = lid,
+	};
+
+	memcpy(cmd.gid, gid->raw, sizeof(cmd.gid));
+	return rnic_cmd(qp->context, ioctl_cmd, &cmd);
+}
+
+int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+		     uint16_t lid)
+{
+	return mcast_cmd(qp, RNIC_IOCTL_ATTACH_MCAST, gid, lid);
+}
+
+int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+		     uint16_t lid)
+{
+	return mcast_cmd(qp, RNIC_IOCTL_DETACH_MCAST, gid, lid);
+}

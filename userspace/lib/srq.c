@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: (GPL-2.0 OR MIT)
+/*
+ * librnic: shared receive queues.
+ *
+ * The kernel allocates the receive ring; ibv_create_srq() maps it, so that
+ * posting receives needs no system call, and ibv_destroy_srq() unmaps it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#include "internal.h"
+
+/**
+ * struct rnic_srq - librnic's side of a struct ibv_srq
+ * @ibsrq: what the application sees
+ * @ring: the receive ring, mapped
+ * @ring_info: its layout, as the kernel returned it
+ */
+struct rnic_srq {
+	struct ibv_srq ibsrq;
+	void *ring;
+	struct rnic_ring_info ring_info;
+};
+
+static struct rnic_srq *to_rsrq(struct ibv_srq *ibsrq)
+{
+	return container_of(ibsrq, struct rnic_srq, ibsrq);
+}
+
+struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
+			       struct ibv_srq_init_attr *srq_init_attr)
+{
+	struct ibv_srq_attr *attr = &srq_init_attr->attr;
+	struct rnic_create_srq cmd = {
+		.size = sizeof(cmd),
+		.pd_handle = pd->handle,
+		.max_wr = attr->max_wr,
+		.max_sge = attr->max_sge,
+		.srq_limit = attr->srq_limit,
+	};
+	struct rnic_destroy_srq destroy_cmd = { .size = sizeof(destroy_cmd) };
+	struct rnic_srq *srq;
+	int ret;
+
+	srq = calloc(1, sizeof(*srq));
+	if (!srq)
+		return NULL;
+	/* Asynchronous events name the SRQ by this pointer. */
+	cmd.user_handle = (uintptr_t)&srq->ibsrq;
+	ret = rnic_cmd(pd->context, RNIC_IOCTL_CREATE_SRQ, &cmd);
+	if (ret)
+		goto err_free;
+
+	srq->ring_info = cmd.out_ring;
+	srq->ring = mmap(NULL, cmd.out_ring.size, PROT_READ | PROT_WRITE,
+			 MAP_SHARED, pd->context->cmd_fd,
+			 (off_t)cmd.out_ring.offset);
+	if (srq->ring == MAP_FAILED) {
+		ret = errno;
+		goto err_destroy;
+	}
+	ret = pthread_mutex_init(&srq->ibsrq.mutex, NULL);
+	if (ret)
+		goto err_unmap;
+	ret = pthread_cond_init(&srq->ibsrq.cond, NULL);
+	if (ret)
+		goto err_mutex;
+
+	srq->ibsrq.context = pd->context;
+	srq->ibsrq.srq_context = srq_init_attr->srq_context;
+	srq->ibsrq.pd = pd;
+	srq->ibsrq.handle = cmd.out_handle;
+	attr->max_wr = cmd.out_max_wr;
+	attr->max_sge = cmd.out_max_sge;
+	return &srq->ibsrq;
+
+err_mutex:
+	pthread_mutex_destroy(&srq->ibsrq.mutex);
+err_unmap:
+	munmap(srq->ring, cmd.out_ring.size);
+err_destroy:
+	destroy_cmd.handle = cmd.out_handle;
+	rnic_cmd(pd->context, RNIC_IOCTL_DESTROY_SRQ, &destroy_cmd);
+err_free:
+	free(srq);
+	errno = ret;
+	return NULL;
+}
+
+int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+		   int srq_attr_mask)
+{
+	struct rnic_modify_srq cmd = {
+		.size = sizeof(cmd),
+		.handle = srq->handle,
+		.attr_mask = (uint32_t)srq_attr_mask,
+	};
+
+	if (srq_attr_mask & IBV_SRQ_MAX_WR)
+		cmd.max_wr = srq_attr->max_wr;
+	if (srq_attr_mask & IBV_SRQ_LIMIT)
+		cmd.srq_limit = srq_attr->srq_limit;
+	return rnic_cmd(srq->context, RNIC_IOCTL_MODIFY_SRQ, &cmd);
+}
+
+int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr)
+{
+	struct rnic_query_srq cmd = {
+		.size = sizeof(cmd),
+		.handle = srq->handle,
+	};
+	int ret;
+
+	ret = rnic_cmd(srq->context, RNIC_IOCTL_QUERY_SRQ, &cmd);
+	if (ret)
+		return ret;
+	srq_attr->max_wr = cmd.out_max_wr;
+	srq_attr->max_sge = cmd.out_max_sge;
+	srq_attr->srq_limit = cmd.out_srq_limit;
+	return 0;
+}
+
+int ibv_destroy_srq(struct ibv_srq *ibsrq)
+{
+	struct rnic_srq *srq = to_rsrq(ibsrq);
+	struct rnic_destroy_srq cmd = {
+		.size = sizeof(cmd),
+		.handle = ibsrq->handle,
+	};
+	int ret;
+
+	ret = rnic_cmd(ibsrq->context, RNIC_IOCTL_DESTROY_SRQ, &cmd);
+	if (ret)
+		return ret;
+	/* Every event the application got about the SRQ must be acked. */
+	pthread_mutex_lock(&ibsrq->mutex);
+	while (ibsrq->events_completed != cmd.out_async_events_reported)
+		pthread_cond_wait(&ibsrq->cond, &ibsrq->mutex);
+	pthread_mutex_unlock(&ibsrq->mutex);
+	munmap(srq->ring, srq->ring_info.size);
+	pthread_cond_destroy(&ibsrq->cond);
+	pthread_mutex_destroy(&ibsrq->mutex);
+	free(srq);
+	return 0;
+}
