@@ -145,7 +145,9 @@ struct rnic_port {
  * @bind_node: entry in the list of bound devices; rnic_bind_lock
  *
  * Lock order: rtnl_lock -> rnic_devs_lock -> @live_rwsem -> @ctx_lock ->
- * (context objs xa_lock) -> rnic_bind_lock -> @port.lock.
+ * (context objs xa_lock) -> rnic_bind_lock -> @port.lock ->
+ * rnic_async_lock; rnic_qp.lock -> @port.lock. mmap() must not take
+ * @live_rwsem (mmap_lock is held there and ioctls fault under it).
  */
 struct rnic_dev {
 	struct device dev;

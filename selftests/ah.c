@@ -9,25 +9,10 @@
 #include <endian.h>
 #include <infiniband/verbs.h>
 
-#include "rnic_test.h"
+#include "rnic_verbs_test.h"
 
 #define DEV "t_ah"
 #define DEV_LO "t_ah_lo"
-
-static struct ibv_context *open_ctx(const char *name)
-{
-	struct ibv_device **list, **d;
-	struct ibv_context *ctx = NULL;
-
-	list = ibv_get_device_list(NULL);
-	if (!list)
-		return NULL;
-	for (d = list; *d; d++)
-		if (!strcmp(ibv_get_device_name(*d), name))
-			ctx = ibv_open_device(*d);
-	ibv_free_device_list(list);
-	return ctx;
-}
 
 static void gid_from_str(union ibv_gid *gid, const char *s)
 {
@@ -179,11 +164,11 @@ FIXTURE_SETUP(ah)
 	ASSERT_EQ(0, rnic_del_all(self->g));
 	do_link_add(self->g, DEV, NULL);
 	do_link_add(self->g, DEV_LO, "lo");
-	self->ctx = open_ctx(DEV);
+	self->ctx = rnic_ibv_open(DEV);
 	ASSERT_NE(NULL, self->ctx);
 	self->pd = ibv_alloc_pd(self->ctx);
 	ASSERT_NE(NULL, self->pd);
-	self->lo_ctx = open_ctx(DEV_LO);
+	self->lo_ctx = rnic_ibv_open(DEV_LO);
 	ASSERT_NE(NULL, self->lo_ctx);
 	self->lo_pd = ibv_alloc_pd(self->lo_ctx);
 	ASSERT_NE(NULL, self->lo_pd);
@@ -394,7 +379,7 @@ TEST_F(ah, handles_are_per_context_and_per_type)
 	good_attr(&attr);
 	ah = ibv_create_ah(self->pd, &attr);
 	ASSERT_NE(NULL, ah);
-	other = open_ctx(DEV);
+	other = rnic_ibv_open(DEV);
 	ASSERT_NE(NULL, other);
 	EXPECT_EQ(-EINVAL, _destroy(other->cmd_fd, RNIC_IOCTL_DESTROY_AH,
 				    ah->handle));

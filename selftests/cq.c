@@ -21,24 +21,9 @@
 
 #include <sys/resource.h>
 
-#include "rnic_test.h"
+#include "rnic_verbs_test.h"
 
 #define DEV "t_cq"
-
-static struct ibv_context *open_ctx(const char *name)
-{
-	struct ibv_device **list, **d;
-	struct ibv_context *ctx = NULL;
-
-	list = ibv_get_device_list(NULL);
-	if (!list)
-		return NULL;
-	for (d = list; *d; d++)
-		if (!strcmp(ibv_get_device_name(*d), name))
-			ctx = ibv_open_device(*d);
-	ibv_free_device_list(list);
-	return ctx;
-}
 
 /* Raw ioctls, for what librnic never sends. */
 static int _create_cq(int fd, __u32 cqe, __u32 flags, __u32 channel,
@@ -103,7 +88,7 @@ FIXTURE_SETUP(cq)
 	ASSERT_NE(NULL, self->g);
 	ASSERT_EQ(0, rnic_del_all(self->g));
 	do_link_add(self->g, DEV, NULL);
-	self->ctx = open_ctx(DEV);
+	self->ctx = rnic_ibv_open(DEV);
 	ASSERT_NE(NULL, self->ctx);
 	ASSERT_EQ(0, ibv_query_device(self->ctx, &self->attr));
 	self->fd = rnic_open(DEV);
@@ -271,7 +256,7 @@ TEST_F(cq, bad_create_arguments)
 				      cmd.out_handle, &cmd));
 
 	/* The channel of another context: librnic and the kernel refuse. */
-	other = open_ctx(DEV);
+	other = rnic_ibv_open(DEV);
 	ASSERT_NE(NULL, other);
 	other_ch = ibv_create_comp_channel(other);
 	ASSERT_NE(NULL, other_ch);
@@ -770,7 +755,7 @@ TEST_F(cq, close_frees_everything)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		struct ibv_context *ctx = open_ctx(DEV);
+		struct ibv_context *ctx = rnic_ibv_open(DEV);
 		struct ibv_comp_channel *c;
 		struct ibv_cq *q;
 
@@ -792,23 +777,6 @@ TEST_F(cq, close_frees_everything)
 }
 
 /* After the device is removed, objects can still be destroyed. */
-/* Pinned memory of this process in kB, from /proc/self/status. */
-static long vm_pin_kb(void)
-{
-	char line[256];
-	long kb = -1;
-	FILE *f;
-
-	f = fopen("/proc/self/status", "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-
 TEST_F(cq, ring_memory_counts_as_locked_memory)
 {
 	long before = vm_pin_kb();
@@ -909,7 +877,7 @@ TEST_F(cq, sigkill_while_blocked_in_event_calls)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		struct ibv_context *ctx = open_ctx(DEV);
+		struct ibv_context *ctx = rnic_ibv_open(DEV);
 		struct ibv_comp_channel *ch;
 		pthread_t thread;
 		struct ibv_cq *cq;
@@ -952,7 +920,7 @@ TEST_F(cq, sigkill_at_random_points)
 
 		ASSERT_LE(0, pid);
 		if (pid == 0) {
-			struct ibv_context *ctx = open_ctx(DEV);
+			struct ibv_context *ctx = rnic_ibv_open(DEV);
 			struct ibv_comp_channel *ch;
 			struct ibv_wc wc;
 			struct ibv_cq *cq;

@@ -10,25 +10,10 @@
 #include <pthread.h>
 #include <time.h>
 
-#include "rnic_test.h"
+#include "rnic_verbs_test.h"
 
 #define DEV "t_ev"
 #define NETDEV "t_evdummy"
-
-static struct ibv_context *open_ctx(const char *name)
-{
-	struct ibv_device **list, **d;
-	struct ibv_context *ctx = NULL;
-
-	list = ibv_get_device_list(NULL);
-	if (!list)
-		return NULL;
-	for (d = list; *d; d++)
-		if (!strcmp(ibv_get_device_name(*d), name))
-			ctx = ibv_open_device(*d);
-	ibv_free_device_list(list);
-	return ctx;
-}
 
 static int _create_async_fd(int fd)
 {
@@ -85,7 +70,7 @@ FIXTURE_SETUP(ev)
 	ASSERT_EQ(0, rnic_del_all(self->g));
 	rnic_sh("ip link del " NETDEV " 2>/dev/null");
 	do_link_add(self->g, DEV, NULL);
-	self->ctx = open_ctx(DEV);
+	self->ctx = rnic_ibv_open(DEV);
 	ASSERT_NE(NULL, self->ctx);
 }
 
@@ -153,7 +138,7 @@ TEST_F(ev, device_fatal)
 	struct ibv_context *ctx2;
 	struct ibv_cq *cq;
 
-	ctx2 = open_ctx(DEV);
+	ctx2 = rnic_ibv_open(DEV);
 	ASSERT_NE(NULL, ctx2);
 	ch = ibv_create_comp_channel(self->ctx);
 	ASSERT_NE(NULL, ch);
@@ -271,7 +256,7 @@ TEST_F(ev, port_and_gid_events)
 	struct ibv_context *ctx;
 
 	ASSERT_EQ(0, make_bound_device(self->g));
-	ctx = open_ctx(DEV "b");
+	ctx = rnic_ibv_open(DEV "b");
 	ASSERT_NE(NULL, ctx);
 	ASSERT_EQ(0, ibv_query_port(ctx, 1, &port));
 	EXPECT_EQ(IBV_PORT_DOWN, port.state);

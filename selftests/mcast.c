@@ -10,24 +10,9 @@
 #include <infiniband/verbs.h>
 #include <pthread.h>
 
-#include "rnic_test.h"
+#include "rnic_verbs_test.h"
 
 #define DEV "t_mc"
-
-static struct ibv_context *open_ctx(const char *name)
-{
-	struct ibv_device **list, **d;
-	struct ibv_context *ctx = NULL;
-
-	list = ibv_get_device_list(NULL);
-	if (!list)
-		return NULL;
-	for (d = list; *d; d++)
-		if (!strcmp(ibv_get_device_name(*d), name))
-			ctx = ibv_open_device(*d);
-	ibv_free_device_list(list);
-	return ctx;
-}
 
 /* ff0e::N, or the IPv4-mapped 239.0.x.y */
 static union ibv_gid mgid(unsigned int n)
@@ -88,7 +73,7 @@ FIXTURE_SETUP(mc)
 	ASSERT_NE(NULL, self->g);
 	ASSERT_EQ(0, rnic_del_all(self->g));
 	do_link_add(self->g, DEV, NULL);
-	self->ctx = open_ctx(DEV);
+	self->ctx = rnic_ibv_open(DEV);
 	ASSERT_NE(NULL, self->ctx);
 	self->pd = ibv_alloc_pd(self->ctx);
 	ASSERT_NE(NULL, self->pd);
@@ -208,7 +193,7 @@ TEST_F(mc, qps_per_group)
 
 	ASSERT_EQ(0, ibv_query_device(self->ctx, &attr));
 	ASSERT_EQ(56, attr.max_mcast_qp_attach);
-	other = open_ctx(DEV);
+	other = rnic_ibv_open(DEV);
 	ASSERT_NE(NULL, other);
 	opd = ibv_alloc_pd(other);
 	ASSERT_NE(NULL, opd);
@@ -295,7 +280,7 @@ TEST_F(mc, groups_are_per_device)
 	int i;
 
 	do_link_add(self->g, DEV "2", NULL);
-	ctx2 = open_ctx(DEV "2");
+	ctx2 = rnic_ibv_open(DEV "2");
 	ASSERT_NE(NULL, ctx2);
 	pd2 = ibv_alloc_pd(ctx2);
 	ASSERT_NE(NULL, pd2);
@@ -456,7 +441,7 @@ TEST_F(mc, handles_are_per_context)
 	union ibv_gid gid = mgid(1);
 	struct ibv_context *other;
 
-	other = open_ctx(DEV);
+	other = rnic_ibv_open(DEV);
 	ASSERT_NE(NULL, other);
 	EXPECT_EQ(-EINVAL, _mcast(other->cmd_fd, RNIC_IOCTL_ATTACH_MCAST,
 				  self->ud->handle, &gid));

@@ -10,39 +10,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "rnic_test.h"
-
-/* Pinned memory of this process in kB, from /proc/self/status. */
-static long vm_pin_kb(void)
-{
-	char line[256];
-	long kb = -1;
-	FILE *f;
-
-	f = fopen("/proc/self/status", "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-
-static struct ibv_context *open_ctx(const char *name)
-{
-	struct ibv_device **list, **d;
-	struct ibv_context *ctx = NULL;
-
-	list = ibv_get_device_list(NULL);
-	if (!list)
-		return NULL;
-	for (d = list; *d; d++)
-		if (!strcmp(ibv_get_device_name(*d), name))
-			ctx = ibv_open_device(*d);
-	ibv_free_device_list(list);
-	return ctx;
-}
+#include "rnic_verbs_test.h"
 
 FIXTURE(mr) {
 	struct rnic_genl *g;
@@ -64,7 +32,7 @@ FIXTURE_SETUP(mr)
 	ASSERT_NE(NULL, self->g);
 	ASSERT_EQ(0, rnic_del_all(self->g));
 	do_link_add(self->g, "t_mr", NULL);
-	self->ctx = open_ctx("t_mr");
+	self->ctx = rnic_ibv_open("t_mr");
 	ASSERT_NE(NULL, self->ctx);
 	self->pd = ibv_alloc_pd(self->ctx);
 	ASSERT_NE(NULL, self->pd);
@@ -108,7 +76,7 @@ TEST_F(mr, handles_are_per_context_and_die_with_the_object)
 	struct ibv_context *other;
 	struct ibv_pd *pd2;
 
-	other = open_ctx("t_mr");
+	other = rnic_ibv_open("t_mr");
 	ASSERT_NE(NULL, other);
 	/* The handle of our PD means nothing in the other context. */
 	d.handle = self->pd->handle;
@@ -325,7 +293,7 @@ TEST_F(mr, pd_limit)
 
 	ASSERT_EQ(0, ibv_query_device(self->ctx, &attr));
 	/* One PD exists; fill the device from two contexts. */
-	ctx2 = open_ctx("t_mr");
+	ctx2 = rnic_ibv_open("t_mr");
 	ASSERT_NE(NULL, ctx2);
 	for (i = 1; i < attr.max_pd; i++) {
 		if (!ibv_alloc_pd(i % 2 ? ctx2 : self->ctx))
@@ -352,7 +320,7 @@ TEST_F(mr, sigkill_at_random_points)
 
 		ASSERT_LE(0, pid);
 		if (pid == 0) {
-			struct ibv_context *ctx = open_ctx("t_mr");
+			struct ibv_context *ctx = rnic_ibv_open("t_mr");
 			struct ibv_pd *pd;
 			struct ibv_mr *mr;
 			int i;

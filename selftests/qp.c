@@ -14,25 +14,10 @@
 #include <signal.h>
 #include <sys/mman.h>
 
-#include "rnic_test.h"
+#include "rnic_verbs_test.h"
 
 #define DEV "t_qp"
 #define QPN_SPACE (1u << 24)
-
-static struct ibv_context *open_ctx(const char *name)
-{
-	struct ibv_device **list, **d;
-	struct ibv_context *ctx = NULL;
-
-	list = ibv_get_device_list(NULL);
-	if (!list)
-		return NULL;
-	for (d = list; *d; d++)
-		if (!strcmp(ibv_get_device_name(*d), name))
-			ctx = ibv_open_device(*d);
-	ibv_free_device_list(list);
-	return ctx;
-}
 
 /* Mappings of rnic char devices in this process. */
 static int uverbs_mappings(void)
@@ -129,7 +114,7 @@ FIXTURE_SETUP(qp)
 	ASSERT_NE(NULL, self->g);
 	ASSERT_EQ(0, rnic_del_all(self->g));
 	do_link_add(self->g, DEV, NULL);
-	self->ctx = open_ctx(DEV);
+	self->ctx = rnic_ibv_open(DEV);
 	ASSERT_NE(NULL, self->ctx);
 	ASSERT_EQ(0, ibv_query_device(self->ctx, &self->attr));
 	ASSERT_EQ(0, ibv_query_gid(self->ctx, 1, 0, &self->gid));
@@ -965,7 +950,7 @@ TEST_F(qp, handles_are_per_context_and_per_type)
 
 	qp = create_qp(self->pd, self->cq, IBV_QPT_RC, 1, 1, &init);
 	ASSERT_NE(NULL, qp);
-	other = open_ctx(DEV);
+	other = rnic_ibv_open(DEV);
 	ASSERT_NE(NULL, other);
 	ofd = other->cmd_fd;
 
@@ -1079,7 +1064,7 @@ TEST_F(qp, process_exit_frees_mapped_qps)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		struct ibv_context *ctx = open_ctx(DEV);
+		struct ibv_context *ctx = rnic_ibv_open(DEV);
 		struct ibv_pd *pd = ctx ? ibv_alloc_pd(ctx) : NULL;
 		struct ibv_cq *cq = pd ? ibv_create_cq(ctx, 8, NULL, NULL, 0) :
 				    NULL;
@@ -1111,7 +1096,7 @@ TEST_F(qp, sigkill_at_random_points)
 
 		ASSERT_LE(0, pid);
 		if (pid == 0) {
-			struct ibv_context *ctx = open_ctx(DEV);
+			struct ibv_context *ctx = rnic_ibv_open(DEV);
 			struct ibv_qp_init_attr init;
 			struct ibv_qp_attr a;
 			struct ibv_pd *pd;

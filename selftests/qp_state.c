@@ -12,7 +12,7 @@
  */
 #include <infiniband/verbs.h>
 
-#include "rnic_test.h"
+#include "rnic_verbs_test.h"
 
 #define DEV "t_qps"
 
@@ -63,21 +63,6 @@ static int walk_mask(enum ibv_qp_type type, enum ibv_qp_state to)
 	default:
 		return 0;
 	}
-}
-
-static struct ibv_context *open_ctx(const char *name)
-{
-	struct ibv_device **list, **d;
-	struct ibv_context *ctx = NULL;
-
-	list = ibv_get_device_list(NULL);
-	if (!list)
-		return NULL;
-	for (d = list; *d; d++)
-		if (!strcmp(ibv_get_device_name(*d), name))
-			ctx = ibv_open_device(*d);
-	ibv_free_device_list(list);
-	return ctx;
 }
 
 /* Valid values for every attribute, moving to @to, believed in @from. */
@@ -198,7 +183,7 @@ FIXTURE_SETUP(qps)
 	ASSERT_NE(NULL, self->g);
 	ASSERT_EQ(0, rnic_del_all(self->g));
 	do_link_add(self->g, DEV, NULL);
-	self->ctx = open_ctx(DEV);
+	self->ctx = rnic_ibv_open(DEV);
 	ASSERT_NE(NULL, self->ctx);
 	ASSERT_EQ(0, ibv_query_gid(self->ctx, 1, 0, &self->gid));
 	self->pd = ibv_alloc_pd(self->ctx);

@@ -10,24 +10,9 @@
 #include <signal.h>
 #include <sys/mman.h>
 
-#include "rnic_test.h"
+#include "rnic_verbs_test.h"
 
 #define DEV "t_srq"
-
-static struct ibv_context *open_ctx(const char *name)
-{
-	struct ibv_device **list, **d;
-	struct ibv_context *ctx = NULL;
-
-	list = ibv_get_device_list(NULL);
-	if (!list)
-		return NULL;
-	for (d = list; *d; d++)
-		if (!strcmp(ibv_get_device_name(*d), name))
-			ctx = ibv_open_device(*d);
-	ibv_free_device_list(list);
-	return ctx;
-}
 
 /* Mappings of rnic char devices in this process. */
 static int uverbs_mappings(void)
@@ -118,7 +103,7 @@ FIXTURE_SETUP(srq)
 	ASSERT_NE(NULL, self->g);
 	ASSERT_EQ(0, rnic_del_all(self->g));
 	do_link_add(self->g, DEV, NULL);
-	self->ctx = open_ctx(DEV);
+	self->ctx = rnic_ibv_open(DEV);
 	ASSERT_NE(NULL, self->ctx);
 	ASSERT_EQ(0, ibv_query_device(self->ctx, &self->attr));
 	self->pd = ibv_alloc_pd(self->ctx);
@@ -438,7 +423,7 @@ TEST_F(srq, handles_are_per_context_and_per_type)
 
 	srq = create_srq(self->pd, 16, 1, 0, &init);
 	ASSERT_NE(NULL, srq);
-	other = open_ctx(DEV);
+	other = rnic_ibv_open(DEV);
 	ASSERT_NE(NULL, other);
 
 	/* Our SRQ means nothing in the other context. */
@@ -504,7 +489,7 @@ TEST_F(srq, process_exit_frees_mapped_srqs)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		struct ibv_context *ctx = open_ctx(DEV);
+		struct ibv_context *ctx = rnic_ibv_open(DEV);
 		struct ibv_pd *pd = ctx ? ibv_alloc_pd(ctx) : NULL;
 		int i;
 
@@ -534,7 +519,7 @@ TEST_F(srq, sigkill_at_random_points)
 
 		ASSERT_LE(0, pid);
 		if (pid == 0) {
-			struct ibv_context *ctx = open_ctx(DEV);
+			struct ibv_context *ctx = rnic_ibv_open(DEV);
 			struct ibv_srq_attr attr = { .srq_limit = 1 };
 			struct ibv_srq *srq;
 			struct ibv_pd *pd;
