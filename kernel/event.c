@@ -10,9 +10,9 @@
  * - a completion channel is an object of its context (RNIC_OBJ_CHANNEL)
  *   that holds one reference, its file the other. Its CQs queue their
  *   embedded completion event on it, at most once each.
- * - the asynchronous queue of a context is on the list rnic_async_queues
- *   (one reference) while both the context and its file are open; closing
- *   either takes it off the list. Events about objects are allocated when
+ * - the asynchronous queue of a context is its rnic_ctx.async_evq and on
+ *   its device's async_queues list (one reference) while both the context
+ *   and its file are open; closing either takes it off. Events about objects are allocated when
  *   raised (GFP_ATOMIC: port events come from atomic notifiers), at most
  *   RNIC_ASYNC_EVENTS_MAX per queue; events that do not fit are counted
  *   as lost and reported with the next event read.
@@ -37,16 +37,16 @@
 static_assert(sizeof(struct rnic_event_desc) == 16);
 
 /*
- * Protects rnic_async_queues and everything of the queues on it, and the
- * lists of pending events in every struct rnic_evobj.
+ * Protects every device's list of asynchronous queues (rnic_dev.async_queues)
+ * and every context's rnic_ctx.async_evq, everything of the queues on those
+ * lists, and the lists of pending events in every struct rnic_evobj.
  */
 static DEFINE_SPINLOCK(rnic_async_lock);
-static LIST_HEAD(rnic_async_queues);
 
 /**
  * struct rnic_evq - an event queue behind a file descriptor
- * @ref: 1 for the owner (channel object, or rnic_async_queues while
- *	listed), 1 for the file, 1 per creation in progress
+ * @ref: 1 for the owner (channel object, or its context while listed),
+ *	1 for the file, 1 per creation in progress
  * @lock: protects @events, @closed, @next_seq, @nr_dynamic and @lost:
  *	&@own_lock for a channel, &rnic_async_lock for an asynchronous queue
  * @own_lock: a channel's lock
@@ -55,10 +55,10 @@ static LIST_HEAD(rnic_async_queues);
  * @closed: the owner is gone: nothing is queued any more
  * @next_seq: sequence number of the next event queued
  * @async: the asynchronous event queue of a context
- * @node: asynchronous queue: entry in rnic_async_queues, empty when off it
- * @ctx: asynchronous queue: its context while listed (compared, never
- *	dereferenced)
- * @dev: asynchronous queue: the context's device (compared only)
+ * @node: asynchronous queue: entry in its device's async_queues, empty when
+ *	off it
+ * @ctx: asynchronous queue: its context while listed (the context unlists
+ *	the queue before it goes away)
  * @nr_dynamic: asynchronous queue: allocated events queued
  * @lost: asynchronous queue: events dropped since the last one read
  * @fatal: asynchronous queue: its IBV_EVENT_DEVICE_FATAL event
@@ -73,8 +73,7 @@ struct rnic_evq {
 	u64 next_seq;
 	bool async;
 	struct list_head node;
-	const struct rnic_ctx *ctx;
-	const struct rnic_dev *dev;
+	struct rnic_ctx *ctx;
 	u32 nr_dynamic;
 	u32 lost;
 	struct rnic_event fatal;
@@ -157,7 +156,7 @@ static void rnic_evq_close_locked(struct rnic_evq *evq)
 	wake_up_interruptible(&evq->wait);
 }
 
-/* Take an asynchronous queue off rnic_async_queues and close it, once. */
+/* Take an asynchronous queue off its lists and close it, once. */
 static void rnic_async_unlist(struct rnic_evq *evq)
 {
 	unsigned long flags;
@@ -167,6 +166,7 @@ static void rnic_async_unlist(struct rnic_evq *evq)
 	listed = !list_empty(&evq->node);
 	if (listed) {
 		list_del_init(&evq->node);
+		evq->ctx->async_evq = NULL;
 		rnic_evq_close_locked(evq);
 	}
 	spin_unlock_irqrestore(&rnic_async_lock, flags);
@@ -283,13 +283,8 @@ static struct file *rnic_evq_file(struct rnic_evq *evq, const char *name)
 /* The asynchronous queue of @ctx, or NULL; rnic_async_lock held. */
 static struct rnic_evq *rnic_async_find(const struct rnic_ctx *ctx)
 {
-	struct rnic_evq *evq;
-
 	lockdep_assert_held(&rnic_async_lock);
-	list_for_each_entry(evq, &rnic_async_queues, node)
-		if (evq->ctx == ctx)
-			return evq;
-	return NULL;
+	return ctx->async_evq;
 }
 
 /* List @evq as the queue of @ctx, with a reference; -EEXIST if it has one. */
@@ -303,9 +298,9 @@ static int rnic_async_list(struct rnic_evq *evq, struct rnic_ctx *ctx)
 		ret = -EEXIST;
 	} else {
 		evq->ctx = ctx;
-		evq->dev = ctx->dev;
+		ctx->async_evq = evq;
 		refcount_inc(&evq->ref);
-		list_add_tail(&evq->node, &rnic_async_queues);
+		list_add_tail(&evq->node, &ctx->dev->async_queues);
 	}
 	spin_unlock_irqrestore(&rnic_async_lock, flags);
 	return ret;
@@ -372,6 +367,7 @@ void rnic_async_ctx_close(struct rnic_ctx *ctx)
 	evq = rnic_async_find(ctx);
 	if (evq) {
 		list_del_init(&evq->node);
+		ctx->async_evq = NULL;
 		rnic_evq_close_locked(evq);
 	}
 	spin_unlock_irqrestore(&rnic_async_lock, flags);
@@ -456,9 +452,8 @@ void rnic_dev_async_event(struct rnic_dev *rdev, u32 event_type)
 	unsigned long flags;
 
 	spin_lock_irqsave(&rnic_async_lock, flags);
-	list_for_each_entry(evq, &rnic_async_queues, node)
-		if (evq->dev == rdev)
-			rnic_async_add(evq, event_type, element, NULL);
+	list_for_each_entry(evq, &rdev->async_queues, node)
+		rnic_async_add(evq, event_type, element, NULL);
 	spin_unlock_irqrestore(&rnic_async_lock, flags);
 }
 

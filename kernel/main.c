@@ -277,6 +277,7 @@ int rnic_dev_add(const char *name, struct net *net, const char *ifname,
 	init_rwsem(&rdev->live_rwsem);
 	mutex_init(&rdev->ctx_lock);
 	INIT_LIST_HEAD(&rdev->contexts);
+	INIT_LIST_HEAD(&rdev->async_queues);
 	xa_init_flags(&rdev->mrs, XA_FLAGS_ALLOC);
 	INIT_LIST_HEAD(&rdev->bind_node);
 	rnic_make_guid(rdev, netdev);

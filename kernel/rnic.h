@@ -135,6 +135,8 @@ struct rnic_port {
  * @next_ctx_id: id of the next context opened
  * @nobjs: objects of each kind on the device, checked against its limits
  * @pinned: bytes pinned by memory regions of the device
+ * @async_queues: asynchronous event queues of its contexts, for device
+ *	events; rnic_async_lock (event.c)
  * @mrs: MR table, index (the low bits of lkey and rkey) -> struct rnic_mr;
  *	an entry is non-NULL while the MR is registered
  * @netdev: bound netdev (a held reference) or NULL; written under
@@ -165,6 +167,7 @@ struct rnic_dev {
 	u32 next_ctx_id;
 	atomic_t nobjs[RNIC_OBJ_MAX];
 	atomic64_t pinned;
+	struct list_head async_queues;
 	struct xarray mrs;
 
 	struct net_device *netdev;
@@ -206,6 +209,8 @@ struct rnic_uobj {
  * @nobjs: objects of each kind the context owns
  * @pinned: bytes its memory regions pin
  * @dev_node: entry in the device's list of contexts; rnic_dev.ctx_lock
+ * @async_evq: its asynchronous event queue, or NULL; rnic_async_lock
+ *	(event.c)
  */
 struct rnic_ctx {
 	struct rnic_dev *dev;
@@ -217,6 +222,7 @@ struct rnic_ctx {
 	atomic_t nobjs[RNIC_OBJ_MAX];
 	atomic64_t pinned;
 	struct list_head dev_node;
+	struct rnic_evq *async_evq;
 };
 
 /**
