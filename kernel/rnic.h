@@ -7,13 +7,16 @@
 
 #include <linux/bits.h>
 #include <linux/cdev.h>
+#include <linux/completion.h>
 #include <linux/device.h>
 #include <linux/netdevice.h>
 #include <linux/refcount.h>
 #include <linux/rwsem.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
+#include <linux/timer.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 
 #include <rdma/rnic-abi.h>
@@ -103,6 +106,21 @@ struct rnic_gid {
 };
 
 /**
+ * struct rnic_dpref - lifetime reference the data path takes on a QP or
+ *	MR it found by number or key
+ * @ref: 1 for the owner while the object is findable, plus 1 per user
+ * @done: completed when @ref drops to 0: the owner may free the object
+ *
+ * The tables that lead to the object are read under RCU and objects are
+ * freed after a grace period (kfree_rcu() in uobj.c), so a lookup may
+ * try refcount_inc_not_zero() on an object being destroyed.
+ */
+struct rnic_dpref {
+	refcount_t ref;
+	struct completion done;
+};
+
+/**
  * struct rnic_port - the (single) port of a device
  * @lock: protects every field below; taken in any context (softirq
  *	included, the IPv6 address notifier is atomic), so always with _bh
@@ -145,6 +163,8 @@ struct rnic_port {
  * @netdev_tracker: reference tracker for @netdev
  * @netdev_name: name of @netdev, kept current on renames; rnic_bind_lock
  * @bind_node: entry in the list of bound devices; rnic_bind_lock
+ * @wq: the data path's workers: requesters that yield, timers' work
+ * @poller: the polling thread's state (poll.c), or NULL
  *
  * Lock order: rtnl_lock -> rnic_devs_lock -> @live_rwsem -> @ctx_lock ->
  * (context objs xa_lock) -> rnic_bind_lock -> @port.lock ->
@@ -174,6 +194,9 @@ struct rnic_dev {
 	netdevice_tracker netdev_tracker;
 	char netdev_name[IFNAMSIZ];
 	struct list_head bind_node;
+
+	struct workqueue_struct *wq;
+	struct rnic_poller *poller;
 };
 
 /**
@@ -186,6 +209,8 @@ struct rnic_dev {
  * @ctx: the owning context
  * @destroy: frees what the object holds, or NULL; the framework frees the
  *	struct
+ * @rcu: the struct is freed after a grace period, so that the data path
+ *	may look objects up under RCU (struct rnic_dpref)
  */
 struct rnic_uobj {
 	refcount_t users;
@@ -193,6 +218,7 @@ struct rnic_uobj {
 	u32 handle;
 	struct rnic_ctx *ctx;
 	void (*destroy)(struct rnic_uobj *uobj);
+	struct rcu_head rcu;
 };
 
 /**
@@ -289,6 +315,8 @@ struct rnic_pd {
  * @pages: the pinned pages
  * @mm: address space charged for the pages (pinned_vm), a mmgrab()
  *	reference
+ * @dp: the data path's lifetime reference: deregistering waits for it
+ *	before it unpins
  */
 struct rnic_mr {
 	struct rnic_uobj uobj;
@@ -302,6 +330,7 @@ struct rnic_mr {
 	unsigned long npages;
 	struct page **pages;
 	struct mm_struct *mm;
+	struct rnic_dpref dp;
 };
 
 /* completion queues, channels, async events: types */
@@ -674,6 +703,93 @@ int rnic_dealloc_pd(struct rnic_ucmd *ucmd);
 int rnic_reg_mr(struct rnic_ucmd *ucmd);
 int rnic_dereg_mr(struct rnic_ucmd *ucmd);
 
+/* data path: types (engine.c) */
+
+struct rnic_kwqe;
+struct rnic_poller;
+
+/**
+ * struct rnic_req - requester and completer of a QP: sends the work
+ *	requests of its SQ and completes them when the responses arrive
+ * @lock: protects everything below; taken with _bh. Never held while a
+ *	packet is handed to the link, so responses may arrive at once
+ * @running: bit 0: a thread runs the requester (rnic_req_run()), the
+ *	only one that may transmit; bit 1: run again, new work arrived
+ * @wqes: kernel copies of the send WQEs, @stride bytes each, one per SQ
+ *	slot: copied once when fetched, then trusted
+ * @stride: bytes per entry of @wqes
+ * @fetched: SQ entries copied so far (free-running, like the ring)
+ * @next: the WQE being sent, between @done and @fetched
+ * @done: the oldest WQE not completed; written to the ring's consumer
+ * @offset: bytes of @next already sent
+ * @psn: PSN of the next packet
+ * @rd_atomic: RDMA READ and atomic requests waiting for their response
+ * @retry_left: transport retries left for the oldest unacknowledged
+ *	packet
+ * @rnr_left: RNR retries left likewise
+ * @rnr_wait: waiting for the RNR timer
+ * @timer: retransmission and RNR timer; holds a @dp reference while
+ *	pending
+ * @work: runs the requester on the device's workqueue; holds a @dp
+ *	reference while pending
+ * @drained_sent: IBV_EVENT_SQ_DRAINED was raised for this stay in SQD
+ */
+struct rnic_req {
+	spinlock_t lock; /* see above */
+	unsigned long running;
+	struct rnic_kwqe *wqes;
+	u32 stride;
+	u32 fetched;
+	u32 next;
+	u32 done;
+	u32 offset;
+	u32 psn;
+	u32 rd_atomic;
+	u8 retry_left;
+	u8 rnr_left;
+	bool rnr_wait;
+	bool drained_sent;
+	struct timer_list timer;
+	struct work_struct work;
+};
+
+/**
+ * struct rnic_resp - responder of a QP: executes incoming requests
+ * @lock: protects everything below; taken with _bh, held while the
+ *	request is executed and its response handed to the link
+ * @epsn: PSN expected next
+ * @msn: messages completed (in ACKs)
+ * @in_msg: a multi-packet SEND or WRITE is in progress
+ * @drop_msg: UC: the message in progress lost a packet; drop the rest
+ * @rwqe: the receive WQE the SEND in progress fills (kernel copy)
+ * @rwqe_sges: its scatter list
+ * @recv_off: bytes of the SEND in progress placed so far
+ * @write_va: next address of the RDMA WRITE in progress
+ * @write_rkey: its rkey
+ * @write_left: bytes of it still to come
+ * @comm_est: IBV_EVENT_COMM_EST was raised
+ * @atomic_psn: PSNs of the last atomics executed, for replay
+ * @atomic_orig: their original values
+ * @atomic_next: next slot of @atomic_psn to reuse
+ */
+struct rnic_resp {
+	spinlock_t lock; /* see above */
+	u32 epsn;
+	u32 msn;
+	bool in_msg;
+	bool drop_msg;
+	struct rnic_recv_wqe rwqe;
+	struct rnic_sge rwqe_sges[RNIC_MAX_SGE];
+	u32 recv_off;
+	u64 write_va;
+	u32 write_rkey;
+	u32 write_left;
+	bool comm_est;
+	u32 atomic_psn[4];
+	u64 atomic_orig[4];
+	u32 atomic_next;
+};
+
 /* completion queues, channels, async events: functions */
 int rnic_create_async_fd(struct rnic_ucmd *ucmd);
 int rnic_create_comp_channel(struct rnic_ucmd *ucmd);
@@ -723,6 +839,17 @@ void rnic_cq_notify(struct rnic_cq *cq, bool solicited);
  *	meaningful once RNIC_QP_AV was set (RTR and later, RC and UC)
  * @mcast: the groups the QP is attached to (struct
  *	rnic_mcast_attach.qp_node), UD only; rnic_mcast_lock
+ * @rdev: its device
+ * @dp: lifetime reference of the data path: taken by whoever found the QP
+ *	by number (a peer's packet, a multicast group), by its timers and
+ *	work while they are pending; destroy waits for it (engine.c)
+ * @sq_flags: the SQ's flags word (enum rnic_wq_flags) in @sq's region,
+ *	or NULL without an SQ
+ * @rq_flags: the RQ's flags word in @rq's region, or NULL without an RQ
+ * @polled: created with RNIC_CREATE_QP_SQ_POLL; fixed
+ * @poll_node: entry in the device's polling list (poll.c)
+ * @req: requester and completer state (engine.c)
+ * @resp: responder state (engine.c)
  *
  * Defined here rather than with the family's types: it embeds struct
  * rnic_av, which comes after them.
@@ -747,6 +874,15 @@ struct rnic_qp {
 	struct rnic_qp_attr attr;
 	struct rnic_av av;
 	struct list_head mcast;
+
+	struct rnic_dev *rdev;
+	struct rnic_dpref dp;
+	u32 *sq_flags;
+	u32 *rq_flags;
+	bool polled;
+	struct list_head poll_node;
+	struct rnic_req req;
+	struct rnic_resp resp;
 };
 
 static inline struct rnic_qp *to_rnic_qp(struct rnic_uobj *uobj)
@@ -764,6 +900,47 @@ int rnic_detach_mcast(struct rnic_ucmd *ucmd);
 bool rnic_gid_is_mcast(const u8 *gid);
 bool rnic_mcast_attached(struct rnic_qp *qp);
 void rnic_mcast_detach_all(struct rnic_qp *qp);
+
+/* data path: functions (engine.c, poll.c) */
+int rnic_dp_init(void);
+void rnic_dp_exit(void);
+int rnic_dev_dp_init(struct rnic_dev *rdev);
+void rnic_dev_dp_fini(struct rnic_dev *rdev);
+int rnic_qp_dp_init(struct rnic_qp *qp);
+void rnic_qp_dp_stop(struct rnic_qp *qp);
+void rnic_qp_dp_fini(struct rnic_qp *qp);
+void rnic_qp_dp_modify(struct rnic_qp *qp, u32 cur, u32 next);
+void rnic_qp_put(struct rnic_qp *qp);
+void rnic_req_kick(struct rnic_qp *qp);
+bool rnic_req_pending(struct rnic_qp *qp);
+void rnic_resp_flush(struct rnic_qp *qp);
+int rnic_kick_sq(struct rnic_ucmd *ucmd);
+
+/**
+ * rnic_poll_add() - let the device's polling thread watch a QP's SQ
+ *	producer index (RNIC_CREATE_QP_SQ_POLL); starts the thread if needed
+ * @qp: the QP, with an SQ, not findable yet
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int rnic_poll_add(struct rnic_qp *qp);
+/**
+ * rnic_poll_del() - stop watching a QP; when it returns, the thread no
+ *	longer touches @qp
+ * @qp: a QP rnic_poll_add() accepted
+ */
+void rnic_poll_del(struct rnic_qp *qp);
+/**
+ * rnic_poll_wake() - wake the polling thread for a kick on a polled QP
+ * @qp: a polled QP
+ */
+void rnic_poll_wake(struct rnic_qp *qp);
+/**
+ * rnic_poll_dev_fini() - stop the device's polling thread, if any; no QP
+ *	is watched any more
+ * @rdev: the device being freed
+ */
+void rnic_poll_dev_fini(struct rnic_dev *rdev);
 
 /* shared receive queues, address handles: functions */
 int rnic_create_srq(struct rnic_ucmd *ucmd);

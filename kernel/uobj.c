@@ -88,7 +88,7 @@ static void rnic_uobj_free(struct rnic_uobj *uobj)
 	atomic_dec(&ctx->nobjs[uobj->type]);
 	atomic_dec(&ctx->dev->nobjs[uobj->type]);
 	rnic_obj_account(uobj->type, -1);
-	kfree(uobj);
+	kfree_rcu(uobj, rcu);
 }
 
 /* Destroy an object removed from the table, its last reference gone. */

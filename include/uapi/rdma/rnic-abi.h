@@ -114,6 +114,7 @@ enum rnic_cmd {
 	RNIC_CMD_DESTROY_QP = RNIC_CMD_QP_BASE + 3,	/* rnic_destroy_qp */
 	RNIC_CMD_ATTACH_MCAST = RNIC_CMD_QP_BASE + 4,	/* rnic_attach_mcast */
 	RNIC_CMD_DETACH_MCAST = RNIC_CMD_QP_BASE + 5,	/* rnic_attach_mcast */
+	RNIC_CMD_KICK_SQ = RNIC_CMD_QP_BASE + 6,	/* rnic_kick_sq */
 
 	/* shared receive queues, address handles */
 	RNIC_CMD_SRQ_BASE = RNIC_CMD_BASE + 0x30,
@@ -926,10 +927,14 @@ enum rnic_qp_attr_mask {
  *	(RC and UD only, EINVAL for UC); the QP has no RQ
  * @RNIC_CREATE_QP_SQ_SIG_ALL: every send work request completes with a
  *	CQE, whether it asks for one or not
+ * @RNIC_CREATE_QP_SQ_POLL: the device's polling thread watches the send
+ *	doorbell (DOC "rnic send doorbell"): no RNIC_IOCTL_KICK_SQ while
+ *	the thread is awake
  */
 enum rnic_create_qp_flags {
 	RNIC_CREATE_QP_SRQ = 1 << 0,
 	RNIC_CREATE_QP_SQ_SIG_ALL = 1 << 1,
+	RNIC_CREATE_QP_SQ_POLL = 1 << 2,
 };
 
 /**
@@ -983,6 +988,10 @@ struct rnic_qp_cap {
  * @out_rq: the receive ring; userspace produces struct rnic_recv_wqe
  *	entries (+ @out_cap.max_recv_sge struct rnic_sge), the data path
  *	consumes them. All zero without an RQ.
+ * @out_sq_flags_off: offset of the __u32 flags word (enum rnic_wq_flags)
+ *	in the send ring's region; 0 without an SQ
+ * @out_rq_flags_off: offset of the flags word in the receive ring's
+ *	region; 0 without an RQ
  *
  * The QP holds its PD, CQs and SRQ until it is destroyed (they are EBUSY
  * meanwhile). Sizes beyond the limits of struct rnic_qp_cap are EINVAL;
@@ -1004,6 +1013,8 @@ struct rnic_create_qp {
 	struct rnic_qp_cap out_cap;
 	struct rnic_ring_info out_sq;
 	struct rnic_ring_info out_rq;
+	__u32 out_sq_flags_off;
+	__u32 out_rq_flags_off;
 };
 
 /**
@@ -1226,6 +1237,160 @@ struct rnic_send_wqe {
 };
 
 /**
+ * DOC: rnic send doorbell
+ *
+ * The first page of a QP's send ring region is its doorbell page: it
+ * holds the SQ producer index (the SQ tail, at out_sq.producer_off), the
+ * consumer index the kernel writes, and the SQ flags word (at
+ * out_sq_flags_off, in the consumer's cache line, written by the kernel
+ * only). Posting is:
+ *
+ * 1. write the entries, then store-release the new producer index;
+ * 2. without RNIC_CREATE_QP_SQ_POLL: RNIC_IOCTL_KICK_SQ;
+ * 3. with it: a full memory barrier, then read the flags word; only if
+ *    RNIC_SQ_NEED_WAKEUP is set, RNIC_IOCTL_KICK_SQ.
+ *
+ * The polling thread, before it sleeps, sets RNIC_SQ_NEED_WAKEUP, issues a
+ * full memory barrier and reads every watched producer index once more:
+ * if one moved it clears the flag and goes on. The two barriers make sure
+ * that a post either is seen by the thread or sees the flag (io_uring's
+ * SQPOLL rule), so no wake-up is lost. Kicking when not needed is
+ * harmless.
+ *
+ * The kernel consumes an entry when it starts the work request, copying
+ * it once; it stores the consumer index (store-release) when the work
+ * request is completed (a CQE written, or retired silently when
+ * unsignaled), so a slot below the consumer index may be reused.
+ * Userspace must not change entries between the consumer and producer
+ * indexes: the kernel may have read them or not.
+ */
+
+/**
+ * enum rnic_wq_flags - bits of the flags words of a QP's rings, written
+ *	by the kernel only
+ * @RNIC_SQ_NEED_WAKEUP: SQ: the polling thread sleeps: kick it
+ * @RNIC_WQ_ERR: RQ: the QP is in ERR; receives posted from now on are
+ *	flushed (IBV_WC_WR_FLUSH_ERR) when userspace kicks with
+ *	RNIC_KICK_RQ after a full memory barrier. The kernel sets the flag,
+ *	issues a full barrier and then flushes what the producer index
+ *	shows, so a receive is flushed by one side or the other.
+ */
+enum rnic_wq_flags {
+	RNIC_SQ_NEED_WAKEUP = 1 << 0,
+	RNIC_WQ_ERR = 1 << 1,
+};
+
+/**
+ * enum rnic_kick_flags - struct rnic_kick_sq.flags
+ * @RNIC_KICK_RQ: flush the receives posted to a QP in ERR
+ */
+enum rnic_kick_flags {
+	RNIC_KICK_RQ = 1 << 0,
+};
+
+/**
+ * struct rnic_kick_sq - RNIC_IOCTL_KICK_SQ: the send doorbell
+ * @size: sizeof(struct rnic_kick_sq)
+ * @flags: enum rnic_kick_flags bits; others are EINVAL
+ * @qp_handle: the QP whose SQ producer index moved
+ * @__reserved: must be 0
+ *
+ * Starts the work requests posted up to the producer index: inline in the
+ * call while that is quick, on the device's workers otherwise. A QP that
+ * is not in RTS, SQD, SQE or ERR ignores it (posting there is an error
+ * that librnic reports).
+ */
+struct rnic_kick_sq {
+	__u32 size;
+	__u32 flags;
+	__u32 qp_handle;
+	__u32 __reserved;
+};
+
+/**
+ * DOC: rnic work request checks
+ *
+ * librnic checks every work request before it writes it to a ring (see
+ * ibv_post_send(3)): an opcode the QP type does not have, more SGEs than
+ * the queue's max_sge or more inline bytes than its max_inline_data is
+ * EINVAL, a full ring ENOMEM. The kernel checks the same again on the copy
+ * it takes, and more, because the ring is writable by userspace:
+ *
+ * - a send entry with an unknown opcode, an opcode the QP type does not
+ *   have, non-zero reserved fields or flags, too many SGEs or inline
+ *   bytes, a length sum that overflows or exceeds max_msg_sz, or (UD) an
+ *   address handle that is not an AH of the QP's PD, completes with
+ *   IBV_WC_LOC_QP_OP_ERR and moves the QP to ERR (RC) or SQE (UC, UD);
+ * - a receive entry with too many SGEs or non-zero reserved fields
+ *   completes with IBV_WC_LOC_QP_OP_ERR and moves the QP to ERR;
+ * - a producer index more than the ring size ahead of the consumer moves
+ *   the QP to ERR (IBV_EVENT_QP_FATAL) without reading any entry.
+ *
+ * SGE addresses and lengths are checked against the MR of their lkey at
+ * use: IBV_WC_LOC_PROT_ERR.
+ */
+
+/**
+ * enum rnic_wc_status - struct rnic_cqe.status, the values of enum
+ *	ibv_wc_status that rnic produces
+ * @RNIC_WC_SUCCESS: success
+ * @RNIC_WC_LOC_LEN_ERR: local length error
+ * @RNIC_WC_LOC_QP_OP_ERR: malformed work request
+ * @RNIC_WC_LOC_PROT_ERR: local protection error (lkey, bounds, access)
+ * @RNIC_WC_WR_FLUSH_ERR: flushed: the QP is in ERR (or SQE)
+ * @RNIC_WC_REM_INV_REQ_ERR: the responder found the request invalid
+ * @RNIC_WC_REM_ACCESS_ERR: remote access error (rkey, bounds, access, PD)
+ * @RNIC_WC_REM_OP_ERR: the responder failed the operation
+ * @RNIC_WC_RETRY_EXC_ERR: transport retries exhausted
+ * @RNIC_WC_RNR_RETRY_EXC_ERR: RNR retries exhausted
+ */
+enum rnic_wc_status {
+	RNIC_WC_SUCCESS = 0,
+	RNIC_WC_LOC_LEN_ERR = 1,
+	RNIC_WC_LOC_QP_OP_ERR = 2,
+	RNIC_WC_LOC_PROT_ERR = 4,
+	RNIC_WC_WR_FLUSH_ERR = 5,
+	RNIC_WC_REM_INV_REQ_ERR = 9,
+	RNIC_WC_REM_ACCESS_ERR = 10,
+	RNIC_WC_REM_OP_ERR = 11,
+	RNIC_WC_RETRY_EXC_ERR = 12,
+	RNIC_WC_RNR_RETRY_EXC_ERR = 13,
+};
+
+/**
+ * enum rnic_wc_opcode - struct rnic_cqe.opcode, the values of enum
+ *	ibv_wc_opcode
+ * @RNIC_WC_SEND: SEND, SEND_WITH_IMM
+ * @RNIC_WC_RDMA_WRITE: RDMA WRITE, RDMA WRITE with immediate
+ * @RNIC_WC_RDMA_READ: RDMA READ
+ * @RNIC_WC_COMP_SWAP: compare and swap
+ * @RNIC_WC_FETCH_ADD: fetch and add
+ * @RNIC_WC_RECV: a receive (SEND, SEND_WITH_IMM)
+ * @RNIC_WC_RECV_RDMA_WITH_IMM: a receive consumed by RDMA WRITE with
+ *	immediate
+ */
+enum rnic_wc_opcode {
+	RNIC_WC_SEND = 0,
+	RNIC_WC_RDMA_WRITE = 1,
+	RNIC_WC_RDMA_READ = 2,
+	RNIC_WC_COMP_SWAP = 3,
+	RNIC_WC_FETCH_ADD = 4,
+	RNIC_WC_RECV = 1 << 7,
+	RNIC_WC_RECV_RDMA_WITH_IMM = (1 << 7) + 1,
+};
+
+/**
+ * enum rnic_wc_flags - struct rnic_cqe.wc_flags bits, the values of enum
+ *	ibv_wc_flags
+ * @RNIC_WC_GRH: the receive buffer starts with 40 bytes of GRH (UD)
+ * @RNIC_WC_WITH_IMM: imm_data is valid
+ */
+enum rnic_wc_flags {
+	RNIC_WC_GRH = 1 << 0,
+	RNIC_WC_WITH_IMM = 1 << 1,
+};
+
+/**
  * struct rnic_attach_mcast - RNIC_IOCTL_ATTACH_MCAST, RNIC_IOCTL_DETACH_MCAST
  * @size: sizeof(struct rnic_attach_mcast)
  * @flags: must be 0
@@ -1417,6 +1582,7 @@ struct rnic_create_ah {
 #define RNIC_IOCTL_DESTROY_QP _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_DESTROY_QP)
 #define RNIC_IOCTL_ATTACH_MCAST _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_ATTACH_MCAST)
 #define RNIC_IOCTL_DETACH_MCAST _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_DETACH_MCAST)
+#define RNIC_IOCTL_KICK_SQ _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_KICK_SQ)
 
 /* shared receive queues, address handles: ioctls */
 #define RNIC_IOCTL_CREATE_SRQ _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_CREATE_SRQ)

@@ -1290,6 +1290,171 @@ int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 		     uint16_t lid);
 
+/* data path: work requests */
+
+/**
+ * struct ibv_sge - one scatter/gather entry
+ * @addr: start, in the iova space of the MR of @lkey
+ * @length: bytes
+ * @lkey: the MR's local key
+ */
+struct ibv_sge {
+	uint64_t addr;
+	uint32_t length;
+	uint32_t lkey;
+};
+
+/**
+ * enum ibv_wr_opcode - what a send work request does
+ *
+ * rnic has no memory windows or memory management extensions:
+ * IBV_WR_LOCAL_INV, IBV_WR_BIND_MW, IBV_WR_SEND_WITH_INV, IBV_WR_TSO,
+ * IBV_WR_DRIVER1 and IBV_WR_ATOMIC_WRITE are EINVAL.
+ */
+enum ibv_wr_opcode {
+	IBV_WR_RDMA_WRITE,
+	IBV_WR_RDMA_WRITE_WITH_IMM,
+	IBV_WR_SEND,
+	IBV_WR_SEND_WITH_IMM,
+	IBV_WR_RDMA_READ,
+	IBV_WR_ATOMIC_CMP_AND_SWP,
+	IBV_WR_ATOMIC_FETCH_AND_ADD,
+	IBV_WR_LOCAL_INV,
+	IBV_WR_BIND_MW,
+	IBV_WR_SEND_WITH_INV,
+	IBV_WR_TSO,
+	IBV_WR_DRIVER1,
+	IBV_WR_ATOMIC_WRITE = 15,
+};
+
+/**
+ * enum ibv_send_flags - struct ibv_send_wr.send_flags bits
+ * @IBV_SEND_FENCE: start only after earlier RDMA READs and atomics
+ *	completed
+ * @IBV_SEND_SIGNALED: complete with a work completion
+ * @IBV_SEND_SOLICITED: set the solicited event bit
+ * @IBV_SEND_INLINE: copy the data into the work request at post time
+ * @IBV_SEND_IP_CSUM: raw packet QPs only; EINVAL on rnic
+ */
+enum ibv_send_flags {
+	IBV_SEND_FENCE = 1 << 0,
+	IBV_SEND_SIGNALED = 1 << 1,
+	IBV_SEND_SOLICITED = 1 << 2,
+	IBV_SEND_INLINE = 1 << 3,
+	IBV_SEND_IP_CSUM = 1 << 4,
+};
+
+/**
+ * struct ibv_send_wr - a send work request
+ * @wr_id: returned in its work completion
+ * @next: the next work request of the list, or NULL
+ * @sg_list: @num_sge entries
+ * @num_sge: scatter/gather entries, up to the QP's max_send_sge (with
+ *	IBV_SEND_INLINE: any number, their bytes up to max_inline_data)
+ * @opcode: what to do
+ * @send_flags: enum ibv_send_flags bits
+ * @imm_data: immediate data, network byte order (*_WITH_IMM)
+ * @invalidate_rkey: not used by rnic
+ * @wr: per-opcode part: @wr.rdma (RDMA WRITE, READ), @wr.atomic,
+ *	@wr.ud (UD: address handle, remote QP number and Q_Key; a Q_Key
+ *	with bit 31 set means the QP's own)
+ * @qp_type: XRC part, not used by rnic
+ *
+ * rdma-core's bind_mw and tso members are absent (no memory windows, no
+ * raw packet QPs).
+ */
+struct ibv_send_wr {
+	uint64_t wr_id;
+	struct ibv_send_wr *next;
+	struct ibv_sge *sg_list;
+	int num_sge;
+	enum ibv_wr_opcode opcode;
+	unsigned int send_flags;
+	union {
+		__be32 imm_data;
+		uint32_t invalidate_rkey;
+	};
+	union {
+		struct {
+			uint64_t remote_addr;
+			uint32_t rkey;
+		} rdma;
+		struct {
+			uint64_t remote_addr;
+			uint64_t compare_add;
+			uint64_t swap;
+			uint32_t rkey;
+		} atomic;
+		struct {
+			struct ibv_ah *ah;
+			uint32_t remote_qpn;
+			uint32_t remote_qkey;
+		} ud;
+	} wr;
+	union {
+		struct {
+			uint32_t remote_srqn;
+		} xrc;
+	} qp_type;
+};
+
+/**
+ * struct ibv_recv_wr - a receive work request
+ * @wr_id: returned in its work completion
+ * @next: the next work request of the list, or NULL
+ * @sg_list: @num_sge entries, where the message is scattered
+ * @num_sge: up to the queue's max_recv_sge (max_sge of an SRQ)
+ */
+struct ibv_recv_wr {
+	uint64_t wr_id;
+	struct ibv_recv_wr *next;
+	struct ibv_sge *sg_list;
+	int num_sge;
+};
+
+/**
+ * ibv_post_send() - post a list of send work requests
+ * @qp: the QP, in RTS or SQD (or ERR: the requests complete with
+ *	IBV_WC_WR_FLUSH_ERR)
+ * @wr: the first work request
+ * @bad_wr: set to the first work request that was not posted
+ *
+ * The requests are written to the QP's mapped send ring; one doorbell
+ * (RNIC_IOCTL_KICK_SQ) starts them, none when the context polls (the
+ * RNIC_SQ_POLL environment variable) and the polling thread is awake.
+ *
+ * RETURN: 0, or an errno value: EINVAL for a QP in RESET, INIT or RTR, an
+ * opcode the QP type does not have, too many SGEs, too much inline data
+ * or a bad flag; ENOMEM when the send queue is full.
+ */
+int ibv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+		  struct ibv_send_wr **bad_wr);
+
+/**
+ * ibv_post_recv() - post a list of receive work requests; no system call
+ * @qp: the QP, in INIT or a later state, without an SRQ
+ * @wr: the first work request
+ * @bad_wr: set to the first work request that was not posted
+ *
+ * RETURN: 0, or an errno value: EINVAL for a QP in RESET, a QP with an
+ * SRQ or too many SGEs; ENOMEM when the receive queue is full.
+ */
+int ibv_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+		  struct ibv_recv_wr **bad_wr);
+
+/**
+ * ibv_post_srq_recv() - post a list of receive work requests to an SRQ;
+ *	no system call
+ * @srq: the SRQ
+ * @recv_wr: the first work request
+ * @bad_recv_wr: set to the first work request that was not posted
+ *
+ * RETURN: 0, or an errno value: EINVAL for too many SGEs; ENOMEM when the
+ * SRQ is full.
+ */
+int ibv_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *recv_wr,
+		      struct ibv_recv_wr **bad_recv_wr);
+
 /* shared receive queues, address handles: functions */
 
 /**
