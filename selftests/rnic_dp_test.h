@@ -695,37 +695,53 @@ static inline struct ibv_ah *dp_ah(struct ibv_pd *pd, const union ibv_gid *dgid,
 	return ibv_create_ah(pd, &a);
 }
 
-static inline void dp_pair_open(struct __test_metadata *_metadata,
-				struct dp_env *env,
-				const struct dp_qp_opts *o, struct dp_pair *p)
+/*
+ * A QP on each side, made with @o0 and @o1 (which may differ in their
+ * queues, SRQ, access flags and timers; not in type), connected.
+ */
+static inline void dp_pair_open2(struct __test_metadata *_metadata,
+				 struct dp_env *env,
+				 const struct dp_qp_opts *o0,
+				 const struct dp_qp_opts *o1,
+				 struct dp_pair *p)
 {
-	uint32_t psn[2] = { o->psn & 0xffffff, (o->psn ^ 0x5a5a5a) & 0xffffff };
+	const struct dp_qp_opts *o[2] = { o0, o1 };
+	uint32_t psn[2] = { o0->psn & 0xffffff,
+			    (o0->psn ^ 0x5a5a5a) & 0xffffff };
 	int i;
 
 	memset(p, 0, sizeof(*p));
-	p->o = *o;
+	p->o = *o0;
 	for (i = 0; i < 2; i++) {
-		p->qp[i] = dp_qp_create(env->pd[i], env->scq[i], env->rcq[i], o);
+		p->qp[i] = dp_qp_create(env->pd[i], env->scq[i], env->rcq[i],
+					o[i]);
 		ASSERT_NE(NULL, p->qp[i]) TH_LOG("create QP: %s",
 						 strerror(errno));
 	}
 	for (i = 0; i < 2; i++) {
-		if (o->type == IBV_QPT_UD) {
-			ASSERT_EQ(0, dp_qp_init(p->qp[i], o));
-			ASSERT_EQ(0, dp_qp_rtr(p->qp[i], o, 0, &env->gid,
+		if (o[i]->type == IBV_QPT_UD) {
+			ASSERT_EQ(0, dp_qp_init(p->qp[i], o[i]));
+			ASSERT_EQ(0, dp_qp_rtr(p->qp[i], o[i], 0, &env->gid,
 					       env->gid_index, 0));
-			ASSERT_EQ(0, dp_qp_rts(p->qp[i], o, psn[i]));
+			ASSERT_EQ(0, dp_qp_rts(p->qp[i], o[i], psn[i]));
 			p->ah[i] = dp_ah(env->pd[i], &env->gid,
 					 env->gid_index);
 			ASSERT_NE(NULL, p->ah[i]);
 		} else {
-			ASSERT_EQ(0, dp_qp_connect(p->qp[i], o,
+			ASSERT_EQ(0, dp_qp_connect(p->qp[i], o[i],
 						   p->qp[!i]->qp_num,
 						   &env->gid, env->gid_index,
 						   psn[i], psn[!i],
-						   i == 1 && o->stay_rtr));
+						   i == 1 && o[i]->stay_rtr));
 		}
 	}
+}
+
+static inline void dp_pair_open(struct __test_metadata *_metadata,
+				struct dp_env *env,
+				const struct dp_qp_opts *o, struct dp_pair *p)
+{
+	dp_pair_open2(_metadata, env, o, o, p);
 }
 
 static inline void dp_pair_close(struct __test_metadata *_metadata,
