@@ -471,6 +471,37 @@ static inline long dp_sgl_verify(const struct dp_buf *b,
 	return bad >= 0 ? (long)(cur + bad) : -1;
 }
 
+/*
+ * Bytes @skip .. @skip + @len of the pieces hold the message of @seed:
+ * -1, or the index in the message of the first wrong byte. (No guard
+ * check: for buffers that dp_buf_guard() did not fill.)
+ */
+static inline long dp_sgl_check(const struct dp_sgl *s, size_t skip,
+				size_t len, uint32_t seed)
+{
+	size_t pos = 0;
+	int i;
+
+	for (i = 0; i < s->n; i++) {
+		const uint8_t *p = (const uint8_t *)(uintptr_t)s->sge[i].addr;
+		size_t l = s->sge[i].length, from = 0, n;
+		long bad;
+
+		if (pos + l > skip && pos < skip + len) {
+			if (pos < skip)
+				from = skip - pos;
+			n = l - from;
+			if (pos + l > skip + len)
+				n -= pos + l - (skip + len);
+			bad = dp_check(p + from, n, seed, pos + from - skip);
+			if (bad >= 0)
+				return pos + from - skip + bad;
+		}
+		pos += l;
+	}
+	return -1;
+}
+
 #define ASSERT_SGL(b, s, skip, len, seed) do {				\
 	long __bad = dp_sgl_verify(b, s, skip, len, seed);		\
 	ASSERT_EQ(-1, __bad)						\
