@@ -155,7 +155,9 @@ static void xfer(struct __test_metadata *_metadata, struct dp_env *env,
 		}
 		EXPECT_EQ(0, wc.wc_flags & IBV_WC_GRH);
 	}
-	ASSERT_QUIET(env->rcq[1]);
+	/* no second completion on either side (dp_pair_close() waits) */
+	ASSERT_QUIET_MS(env->rcq[1], 0);
+	ASSERT_QUIET_MS(env->scq[0], 0);
 
 	if (x->op == IBV_WR_RDMA_READ) {
 		ASSERT_SGL(&lb, &ls, 0, x->len, seed);
@@ -214,6 +216,11 @@ FIXTURE_SETUP(ops)
 
 FIXTURE_TEARDOWN(ops)
 {
+	struct ibv_wc wc;
+
+	/* nothing came late, after the checks */
+	EXPECT_EQ(0, dp_poll(self->env.rcq[1], 1, &wc, 0));
+	EXPECT_EQ(0, dp_poll(self->env.scq[0], 1, &wc, 0));
 	dp_env_close(_metadata, &self->env);
 }
 
@@ -314,6 +321,10 @@ FIXTURE_SETUP(dp)
 
 FIXTURE_TEARDOWN(dp)
 {
+	struct ibv_wc wc;
+
+	EXPECT_EQ(0, dp_poll(self->env.rcq[1], 1, &wc, 0));
+	EXPECT_EQ(0, dp_poll(self->env.scq[0], 1, &wc, 0));
 	dp_env_close(_metadata, &self->env);
 }
 

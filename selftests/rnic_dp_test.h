@@ -934,13 +934,16 @@ static inline int dp_poll_quiet(struct ibv_cq *cq, int ms, struct ibv_wc *wc)
 	ASSERT_EQ(1, dp_poll(cq, 1, wc, DP_TIMEOUT_MS)) \
 		TH_LOG("no completion within %d ms", DP_TIMEOUT_MS)
 
-/* Nothing on @cq for DP_QUIET_MS. */
-#define ASSERT_QUIET(cq) do {						\
+/* Nothing on @cq for @ms milliseconds. */
+#define ASSERT_QUIET_MS(cq, ms) do {					\
 	struct ibv_wc __wc;						\
-	ASSERT_EQ(0, dp_poll_quiet(cq, DP_QUIET_MS, &__wc))		\
+	ASSERT_EQ(0, dp_poll_quiet(cq, ms, &__wc))			\
 		TH_LOG("unexpected completion: " DP_WC_FMT,		\
 		       DP_WC_ARGS(&__wc));				\
 } while (0)
+
+/* Nothing on @cq for DP_QUIET_MS. */
+#define ASSERT_QUIET(cq) ASSERT_QUIET_MS(cq, DP_QUIET_MS)
 
 /* A completion's status, wr_id, and (when successful) opcode. */
 #define ASSERT_WC(wc, _id, _st, _op) do {				\
