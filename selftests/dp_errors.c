@@ -444,9 +444,10 @@ TEST_F(err, local_protection)
 }
 
 /*
- * A message longer than max_msg_sz (1 GiB): 32 SGEs of 40 MiB over the
- * same memory. The kernel refuses it (see "rnic work request checks":
- * LOC_QP_OP_ERR) without sending a byte.
+ * A message longer than the port's max_msg_sz (1 GiB): 32 SGEs of 40 MiB
+ * over the same memory. The requester refuses it with the status the IB
+ * specification gives a message over the maximum message size,
+ * LOC_LEN_ERR, without sending a byte.
  */
 TEST_F_TIMEOUT(err, message_longer_than_max_msg_sz, 60)
 {
@@ -470,7 +471,7 @@ TEST_F_TIMEOUT(err, message_longer_than_max_msg_sz, 60)
 		ls.sge[i] = ls.sge[0];
 	ASSERT_EQ(0, dp_post(self->p.qp[0], &w));
 	ASSERT_POLL1(self->env.scq[0], &wc);
-	ASSERT_WC(&wc, 1, IBV_WC_LOC_QP_OP_ERR, 0);
+	ASSERT_WC(&wc, 1, IBV_WC_LOC_LEN_ERR, 0);
 	EXPECT_EQ(IBV_QPS_ERR, dp_qp_state(self->p.qp[0]));
 	EXPECT_EQ(-1, dp_check(self->rb.mem, self->rb.size,
 			       dp_guard_seed(&self->rb), 0));
