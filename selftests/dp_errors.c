@@ -547,6 +547,42 @@ TEST_F(err, responder_access_error_event)
 	dp_pair_close(_metadata, &self->p);
 }
 
+/*
+ * A CQ of one entry that nobody polls overruns on the second completion:
+ * IBV_EVENT_CQ_ERR naming it, the QP in ERR, the first CQE intact.
+ */
+TEST_F(err, cq_overrun)
+{
+	struct dp_qp_opts o = dp_opts(IBV_QPT_RC);
+	struct ibv_cq *small, *saved = self->env.scq[0];
+	struct ibv_async_event ev;
+	struct ibv_wc wc;
+	int i;
+
+	small = ibv_create_cq(self->env.ctx[0], 1, NULL, NULL, 0);
+	ASSERT_NE(NULL, small);
+	ASSERT_EQ(1, small->cqe);
+	self->env.scq[0] = small;
+	dp_pair_open(_metadata, &self->env, &o, &self->p);
+	self->env.scq[0] = saved;
+	for (i = 0; i < 3; i++) {
+		struct dp_wr w = { .op = IBV_WR_RDMA_WRITE,
+				   .flags = IBV_SEND_SIGNALED, .wr_id = i,
+				   .raddr = (uintptr_t)self->rb.mem,
+				   .rkey = self->rb.mr->rkey };
+
+		ASSERT_EQ(0, dp_post(self->p.qp[0], &w));
+	}
+	ASSERT_EQ(0, dp_wait_async(self->env.ctx[0], IBV_EVENT_CQ_ERR, 5000,
+				   &ev));
+	EXPECT_EQ(small, ev.element.cq);
+	EXPECT_EQ(IBV_QPS_ERR, dp_qp_state(self->p.qp[0]));
+	ASSERT_POLL1(small, &wc);
+	ASSERT_WC(&wc, 0, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
+	dp_pair_close(_metadata, &self->p);
+	EXPECT_EQ(0, ibv_destroy_cq(small));
+}
+
 /* ---- UD: local length errors, SQE and back ------------------------------ */
 
 /*

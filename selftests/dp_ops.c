@@ -348,6 +348,32 @@ TEST_F_TIMEOUT(dp, rc_read_64mib, 120) { big(_metadata, self, IBV_QPT_RC, IBV_WR
 TEST_F_TIMEOUT(dp, uc_send_64mib, 120) { big(_metadata, self, IBV_QPT_UC, IBV_WR_SEND); }
 TEST_F_TIMEOUT(dp, uc_write_64mib, 120) { big(_metadata, self, IBV_QPT_UC, IBV_WR_RDMA_WRITE); }
 
+/*
+ * A message that takes longer to move than the local ACK timeout (10:
+ * 4.2 ms; 16 MiB at a 256-byte MTU is 65536 packets) must not be taken
+ * for a lost one: the peer is there and acknowledges, so it completes.
+ */
+TEST_F_TIMEOUT(dp, rc_message_longer_than_ack_timeout, 120)
+{
+	static const enum ibv_wr_opcode ops[] = {
+		IBV_WR_SEND, IBV_WR_RDMA_WRITE, IBV_WR_RDMA_READ,
+	};
+	struct dp_qp_opts o = dp_opts(IBV_QPT_RC);
+	int i;
+
+	o.mtu = IBV_MTU_256;
+	o.timeout = 10;
+	o.retry_cnt = 1;
+	dp_pair_open(_metadata, &self->env, &o, &self->p);
+	for (i = 0; i < 3; i++) {
+		struct xfer x = { .op = ops[i], .len = 16 << 20, .lsge = 1,
+				  .rsge = 1 };
+
+		xfer(_metadata, &self->env, &self->p, &x, dp_seed(0x10, i, 10));
+	}
+	dp_pair_close(_metadata, &self->p);
+}
+
 /* A message in SGEs of zero bytes, and no SGE at all. */
 TEST_F(dp, zero_byte_messages)
 {
