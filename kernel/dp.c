@@ -534,8 +534,10 @@ static void rnic_qp_dp_config(struct rnic_qp *qp, u32 mask)
 	resp->max_dest_rd_atomic = attr->max_dest_rd_atomic;
 	resp->min_rnr_timer = attr->min_rnr_timer;
 	resp->qkey = attr->qkey;
-	if (mask & RNIC_QP_SQ_PSN)
+	if (mask & RNIC_QP_SQ_PSN) {
 		req->psn = attr->sq_psn;
+		req->ack_psn = rnic_psn_add(attr->sq_psn, -1);
+	}
 	if (mask & RNIC_QP_RQ_PSN)
 		resp->epsn = attr->rq_psn;
 	if (mask & RNIC_QP_RETRY_CNT)

@@ -555,7 +555,9 @@ static u32 rnic_req_build(struct rnic_qp *qp, struct rnic_kwqe *kw,
 		pkt->dma_len = kw->length;
 	}
 	pkt->solicited = st->last && (w->send_flags & RNIC_SEND_SOLICITED);
-	pkt->ack_req = st->last && qp->type == RNIC_QPT_RC;
+	/* at the end, and now and then in long messages: progress for the timer */
+	pkt->ack_req = qp->type == RNIC_QPT_RC &&
+		       (st->last || !(~pkt->psn & (RNIC_ACK_EVERY - 1)));
 	pkt->len = len;
 	pkt->payload = len ? &st->pl : NULL;
 	req->psn = rnic_psn_add(req->psn, 1);
@@ -912,8 +914,10 @@ void rnic_comp_rcv(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 		req->progress = jiffies;
 	} else if (oper == RNIC_ACK) {
 		poke = rnic_comp_aeth(qp, pkt);
+		/* a new PSN acknowledged: the peer makes progress */
 		if ((pkt->syndrome & RNIC_SYN_TYPE_MASK) == RNIC_SYN_ACK &&
-		    poke) {
+		    rnic_psn_before(req->ack_psn, pkt->psn)) {
+			req->ack_psn = pkt->psn;
 			req->retry_left = req->retry_cnt;
 			req->rnr_left = req->rnr_retry;
 			req->progress = jiffies;

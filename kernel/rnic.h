@@ -728,6 +728,7 @@ struct rnic_poller;
  * @done: the oldest WQE not completed; written to the ring's consumer
  * @offset: bytes of @next already sent
  * @psn: PSN of the next packet
+ * @ack_psn: the last PSN the peer acknowledged
  * @rd_atomic: RDMA READ and atomic requests waiting for their response
  * @retry_left: transport retries left for the oldest unacknowledged
  *	packet
@@ -765,6 +766,7 @@ struct rnic_req {
 	u32 done;
 	u32 offset;
 	u32 psn;
+	u32 ack_psn;
 	u32 rd_atomic;
 	u8 retry_left;
 	u8 rnr_left;

@@ -1318,9 +1318,10 @@ struct rnic_kick_sq {
  *
  * - a send entry with an unknown opcode, an opcode the QP type does not
  *   have, non-zero reserved fields or flags, too many SGEs or inline
- *   bytes, a length sum that overflows or exceeds max_msg_sz, or (UD) an
- *   address handle that is not an AH of the QP's PD, completes with
- *   IBV_WC_LOC_QP_OP_ERR and moves the QP to ERR (RC) or SQE (UC, UD);
+ *   bytes, or (UD) an address handle that is not an AH of the QP's PD,
+ *   completes with IBV_WC_LOC_QP_OP_ERR and moves the QP to ERR (RC) or
+ *   SQE (UC, UD); one longer than max_msg_sz (UD: the path MTU) does so
+ *   with IBV_WC_LOC_LEN_ERR;
  * - a receive entry with too many SGEs or non-zero reserved fields
  *   completes with IBV_WC_LOC_QP_OP_ERR and moves the QP to ERR;
  * - a producer index more than the ring size ahead of the consumer moves
