@@ -589,12 +589,27 @@ static void rnic_req_timeout(struct rnic_qp *qp)
 	rnic_req_timer_set(qp, req->timeout);
 }
 
+/**
+ * rnic_req_in_flight() - has the requester started WQEs it did not complete?
+ * @qp: the QP, rnic_req.lock held
+ */
+bool rnic_req_in_flight(struct rnic_qp *qp)
+{
+	struct rnic_req *req = &qp->req;
+
+	lockdep_assert_held(&req->lock);
+	if (!qp->sq.region)
+		return false;
+	return req->done != req->next || req->offset ||
+	       (req->done != req->fetched && rnic_kwqe(qp, req->done)->started);
+}
+
 /* SQD and nothing in flight: tell userspace once, if it asked. */
 static void rnic_req_check_drained(struct rnic_qp *qp)
 {
 	struct rnic_req *req = &qp->req;
 
-	if (req->done != req->next || req->offset || req->drained_sent)
+	if (rnic_req_in_flight(qp) || req->drained_sent)
 		return;
 	req->drained_sent = true;
 	if (READ_ONCE(qp->attr.en_sqd_async_notify))
