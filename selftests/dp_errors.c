@@ -434,8 +434,10 @@ TEST_F(err, local_protection)
 		/* whatever destroying the QP did with its receive */
 		dp_poll(self->env.rcq[1], 1, &wc, 0);
 	}
-	/* No request left: nothing written (the local buffers of a failed
-	 * READ are undefined, so they are not checked). */
+	/*
+	 * No request left: nothing written (the local buffers of a failed
+	 * READ are undefined, so they are not checked).
+	 */
 	EXPECT_EQ(-1, dp_check(self->rb.mem, 8192,
 			       dp_guard_seed(&self->rb), 0));
 	EXPECT_EQ(0, dp_buf_free(&ro));

@@ -254,15 +254,52 @@ static void every_size(struct __test_metadata *_metadata,
 	dp_pair_close(_metadata, &self->p);
 }
 
-TEST_F_TIMEOUT(ops, rc_send, 60) { every_size(_metadata, self, IBV_QPT_RC, variant->mtu, IBV_WR_SEND); }
-TEST_F_TIMEOUT(ops, rc_send_imm, 60) { every_size(_metadata, self, IBV_QPT_RC, variant->mtu, IBV_WR_SEND_WITH_IMM); }
-TEST_F_TIMEOUT(ops, rc_write, 60) { every_size(_metadata, self, IBV_QPT_RC, variant->mtu, IBV_WR_RDMA_WRITE); }
-TEST_F_TIMEOUT(ops, rc_write_imm, 60) { every_size(_metadata, self, IBV_QPT_RC, variant->mtu, IBV_WR_RDMA_WRITE_WITH_IMM); }
-TEST_F_TIMEOUT(ops, rc_read, 60) { every_size(_metadata, self, IBV_QPT_RC, variant->mtu, IBV_WR_RDMA_READ); }
-TEST_F_TIMEOUT(ops, uc_send, 60) { every_size(_metadata, self, IBV_QPT_UC, variant->mtu, IBV_WR_SEND); }
-TEST_F_TIMEOUT(ops, uc_send_imm, 60) { every_size(_metadata, self, IBV_QPT_UC, variant->mtu, IBV_WR_SEND_WITH_IMM); }
-TEST_F_TIMEOUT(ops, uc_write, 60) { every_size(_metadata, self, IBV_QPT_UC, variant->mtu, IBV_WR_RDMA_WRITE); }
-TEST_F_TIMEOUT(ops, uc_write_imm, 60) { every_size(_metadata, self, IBV_QPT_UC, variant->mtu, IBV_WR_RDMA_WRITE_WITH_IMM); }
+TEST_F_TIMEOUT(ops, rc_send, 60)
+{
+	every_size(_metadata, self, IBV_QPT_RC, variant->mtu, IBV_WR_SEND);
+}
+
+TEST_F_TIMEOUT(ops, rc_send_imm, 60)
+{
+	every_size(_metadata, self, IBV_QPT_RC, variant->mtu, IBV_WR_SEND_WITH_IMM);
+}
+
+TEST_F_TIMEOUT(ops, rc_write, 60)
+{
+	every_size(_metadata, self, IBV_QPT_RC, variant->mtu, IBV_WR_RDMA_WRITE);
+}
+
+TEST_F_TIMEOUT(ops, rc_write_imm, 60)
+{
+	every_size(_metadata, self, IBV_QPT_RC, variant->mtu,
+		   IBV_WR_RDMA_WRITE_WITH_IMM);
+}
+
+TEST_F_TIMEOUT(ops, rc_read, 60)
+{
+	every_size(_metadata, self, IBV_QPT_RC, variant->mtu, IBV_WR_RDMA_READ);
+}
+
+TEST_F_TIMEOUT(ops, uc_send, 60)
+{
+	every_size(_metadata, self, IBV_QPT_UC, variant->mtu, IBV_WR_SEND);
+}
+
+TEST_F_TIMEOUT(ops, uc_send_imm, 60)
+{
+	every_size(_metadata, self, IBV_QPT_UC, variant->mtu, IBV_WR_SEND_WITH_IMM);
+}
+
+TEST_F_TIMEOUT(ops, uc_write, 60)
+{
+	every_size(_metadata, self, IBV_QPT_UC, variant->mtu, IBV_WR_RDMA_WRITE);
+}
+
+TEST_F_TIMEOUT(ops, uc_write_imm, 60)
+{
+	every_size(_metadata, self, IBV_QPT_UC, variant->mtu,
+		   IBV_WR_RDMA_WRITE_WITH_IMM);
+}
 
 /*
  * 1, 2 and the most SGEs on each side, cut at odd offsets, for sizes
@@ -304,8 +341,15 @@ static void sge_matrix(struct __test_metadata *_metadata,
 	dp_pair_close(_metadata, &self->p);
 }
 
-TEST_F_TIMEOUT(ops, rc_sge_matrix, 120) { sge_matrix(_metadata, self, IBV_QPT_RC, variant->mtu); }
-TEST_F_TIMEOUT(ops, uc_sge_matrix, 120) { sge_matrix(_metadata, self, IBV_QPT_UC, variant->mtu); }
+TEST_F_TIMEOUT(ops, rc_sge_matrix, 120)
+{
+	sge_matrix(_metadata, self, IBV_QPT_RC, variant->mtu);
+}
+
+TEST_F_TIMEOUT(ops, uc_sge_matrix, 120)
+{
+	sge_matrix(_metadata, self, IBV_QPT_UC, variant->mtu);
+}
 
 /* ---- one-off cases ---------------------------------------------------- */
 
@@ -340,13 +384,40 @@ static void big(struct __test_metadata *_metadata, FIXTURE_DATA(dp) *self,
 	dp_pair_close(_metadata, &self->p);
 }
 
-TEST_F_TIMEOUT(dp, rc_send_64mib, 120) { big(_metadata, self, IBV_QPT_RC, IBV_WR_SEND); }
-TEST_F_TIMEOUT(dp, rc_send_imm_64mib, 120) { big(_metadata, self, IBV_QPT_RC, IBV_WR_SEND_WITH_IMM); }
-TEST_F_TIMEOUT(dp, rc_write_64mib, 120) { big(_metadata, self, IBV_QPT_RC, IBV_WR_RDMA_WRITE); }
-TEST_F_TIMEOUT(dp, rc_write_imm_64mib, 120) { big(_metadata, self, IBV_QPT_RC, IBV_WR_RDMA_WRITE_WITH_IMM); }
-TEST_F_TIMEOUT(dp, rc_read_64mib, 120) { big(_metadata, self, IBV_QPT_RC, IBV_WR_RDMA_READ); }
-TEST_F_TIMEOUT(dp, uc_send_64mib, 120) { big(_metadata, self, IBV_QPT_UC, IBV_WR_SEND); }
-TEST_F_TIMEOUT(dp, uc_write_64mib, 120) { big(_metadata, self, IBV_QPT_UC, IBV_WR_RDMA_WRITE); }
+TEST_F_TIMEOUT(dp, rc_send_64mib, 120)
+{
+	big(_metadata, self, IBV_QPT_RC, IBV_WR_SEND);
+}
+
+TEST_F_TIMEOUT(dp, rc_send_imm_64mib, 120)
+{
+	big(_metadata, self, IBV_QPT_RC, IBV_WR_SEND_WITH_IMM);
+}
+
+TEST_F_TIMEOUT(dp, rc_write_64mib, 120)
+{
+	big(_metadata, self, IBV_QPT_RC, IBV_WR_RDMA_WRITE);
+}
+
+TEST_F_TIMEOUT(dp, rc_write_imm_64mib, 120)
+{
+	big(_metadata, self, IBV_QPT_RC, IBV_WR_RDMA_WRITE_WITH_IMM);
+}
+
+TEST_F_TIMEOUT(dp, rc_read_64mib, 120)
+{
+	big(_metadata, self, IBV_QPT_RC, IBV_WR_RDMA_READ);
+}
+
+TEST_F_TIMEOUT(dp, uc_send_64mib, 120)
+{
+	big(_metadata, self, IBV_QPT_UC, IBV_WR_SEND);
+}
+
+TEST_F_TIMEOUT(dp, uc_write_64mib, 120)
+{
+	big(_metadata, self, IBV_QPT_UC, IBV_WR_RDMA_WRITE);
+}
 
 /*
  * A message that takes longer to move than the local ACK timeout (10:

@@ -108,10 +108,18 @@ static int batch(struct sthread *t, struct spair *sp)
 		atomic_used |= is_atomic(o->op);
 		/* mostly small, sometimes up to a slot */
 		switch ((r >> 8) % 4) {
-		case 0: o->len = (r >> 12) % 64; break;
-		case 1: o->len = (r >> 12) % 4096; break;
-		case 2: o->len = (r >> 12) % 20000; break;
-		default: o->len = (r >> 12) % (SLOT - 4096); break;
+		case 0:
+			o->len = (r >> 12) % 64;
+			break;
+		case 1:
+			o->len = (r >> 12) % 4096;
+			break;
+		case 2:
+			o->len = (r >> 12) % 20000;
+			break;
+		default:
+			o->len = (r >> 12) % (SLOT - 4096);
+			break;
 		}
 		if (sp->ud && o->len > mtu - 64)
 			o->len = (r >> 12) % (mtu - 64);
@@ -444,10 +452,13 @@ TEST_F_TIMEOUT(st, sigkill_during_traffic, 600)
 
 			if (poll(&p, 1, 5000) == 1 &&
 			    read(pfd[0], &child_qpn, 4) == 4) {
-				if (pqp)
-					ASSERT_EQ(0, dp_qp_connect(pqp, &o,
-						child_qpn, &self->env.gid, 0,
-						2, 1, false));
+				int ret = pqp ? dp_qp_connect(pqp, &o,
+							      child_qpn,
+							      &self->env.gid,
+							      0, 2, 1, false)
+					      : 0;
+
+				ASSERT_EQ(0, ret);
 				killed_running++;
 			}
 		}

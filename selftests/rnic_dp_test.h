@@ -506,7 +506,7 @@ static inline long dp_sgl_check(const struct dp_sgl *s, size_t skip,
 	long __bad = dp_sgl_verify(b, s, skip, len, seed);		\
 	ASSERT_EQ(-1, __bad)						\
 		TH_LOG("wrong byte at buffer offset %ld (seed 0x%x, "	\
-		       "len %zu, %d pieces)", __bad, (unsigned)(seed),	\
+		       "len %zu, %d pieces)", __bad, (unsigned int)(seed), \
 		       (size_t)(len), (s)->n);				\
 } while (0)
 
