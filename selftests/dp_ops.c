@@ -420,9 +420,11 @@ TEST_F_TIMEOUT(dp, uc_write_64mib, 120)
 }
 
 /*
- * A message that takes longer to move than the local ACK timeout (10:
- * 4.2 ms; 16 MiB at a 256-byte MTU is 65536 packets) must not be taken
- * for a lost one: the peer is there and acknowledges, so it completes.
+ * A message that takes far longer to move than the local ACK timeout
+ * (12: 16.8 ms; 16 MiB at a 256-byte MTU is 65536 packets) must not be
+ * taken for a lost one: the peer acknowledges as it goes, so it
+ * completes. A timeout that does fire (a slow VM) must resend from the
+ * first packet not acknowledged, or the message never catches up.
  */
 TEST_F_TIMEOUT(dp, rc_message_longer_than_ack_timeout, 120)
 {
@@ -433,8 +435,8 @@ TEST_F_TIMEOUT(dp, rc_message_longer_than_ack_timeout, 120)
 	int i;
 
 	o.mtu = IBV_MTU_256;
-	o.timeout = 10;
-	o.retry_cnt = 1;
+	o.timeout = 12;
+	o.retry_cnt = 2;
 	dp_pair_open(_metadata, &self->env, &o, &self->p);
 	for (i = 0; i < 3; i++) {
 		struct xfer x = { .op = ops[i], .len = 16 << 20, .lsge = 1,
@@ -442,6 +444,47 @@ TEST_F_TIMEOUT(dp, rc_message_longer_than_ack_timeout, 120)
 
 		xfer(_metadata, &self->env, &self->p, &x, dp_seed(0x10, i, 10));
 	}
+	dp_pair_close(_metadata, &self->p);
+}
+
+/*
+ * The peer answers at once: no request may wait for the transport timer.
+ * With a local ACK timeout of 1.07 s (18), each of 32 WRITEs of 256 KiB
+ * completes in well under that; one that waits for a timeout and a
+ * resend (an acknowledgment that went unnoticed) takes longer.
+ */
+TEST_F_TIMEOUT(dp, rc_no_completion_waits_for_the_timer, 120)
+{
+	struct dp_qp_opts o = dp_opts(IBV_QPT_RC);
+	const size_t len = 256 << 10;
+	struct dp_buf lb, rb;
+	struct ibv_wc wc;
+	struct dp_sgl s;
+	int i;
+
+	o.mtu = IBV_MTU_4096;
+	o.timeout = 18;
+	dp_pair_open(_metadata, &self->env, &o, &self->p);
+	do_buf_alloc(self->env.pd[0], len, DP_ACCESS_ALL, &lb);
+	do_buf_alloc(self->env.pd[1], len, DP_ACCESS_ALL, &rb);
+	dp_sgl_one(&lb, 0, len, &s);
+	for (i = 0; i < 32; i++) {
+		struct dp_wr w = { .op = IBV_WR_RDMA_WRITE,
+				   .flags = IBV_SEND_SIGNALED, .wr_id = i,
+				   .sgl = &s, .raddr = (uintptr_t)rb.mem,
+				   .rkey = rb.mr->rkey };
+		long t0 = dp_now_ms(), dt;
+
+		dp_fill(lb.mem, len, dp_seed(0x18, i, 0), 0);
+		ASSERT_EQ(0, dp_post(self->p.qp[0], &w));
+		ASSERT_POLL1(self->env.scq[0], &wc);
+		dt = dp_now_ms() - t0;
+		ASSERT_WC(&wc, i, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
+		EXPECT_GT(800, dt) TH_LOG("WRITE %d took %ld ms", i, dt);
+		EXPECT_EQ(-1, dp_check(rb.mem, len, dp_seed(0x18, i, 0), 0));
+	}
+	EXPECT_EQ(0, dp_buf_free(&lb));
+	EXPECT_EQ(0, dp_buf_free(&rb));
 	dp_pair_close(_metadata, &self->p);
 }
 
