@@ -1239,11 +1239,11 @@ struct rnic_send_wqe {
 /**
  * DOC: rnic send doorbell
  *
- * The first page of a QP's send ring region is its doorbell page: it
- * holds the SQ producer index (the SQ tail, at out_sq.producer_off), the
- * consumer index the kernel writes, and the SQ flags word (at
- * out_sq_flags_off, in the consumer's cache line, written by the kernel
- * only). Posting is:
+ * The head of a QP's send ring region is its doorbell: the SQ producer
+ * index (the SQ tail, at out_sq.producer_off), the consumer index the
+ * kernel writes, and the SQ flags word (at out_sq_flags_off, in the
+ * consumer's cache line, written by the kernel only); the entries follow.
+ * Every index starts at 0. Posting is:
  *
  * 1. write the entries, then store-release the new producer index;
  * 2. without RNIC_CREATE_QP_SQ_POLL: RNIC_IOCTL_KICK_SQ;
