@@ -110,9 +110,10 @@ static bool rnic_poll_any_pending(struct rnic_poller *p)
  * @p: the poller
  *
  * Each QP is taken off the head of the list and put back at its tail
- * under @p->lock; one with work is kicked with the lock dropped, marked as
- * @p->busy and holding a data path reference, so that neither its
- * removal nor its destruction can complete meanwhile.
+ * under @p->lock, so the list itself is the cursor and the lock may be
+ * dropped between QPs. One with work is kicked with the lock dropped,
+ * marked as @p->busy and holding a data path reference, so that neither
+ * its removal nor its destruction can complete meanwhile.
  *
  * Return: whether a QP had work.
  */
@@ -130,8 +131,11 @@ static bool rnic_poll_pass(struct rnic_poller *p)
 			break;
 		list_rotate_left(&p->qps);
 		if (!rnic_req_pending(qp) ||
-		    !refcount_inc_not_zero(&qp->dp.ref))
+		    !refcount_inc_not_zero(&qp->dp.ref)) {
+			/* The rotation is the cursor: dropping the lock is fine. */
+			cond_resched_lock(&p->lock);
 			continue;
+		}
 		p->busy = qp;
 		spin_unlock(&p->lock);
 
