@@ -119,6 +119,7 @@ static void rnic_dev_release(struct device *dev)
 	struct rnic_dev *rdev = to_rnic_dev(dev);
 
 	WARN_ON(!xa_empty(&rdev->mrs));
+	rnic_dev_dp_fini(rdev);
 	xa_erase(&rnic_devs, rdev->index);
 	kfree(rdev);
 	rnic_obj_account(RNIC_OBJ_DEVICE, -1);
@@ -270,6 +271,9 @@ int rnic_dev_add(const char *name, struct net *net, const char *ifname,
 	rdev->dev.devt = MKDEV(MAJOR(rnic_devt), index);
 	rdev->dev.release = rnic_dev_release;
 	ret = dev_set_name(&rdev->dev, "%s", name);
+	if (ret)
+		goto err_put;
+	ret = rnic_dev_dp_init(rdev);
 	if (ret)
 		goto err_put;
 	cdev_init(&rdev->cdev, &rnic_uverbs_fops);

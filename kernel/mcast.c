@@ -13,10 +13,9 @@
  * without it: under rcu_read_lock() it loads the device's table from
  * rnic_mcast_devs, walks a bucket and a group's attachments with the
  * _rcu list helpers. Tables, groups and attachments are freed with
- * kfree_rcu(); a QP is detached, then a grace period passes, before it is
- * freed, so a QP found in a group is valid memory until
- * rcu_read_unlock(). To keep it longer the data path needs a lifetime
- * reference of its own, not uobj.users (which decides EBUSY on destroy).
+ * kfree_rcu(), QPs too (uobj.c), so a QP found in a group is valid memory
+ * until rcu_read_unlock(); rnic_mcast_deliver() takes a data path
+ * reference (struct rnic_dpref) on it before it delivers.
  *
  * Limits (ENOMEM beyond): RNIC_MAX_MCAST_GRP groups per device,
  * RNIC_MAX_MCAST_QP QPs per group. As in the kernel's uverbs, attaching a
@@ -28,7 +27,7 @@
 #include <linux/slab.h>
 #include <linux/xarray.h>
 
-#include "rnic.h"
+#include "engine.h"
 
 #define RNIC_MCAST_HASH_BITS	8
 
@@ -288,8 +287,8 @@ bool rnic_mcast_attached(struct rnic_qp *qp)
  * rnic_mcast_detach_all() - detach a QP being destroyed from its groups
  * @qp: the QP, out of its context's handle table: no ioctl reaches it
  *
- * Waits for a grace period when the QP was attached, so that no reader
- * of a group still sees it when it is freed.
+ * A reader of a group may still hold the QP (with a data path
+ * reference, which the QP's destruction waits for).
  *
  * Context: process; takes rnic_mcast_lock.
  */
@@ -304,5 +303,40 @@ void rnic_mcast_detach_all(struct rnic_qp *qp)
 	list_for_each_entry_safe(att, tmp, &qp->mcast, qp_node)
 		rnic_mcast_unlink(qp->uobj.ctx->dev, att);
 	mutex_unlock(&rnic_mcast_lock);
-	synchronize_rcu();
+}
+
+/**
+ * rnic_mcast_deliver() - hand a datagram to every QP attached to a group
+ * @rdev: the device whose groups are looked at
+ * @gid: the group's GID
+ * @fn: called for each QP, with a data path reference held
+ * @arg: passed to @fn
+ *
+ * Context: any but hard interrupt; @fn runs under rcu_read_lock().
+ */
+void rnic_mcast_deliver(struct rnic_dev *rdev, const u8 *gid,
+			void (*fn)(struct rnic_qp *qp, void *arg), void *arg)
+{
+	struct rnic_mcast_attach *att;
+	struct rnic_mcast_grp *grp;
+	struct rnic_mcast_dev *mdev;
+
+	rcu_read_lock();
+	mdev = xa_load(&rnic_mcast_devs, rdev->index);
+	if (!mdev)
+		goto out;
+	hlist_for_each_entry_rcu(grp, rnic_mcast_bucket(mdev, gid), node) {
+		if (memcmp(grp->gid, gid, sizeof(grp->gid)))
+			continue;
+		/* at most RNIC_MAX_MCAST_QP of them */
+		list_for_each_entry_rcu(att, &grp->qps, grp_node) {
+			if (!rnic_dpref_get(&att->qp->dp))
+				continue;
+			fn(att->qp, arg);
+			rnic_qp_put(att->qp);
+		}
+		break;
+	}
+out:
+	rcu_read_unlock();
 }

@@ -13,7 +13,7 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 
-#include "rnic.h"
+#include "engine.h"
 
 #define RNIC_ACCESS_SUPPORTED						\
 	(RNIC_ACCESS_LOCAL_WRITE | RNIC_ACCESS_REMOTE_WRITE |		\
@@ -97,6 +97,8 @@ static void rnic_mr_destroy(struct rnic_uobj *uobj)
 	struct rnic_dev *rdev = uobj->ctx->dev;
 
 	xa_erase(&rdev->mrs, mr->lkey & (BIT(RNIC_MR_INDEX_BITS) - 1));
+	/* a packet may still be copying to or from the pages */
+	rnic_dpref_kill(&mr->dp);
 	rnic_mr_account(mr, -1);
 	rnic_mr_unpin(mr);
 	rnic_uobj_put(&mr->pd->uobj);
@@ -171,6 +173,7 @@ int rnic_reg_mr(struct rnic_ucmd *ucmd)
 		goto err_erase;
 
 	rnic_mr_account(mr, 1);
+	rnic_dpref_init(&mr->dp);
 	xa_store(&rdev->mrs, index, mr, GFP_KERNEL);
 	rnic_uobj_finalize(&mr->uobj);
 	return 0;

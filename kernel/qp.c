@@ -13,14 +13,14 @@
  * only after the other 16 million were handed out, so a peer that still
  * knows an old QP does not find a new one under its number. The table maps
  * a number to its QP once the QP is published (the entry is reserved but
- * empty while it is built). Only the control path uses it so far; lookups
- * from the data path (possibly softirq) will need a _bh-safe lock and a
- * lifetime reference separate from uobj.users.
+ * empty while it is built). The data path looks numbers up under RCU
+ * (rnic_qp_lookup()) and takes a struct rnic_dpref reference; changes
+ * happen in process context only.
  */
 #include <linux/log2.h>
 #include <linux/xarray.h>
 
-#include "rnic.h"
+#include "engine.h"
 
 /* Values of enum ibv_qp_type that rnic knows but does not implement. */
 #define RNIC_QPT_RAW_PACKET	8
@@ -28,7 +28,8 @@
 #define RNIC_QPT_XRC_RECV	10
 #define RNIC_QPT_DRIVER		0xff
 
-#define RNIC_CREATE_QP_FLAGS	(RNIC_CREATE_QP_SRQ | RNIC_CREATE_QP_SQ_SIG_ALL)
+#define RNIC_CREATE_QP_FLAGS	(RNIC_CREATE_QP_SRQ | RNIC_CREATE_QP_SQ_SIG_ALL | \
+				 RNIC_CREATE_QP_SQ_POLL)
 
 static DEFINE_XARRAY_ALLOC(rnic_qp_table);
 /* Where the cyclic allocation goes on; rnic_qp_table's xa_lock. */
@@ -47,12 +48,38 @@ static struct rnic_evobj *rnic_qp_evobj(struct rnic_uobj *uobj)
 	return &to_rnic_qp(uobj)->ev;
 }
 
+/**
+ * rnic_qp_lookup() - find a QP by number for the data path
+ * @qpn: the number, untrusted
+ *
+ * Return: the QP with a data path reference (rnic_qp_put()), or NULL.
+ */
+struct rnic_qp *rnic_qp_lookup(u32 qpn)
+{
+	struct rnic_qp *qp;
+
+	rcu_read_lock();
+	qp = xa_load(&rnic_qp_table, qpn);
+	if (qp && !rnic_dpref_get(&qp->dp))
+		qp = NULL;
+	rcu_read_unlock();
+	return qp;
+}
+
+/*
+ * Nobody finds the QP any more (handle, number, groups), then its data
+ * path stops: after that nothing touches its rings, CQs or SRQ.
+ */
 static void rnic_qp_destroy(struct rnic_uobj *uobj)
 {
 	struct rnic_qp *qp = to_rnic_qp(uobj);
 
+	if (qp->polled)
+		rnic_poll_del(qp);
 	rnic_mcast_detach_all(qp);
 	xa_erase(&rnic_qp_table, qp->qpn);
+	rnic_qp_dp_stop(qp);
+	rnic_qp_dp_fini(qp);
 	rnic_evobj_fini(&qp->ev);
 	rnic_qp_free_rings(qp);
 	if (qp->srq)
@@ -93,6 +120,9 @@ static int rnic_create_qp_check(const struct rnic_create_qp *cmd)
 		return ret;
 	/* An SRQ serves RC and UD QPs (ibv_create_qp(3)). */
 	if (srq && cmd->qp_type == RNIC_QPT_UC)
+		return -EINVAL;
+	/* Nothing to poll without a send queue. */
+	if ((cmd->flags & RNIC_CREATE_QP_SQ_POLL) && !cap->max_send_wr)
 		return -EINVAL;
 	if (cap->max_send_wr > RNIC_MAX_QP_WR ||
 	    cap->max_send_sge > RNIC_MAX_SGE ||
@@ -224,17 +254,31 @@ int rnic_create_qp(struct rnic_ucmd *ucmd)
 	ret = rnic_qp_alloc_rings(ctx, qp, cmd);
 	if (ret)
 		goto err_put_srq;
+	ret = rnic_qp_dp_init(qp);
+	if (ret)
+		goto err_free_dp;
+	if (cmd->flags & RNIC_CREATE_QP_SQ_POLL) {
+		ret = rnic_poll_add(qp);
+		if (ret)
+			goto err_free_dp;
+		qp->polled = true;
+	}
 	ret = xa_alloc_cyclic(&rnic_qp_table, &qp->qpn, NULL,
 			      XA_LIMIT(RNIC_QPN_FIRST, RNIC_QPN_MASK),
 			      &rnic_qpn_next, GFP_KERNEL_ACCOUNT);
 	if (ret < 0) {
 		ret = ret == -EBUSY ? -ENOMEM : ret;
-		goto err_free_rings;
+		goto err_poll_del;
 	}
 
 	cmd->out_handle = qp->uobj.handle;
 	cmd->out_qp_num = qp->qpn;
 	cmd->out_cap = qp->cap;
+	/* the flags words: next to the consumer index, which we write */
+	cmd->out_sq_flags_off = qp->sq.region ?
+		cmd->out_sq.consumer_off + sizeof(u32) : 0;
+	cmd->out_rq_flags_off = qp->rq.region ?
+		cmd->out_rq.consumer_off + sizeof(u32) : 0;
 	ret = rnic_ucmd_respond(ucmd, sizeof(*cmd));
 	if (ret)
 		goto err_erase;
@@ -245,7 +289,11 @@ int rnic_create_qp(struct rnic_ucmd *ucmd)
 
 err_erase:
 	xa_erase(&rnic_qp_table, qp->qpn);
-err_free_rings:
+err_poll_del:
+	if (qp->polled)
+		rnic_poll_del(qp);
+err_free_dp:
+	rnic_qp_dp_fini(qp);
 	rnic_qp_free_rings(qp);
 err_put_srq:
 	if (qp->srq)
@@ -274,12 +322,14 @@ int rnic_query_qp(struct rnic_ucmd *ucmd)
 		return PTR_ERR(uobj);
 	qp = to_rnic_qp(uobj);
 
-	spin_lock_bh(&qp->lock);
+	spin_lock_bh(&qp->req.lock);
+	spin_lock(&qp->lock);
 	cmd->out_attr = qp->attr;
-	spin_unlock_bh(&qp->lock);
+	cmd->out_attr.sq_draining = qp->attr.qp_state == RNIC_QPS_SQD &&
+		(qp->req.done != qp->req.next || qp->req.offset);
+	spin_unlock(&qp->lock);
+	spin_unlock_bh(&qp->req.lock);
 	cmd->out_attr.cur_qp_state = cmd->out_attr.qp_state;
-	/* Nothing is ever in flight in SQD yet: drained at once. */
-	cmd->out_attr.sq_draining = 0;
 	cmd->out_cap = qp->cap;
 	rnic_uobj_put(uobj);
 	return rnic_ucmd_respond(ucmd, sizeof(*cmd));

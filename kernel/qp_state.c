@@ -206,21 +206,12 @@ static int rnic_qp_check_attr(struct rnic_dev *rdev,
 	return 0;
 }
 
-/* Back to the state of a new QP: no attribute, empty rings. */
+/* Back to the state of a new QP: no attribute (the data path empties the rings). */
 static void rnic_qp_reset(struct rnic_qp *qp)
 {
-	struct rnic_ring *rings[] = { &qp->sq, &qp->rq };
-	unsigned int i;
-
 	lockdep_assert_held(&qp->lock);
 	memset(&qp->attr, 0, sizeof(qp->attr));
 	memset(&qp->av, 0, sizeof(qp->av));
-	for (i = 0; i < ARRAY_SIZE(rings); i++) {
-		if (!rings[i]->region)
-			continue;
-		WRITE_ONCE(*rings[i]->producer, 0);
-		WRITE_ONCE(*rings[i]->consumer, 0);
-	}
 }
 
 static void rnic_qp_apply(struct rnic_qp *qp, const struct rnic_qp_attr *attr,
@@ -289,7 +280,10 @@ int rnic_modify_qp(struct rnic_ucmd *ucmd)
 	if (ret)
 		goto out_put;
 
-	spin_lock_bh(&qp->lock);
+	/* The data path sees the change at once, complete: all its locks. */
+	spin_lock_bh(&qp->resp.lock);
+	spin_lock(&qp->req.lock);
+	spin_lock(&qp->lock);
 	cur = qp->attr.qp_state;
 	next = mask & RNIC_QP_STATE ? attr->qp_state : cur;
 	ok = (!(mask & RNIC_QP_CUR_STATE) || attr->cur_qp_state == cur) &&
@@ -299,18 +293,17 @@ int rnic_modify_qp(struct rnic_ucmd *ucmd)
 			rnic_qp_reset(qp);
 		else
 			rnic_qp_apply(qp, attr, mask, &av);
-		qp->attr.qp_state = next;
+		WRITE_ONCE(qp->attr.qp_state, next);
+		rnic_qp_dp_apply(qp, cur, next, mask);
 	}
-	spin_unlock_bh(&qp->lock);
+	spin_unlock(&qp->lock);
+	spin_unlock(&qp->req.lock);
+	spin_unlock_bh(&qp->resp.lock);
 	if (!ok) {
 		ret = -EINVAL;
 		goto out_put;
 	}
-
-	/* Nothing is in flight yet: the send queue is drained at once. */
-	if (cur == RNIC_QPS_RTS && next == RNIC_QPS_SQD &&
-	    (mask & RNIC_QP_EN_SQD_ASYNC_NOTIFY) && attr->en_sqd_async_notify)
-		rnic_async_event(ucmd->ctx, RNIC_EVENT_SQ_DRAINED, &qp->ev, 0);
+	rnic_qp_dp_modified(qp, cur, next);
 
 out_put:
 	rnic_uobj_put(uobj);

@@ -514,6 +514,7 @@ struct rnic_mcast_attach {
  * @lock: protects @limit, and serialises the consumers of @ring (the
  *	responders of every QP attached); taken with _bh, the data path may
  *	run in softirq context
+ * @consumer: the ring's consumer index, the kernel's copy; @lock
  * @limit: the armed SRQ limit, 0 when not armed. RNIC_IOCTL_MODIFY_SRQ
  *	arms it; the data path, after taking a WQE, raises
  *	IBV_EVENT_SRQ_LIMIT_REACHED (rnic_async_event() on @ev) if fewer
@@ -528,6 +529,7 @@ struct rnic_srq {
 	u32 max_wr;
 	u32 max_sge;
 	spinlock_t lock; /* see above */
+	u32 consumer;
 	u32 limit;
 };
 
@@ -708,6 +710,9 @@ int rnic_dereg_mr(struct rnic_ucmd *ucmd);
 struct rnic_kwqe;
 struct rnic_poller;
 
+/* Atomics whose answers a responder keeps for duplicates. */
+#define RNIC_RESP_ATOMICS	4
+
 /**
  * struct rnic_req - requester and completer of a QP: sends the work
  *	requests of its SQ and completes them when the responses arrive
@@ -733,6 +738,22 @@ struct rnic_poller;
  * @work: runs the requester on the device's workqueue; holds a @dp
  *	reference while pending
  * @drained_sent: IBV_EVENT_SQ_DRAINED was raised for this stay in SQD
+ * @timed_out: the timer fired for a transport timeout, the work handles it
+ * @dead: the QP is being destroyed: nothing is scheduled any more
+ * @gen: incremented when the QP is reset, so that a run that dropped the
+ *	lock notices
+ * @progress: when the peer last acknowledged something (jiffies)
+ * @mtu: bytes per packet
+ * @dqpn: destination QP (RC, UC)
+ * @av: path to the destination (RC, UC)
+ * @timeout: transport timeout in jiffies, 0 for none
+ * @retry_cnt: transport retries, as set
+ * @rnr_retry: RNR retries, as set (7: infinite)
+ * @max_rd_atomic: READ/atomic requests in flight at most, at least 1
+ *
+ * @mtu .. @max_rd_atomic are copied from the attributes by
+ * rnic_qp_dp_modify(), so that the data path never reads them under
+ * rnic_qp.lock.
  */
 struct rnic_req {
 	spinlock_t lock; /* see above */
@@ -749,8 +770,20 @@ struct rnic_req {
 	u8 rnr_left;
 	bool rnr_wait;
 	bool drained_sent;
+	bool timed_out;
+	bool dead;
+	u32 gen;
+	unsigned long progress;
 	struct timer_list timer;
 	struct work_struct work;
+
+	u32 mtu;
+	u32 dqpn;
+	struct rnic_av av;
+	unsigned long timeout;
+	u8 retry_cnt;
+	u8 rnr_retry;
+	u32 max_rd_atomic;
 };
 
 /**
@@ -760,34 +793,63 @@ struct rnic_req {
  * @epsn: PSN expected next
  * @msn: messages completed (in ACKs)
  * @in_msg: a multi-packet SEND or WRITE is in progress
+ * @in_send: ... and it is a SEND
  * @drop_msg: UC: the message in progress lost a packet; drop the rest
- * @rwqe: the receive WQE the SEND in progress fills (kernel copy)
+ * @has_rwqe: @rwqe holds a receive WQE taken from the ring
+ * @rwqe: the receive WQE taken for the message in progress (kernel copy)
  * @rwqe_sges: its scatter list
  * @recv_off: bytes of the SEND in progress placed so far
  * @write_va: next address of the RDMA WRITE in progress
  * @write_rkey: its rkey
  * @write_left: bytes of it still to come
+ * @write_len: its length
  * @comm_est: IBV_EVENT_COMM_EST was raised
  * @atomic_psn: PSNs of the last atomics executed, for replay
  * @atomic_orig: their original values
  * @atomic_next: next slot of @atomic_psn to reuse
+ * @nak_sent: a PSN sequence error NAK was sent and not yet resolved
+ * @rq_cons: the RQ's consumer index, the kernel's copy
+ * @last_wqe_sent: IBV_EVENT_QP_LAST_WQE_REACHED was raised (SRQ QPs)
+ * @access: the QP's access flags, enum rnic_access
+ * @max_dest_rd_atomic: READ/atomic requests accepted in flight
+ * @min_rnr_timer: RNR NAK timer code
+ * @qkey: Q_Key (UD)
+ * @mtu: bytes per packet (READ responses)
+ * @dqpn: where responses go (RC)
+ * @av: path for responses (RC)
+ *
+ * @access .. @av are copied from the attributes by rnic_qp_dp_modify().
  */
 struct rnic_resp {
 	spinlock_t lock; /* see above */
 	u32 epsn;
 	u32 msn;
 	bool in_msg;
+	bool in_send;
 	bool drop_msg;
+	bool has_rwqe;
 	struct rnic_recv_wqe rwqe;
 	struct rnic_sge rwqe_sges[RNIC_MAX_SGE];
 	u32 recv_off;
 	u64 write_va;
 	u32 write_rkey;
 	u32 write_left;
+	u32 write_len;
 	bool comm_est;
-	u32 atomic_psn[4];
-	u64 atomic_orig[4];
+	u32 atomic_psn[RNIC_RESP_ATOMICS];
+	u64 atomic_orig[RNIC_RESP_ATOMICS];
 	u32 atomic_next;
+	bool nak_sent;
+	u32 rq_cons;
+	bool last_wqe_sent;
+
+	u32 access;
+	u32 max_dest_rd_atomic;
+	u8 min_rnr_timer;
+	u32 qkey;
+	u32 mtu;
+	u32 dqpn;
+	struct rnic_av av;
 };
 
 /* completion queues, channels, async events: functions */
@@ -909,7 +971,8 @@ void rnic_dev_dp_fini(struct rnic_dev *rdev);
 int rnic_qp_dp_init(struct rnic_qp *qp);
 void rnic_qp_dp_stop(struct rnic_qp *qp);
 void rnic_qp_dp_fini(struct rnic_qp *qp);
-void rnic_qp_dp_modify(struct rnic_qp *qp, u32 cur, u32 next);
+void rnic_qp_dp_apply(struct rnic_qp *qp, u32 cur, u32 next, u32 mask);
+void rnic_qp_dp_modified(struct rnic_qp *qp, u32 cur, u32 next);
 void rnic_qp_put(struct rnic_qp *qp);
 void rnic_req_kick(struct rnic_qp *qp);
 bool rnic_req_pending(struct rnic_qp *qp);

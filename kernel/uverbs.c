@@ -183,6 +183,7 @@ union rnic_ucmd_buffer {
 	struct rnic_query_qp query_qp;
 	struct rnic_destroy_qp destroy_qp;
 	struct rnic_attach_mcast attach_mcast;
+	struct rnic_kick_sq kick_sq;
 	/* shared receive queues, address handles */
 	struct rnic_create_srq create_srq;
 	struct rnic_modify_srq modify_srq;
@@ -261,6 +262,7 @@ static const struct rnic_ioctl_op rnic_ioctl_ops[] = {
 	/* Detaching is cleaning up: it works on a removed device too. */
 	__RNIC_IOCTL_OP(DETACH_MCAST, rnic_detach_mcast,
 			struct rnic_attach_mcast, gid, true),
+	RNIC_IOCTL_OP(KICK_SQ, rnic_kick_sq, struct rnic_kick_sq, __reserved),
 	/* shared receive queues, address handles */
 	RNIC_IOCTL_OP(CREATE_SRQ, rnic_create_srq, struct rnic_create_srq,
 		      out_ring),

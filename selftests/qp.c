@@ -1168,7 +1168,7 @@ TEST_F(qp, cmd_length)
 
 	_create_qp(fd, self->pd->handle, self->cq->handle, RNIC_QPT_UD, &cap,
 		   &cmd);
-	cmd.flags = 1 << 2;
+	cmd.flags = 1 << 3;
 	EXPECT_EQ(-EINVAL, _rnic_ioctl(fd, RNIC_IOCTL_CREATE_QP, &cmd));
 	cmd.flags = 0;
 	cmd.__reserved = 1;

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rnic: software RDMA NIC - the local link.
+ *
+ * Carries packets between rnic QPs of this host: the destination QP is
+ * found by number (or, for a UD multicast GID, every QP attached to the
+ * group on the sending device), and must be on a device that owns the
+ * destination GID, as on a network. The packet is handed over in a
+ * function call; its payload stays in the sender's memory until the
+ * receiver copies it into its own (struct rnic_payload). A packet with no
+ * receiver is lost, as on a wire: the RC requester's timer finds out.
+ *
+ * A wire link (RoCEv2 over UDP) plugs in here: rnic_link_xmit() would
+ * build an skb for a destination that is not local, and its receive path
+ * would parse one into a struct rnic_pkt and call rnic_link_rcv().
+ */
+#include "engine.h"
+
+/**
+ * rnic_dev_has_gid() - is @gid in the device's GID table?
+ * @rdev: the device
+ * @gid: a GID, network byte order
+ */
+bool rnic_dev_has_gid(struct rnic_dev *rdev, const u8 *gid)
+{
+	bool found = false;
+	unsigned int i;
+
+	spin_lock_bh(&rdev->port.lock);
+	for (i = 0; i < RNIC_GID_TABLE_LEN && !found; i++)
+		found = rdev->port.gids[i].valid &&
+			!memcmp(rdev->port.gids[i].raw, gid, 16);
+	spin_unlock_bh(&rdev->port.lock);
+	return found;
+}
+
+/* A packet arrived for @qp: a request for its responder, or a response. */
+static void rnic_link_rcv(struct rnic_qp *qp, void *arg)
+{
+	const struct rnic_pkt *pkt = arg;
+	u8 oper = pkt->opcode & RNIC_OPER_MASK;
+
+	if (oper >= RNIC_READ_RESP_FIRST && oper <= RNIC_ATOMIC_ACK)
+		rnic_comp_rcv(qp, pkt);
+	else
+		rnic_resp_rcv(qp, pkt);
+}
+
+/**
+ * rnic_link_xmit() - send a packet
+ * @pkt: the packet; its payload stays valid during the call
+ *
+ * Context: BH disabled, no lock of the sending QP but (for responses)
+ * its responder's.
+ */
+void rnic_link_xmit(struct rnic_pkt *pkt)
+{
+	struct rnic_qp *qp;
+
+	if ((pkt->opcode & RNIC_TRANSPORT_MASK) == RNIC_TRANSPORT_UD &&
+	    rnic_gid_is_mcast(pkt->av->dgid)) {
+		rnic_mcast_deliver(pkt->dev, pkt->av->dgid, rnic_link_rcv, pkt);
+		return;
+	}
+	qp = rnic_qp_lookup(pkt->dqpn);
+	if (!qp)
+		return;
+	if (rnic_dev_has_gid(qp->rdev, pkt->av->dgid))
+		rnic_link_rcv(qp, pkt);
+	rnic_qp_put(qp);
+}

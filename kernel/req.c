@@ -1,0 +1,926 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rnic: software RDMA NIC - the requester and the completer.
+ *
+ * The requester copies each send WQE once from the SQ ring into kernel
+ * memory (struct rnic_kwqe), checks the copy, and turns it into packets:
+ * MTU-sized SEND and WRITE segments, RDMA READ requests (in chunks of at
+ * most RNIC_READ_CHUNK_PKTS responses, so that no responder loop is
+ * long), atomics. One thread at a time runs it (rnic_req.running); it
+ * builds each packet under rnic_req.lock and hands it to the link without
+ * the lock, so that the response, which the local link delivers at once,
+ * finds the completer free.
+ *
+ * The completer (rnic_comp_rcv()) retires WQEs in order: UC and UD ones
+ * once sent, RC ones when an ACK, a READ response or an atomic ACK covers
+ * their last PSN. A NAK rewinds the requester (PSN sequence error, RNR
+ * after the RNR timer) or fails the WQE and the QP. The timer doubles as
+ * the transport timer: it is armed when a request goes out and nothing was
+ * outstanding, re-armed while the peer makes progress, and on expiry
+ * rewinds to the oldest unacknowledged WQE until retry_cnt is used up
+ * (IBV_WC_RETRY_EXC_ERR).
+ */
+#include <linux/jiffies.h>
+
+#include "engine.h"
+
+#define RNIC_SEND_FLAGS		(RNIC_SEND_FENCE | RNIC_SEND_SIGNALED |	\
+				 RNIC_SEND_SOLICITED | RNIC_SEND_INLINE)
+#define RNIC_RNR_INFINITE	7
+
+#define RNIC_RUNNING		0
+#define RNIC_RUN_AGAIN		1
+
+/* RNR NAK timer codes in microseconds (IB spec, table 45) */
+static const u32 rnic_rnr_usecs[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
+	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
+	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+};
+
+static struct rnic_kwqe *rnic_kwqe(struct rnic_qp *qp, u32 index)
+{
+	return (void *)qp->req.wqes + (size_t)(index & qp->sq.mask) *
+				      qp->req.stride;
+}
+
+static bool rnic_wqe_is_rd_atomic(u32 opcode)
+{
+	return opcode == RNIC_WR_RDMA_READ ||
+	       opcode == RNIC_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == RNIC_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static bool rnic_wqe_is_atomic(u32 opcode)
+{
+	return opcode == RNIC_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == RNIC_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static u32 rnic_wc_opcode(u32 wr_opcode)
+{
+	switch (wr_opcode) {
+	case RNIC_WR_RDMA_WRITE:
+	case RNIC_WR_RDMA_WRITE_WITH_IMM:
+		return RNIC_WC_RDMA_WRITE;
+	case RNIC_WR_RDMA_READ:
+		return RNIC_WC_RDMA_READ;
+	case RNIC_WR_ATOMIC_CMP_AND_SWP:
+		return RNIC_WC_COMP_SWAP;
+	case RNIC_WR_ATOMIC_FETCH_AND_ADD:
+		return RNIC_WC_FETCH_ADD;
+	default:
+		return RNIC_WC_SEND;
+	}
+}
+
+/**
+ * rnic_req_init() - requester state of a new or reset QP
+ * @qp: the QP; rnic_req.lock held unless nobody can reach it yet
+ */
+void rnic_req_init(struct rnic_qp *qp)
+{
+	struct rnic_req *req = &qp->req;
+
+	req->fetched = 0;
+	req->next = 0;
+	req->done = 0;
+	req->offset = 0;
+	req->psn = 0;
+	req->rd_atomic = 0;
+	req->retry_left = 0;
+	req->rnr_left = 0;
+	req->rnr_wait = false;
+	req->drained_sent = false;
+	req->timed_out = false;
+	req->gen++;
+	req->mtu = 256;
+	req->timeout = 0;
+	req->max_rd_atomic = 1;
+}
+
+/* Arm the timer unless the QP is going away; the timer holds a reference. */
+static void rnic_req_timer_set(struct rnic_qp *qp, unsigned long delay)
+{
+	struct rnic_req *req = &qp->req;
+
+	lockdep_assert_held(&req->lock);
+	if (req->dead)
+		return;
+	if (timer_pending(&req->timer)) {
+		mod_timer(&req->timer, jiffies + delay);
+		return;
+	}
+	if (!rnic_dpref_get(&qp->dp))
+		return;
+	if (mod_timer(&req->timer, jiffies + delay))
+		rnic_qp_put(qp);
+}
+
+/* Requests are outstanding: make sure the transport timer runs. */
+static void rnic_req_timer_start(struct rnic_qp *qp)
+{
+	struct rnic_req *req = &qp->req;
+
+	if (!req->timeout || req->rnr_wait || timer_pending(&req->timer))
+		return;
+	req->progress = jiffies;
+	rnic_req_timer_set(qp, req->timeout);
+}
+
+/**
+ * rnic_req_timer() - the requester's timer expired: RNR wait over, or a
+ *	transport timeout to look at; the work decides
+ * @t: rnic_req.timer
+ *
+ * Context: softirq.
+ */
+void rnic_req_timer(struct timer_list *t)
+{
+	struct rnic_qp *qp = from_timer(qp, t, req.timer);
+	struct rnic_req *req = &qp->req;
+
+	spin_lock(&req->lock);
+	if (req->rnr_wait)
+		req->rnr_wait = false;
+	else
+		req->timed_out = true;
+	spin_unlock(&req->lock);
+	rnic_req_schedule(qp);
+	/* the timer's reference */
+	rnic_qp_put(qp);
+}
+
+/* Retire the oldest WQE with @status; completes it if it must. */
+static void rnic_req_complete(struct rnic_qp *qp, u32 status)
+{
+	struct rnic_req *req = &qp->req;
+	struct rnic_kwqe *kw = rnic_kwqe(qp, req->done);
+	struct rnic_cqe cqe;
+	bool failed = false;
+
+	lockdep_assert_held(&req->lock);
+	if (kw->rd_credit) {
+		kw->rd_credit = false;
+		req->rd_atomic--;
+	}
+	if (status || qp->sq_sig_all ||
+	    (kw->wqe.send_flags & RNIC_SEND_SIGNALED)) {
+		memset(&cqe, 0, sizeof(cqe));
+		cqe.wr_id = kw->wqe.wr_id;
+		cqe.status = status;
+		cqe.opcode = rnic_wc_opcode(kw->wqe.opcode);
+		cqe.byte_len = kw->length;
+		cqe.qp_num = qp->qpn;
+		failed = rnic_cq_post(qp->send_cq, &cqe, false);
+	}
+	if (req->next == req->done) {
+		req->next++;
+		req->offset = 0;
+	}
+	req->done++;
+	/* Slot free for userspace: after our last read of it. */
+	smp_store_release(qp->sq.consumer, req->done);
+	if (failed)
+		rnic_qp_error(qp, U32_MAX);
+}
+
+/* A WQE failed: complete it and take the QP out of service. */
+static void rnic_req_fail(struct rnic_qp *qp, u32 status)
+{
+	rnic_req_complete(qp, status);
+	if (qp->type == RNIC_QPT_RC)
+		rnic_qp_error(qp, U32_MAX);
+	else
+		rnic_qp_send_error(qp);
+}
+
+/* The address handle @handle of the QP's context and PD, copied. */
+static bool rnic_req_ah(struct rnic_qp *qp, u32 handle, struct rnic_av *av)
+{
+	struct rnic_uobj *uobj;
+	struct rnic_ah *ah;
+	bool ok = false;
+
+	/* uobjs are freed after a grace period; an AH's av never changes. */
+	rcu_read_lock();
+	uobj = xa_load(&qp->uobj.ctx->objs, handle);
+	if (uobj && uobj->type == RNIC_OBJ_AH) {
+		ah = container_of(uobj, struct rnic_ah, uobj);
+		if (ah->pd == qp->pd) {
+			*av = ah->av;
+			ok = true;
+		}
+	}
+	rcu_read_unlock();
+	return ok;
+}
+
+static bool rnic_opcode_ok(u32 type, u32 opcode)
+{
+	switch (opcode) {
+	case RNIC_WR_SEND:
+	case RNIC_WR_SEND_WITH_IMM:
+		return true;
+	case RNIC_WR_RDMA_WRITE:
+	case RNIC_WR_RDMA_WRITE_WITH_IMM:
+		return type != RNIC_QPT_UD;
+	case RNIC_WR_RDMA_READ:
+	case RNIC_WR_ATOMIC_CMP_AND_SWP:
+	case RNIC_WR_ATOMIC_FETCH_AND_ADD:
+		return type == RNIC_QPT_RC;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Check the kernel's copy of a send WQE; set its length and, for UD, its
+ * destination. Return: 0 or the WC status it fails with.
+ */
+static u32 rnic_wqe_check(struct rnic_qp *qp, struct rnic_kwqe *kw)
+{
+	struct rnic_send_wqe *w = &kw->wqe;
+	u64 len = 0;
+	u32 i;
+
+	if (w->__reserved || w->send_flags & ~RNIC_SEND_FLAGS ||
+	    !rnic_opcode_ok(qp->type, w->opcode))
+		return RNIC_WC_LOC_QP_OP_ERR;
+	if (w->send_flags & RNIC_SEND_INLINE) {
+		if (w->num_sge || w->inline_len > qp->cap.max_inline_data ||
+		    rnic_wqe_is_rd_atomic(w->opcode))
+			return RNIC_WC_LOC_QP_OP_ERR;
+		len = w->inline_len;
+	} else {
+		if (w->inline_len || w->num_sge > qp->cap.max_send_sge)
+			return RNIC_WC_LOC_QP_OP_ERR;
+		for (i = 0; i < w->num_sge; i++)
+			len += kw->sge[i].length;
+	}
+	if (len > RNIC_MAX_MSG_SZ)
+		return RNIC_WC_LOC_LEN_ERR;
+	kw->length = len;
+
+	switch (w->opcode) {
+	case RNIC_WR_RDMA_WRITE:
+	case RNIC_WR_RDMA_WRITE_WITH_IMM:
+	case RNIC_WR_RDMA_READ:
+		if (w->wr.rdma.__reserved)
+			return RNIC_WC_LOC_QP_OP_ERR;
+		break;
+	case RNIC_WR_ATOMIC_CMP_AND_SWP:
+	case RNIC_WR_ATOMIC_FETCH_AND_ADD:
+		if (w->wr.atomic.__reserved || w->num_sge != 1 || len != 8)
+			return RNIC_WC_LOC_QP_OP_ERR;
+		break;
+	}
+	if (qp->type != RNIC_QPT_UD)
+		return 0;
+
+	if (w->wr.ud.__reserved || w->wr.ud.remote_qpn & ~RNIC_QPN_MASK ||
+	    !rnic_req_ah(qp, w->wr.ud.ah_handle, &kw->av))
+		return RNIC_WC_LOC_QP_OP_ERR;
+	if (len > qp->req.mtu)
+		return RNIC_WC_LOC_LEN_ERR;
+	kw->dqpn = w->wr.ud.remote_qpn;
+	/* A Q_Key with the high bit set means the QP's own (IB spec). */
+	kw->qkey = w->wr.ud.remote_qkey & BIT(31) ? READ_ONCE(qp->attr.qkey) :
+						   w->wr.ud.remote_qkey;
+	return 0;
+}
+
+/*
+ * Copy the next SQ entry into kernel memory and check it (its status
+ * says how it went). Return: 1 with a WQE fetched, 0 if the ring is
+ * empty, or -EPROTO if the producer index lies.
+ */
+static int rnic_req_fetch(struct rnic_qp *qp)
+{
+	struct rnic_req *req = &qp->req;
+	struct rnic_kwqe *kw;
+	const u8 *slot;
+	u32 prod;
+
+	/* Pairs with userspace's store-release of the producer index. */
+	prod = smp_load_acquire(qp->sq.producer);
+	if (prod == req->fetched)
+		return 0;
+	if (prod - req->done > qp->sq.mask + 1)
+		return -EPROTO;
+	kw = rnic_kwqe(qp, req->fetched);
+	slot = rnic_ring_slot(&qp->sq, req->fetched);
+	memcpy(&kw->wqe, slot, sizeof(kw->wqe));
+	memcpy(kw->sge, slot + sizeof(kw->wqe),
+	       qp->sq.entry_size - sizeof(kw->wqe));
+	kw->length = 0;
+	kw->rd_credit = false;
+	kw->started = false;
+	req->fetched++;
+	kw->status = rnic_wqe_check(qp, kw);
+	return 1;
+}
+
+/*
+ * The QP is in ERR or SQE: complete every WQE with IBV_WC_WR_FLUSH_ERR,
+ * those fetched and those still in the ring. Return: true if there is
+ * more to do than one pass does.
+ */
+static bool rnic_req_flush_pass(struct rnic_qp *qp)
+{
+	struct rnic_req *req = &qp->req;
+	int ret;
+	u32 n;
+
+	for (n = 0; n < RNIC_FLUSH_BUDGET; n++) {
+		if (req->done == req->fetched) {
+			ret = rnic_req_fetch(qp);
+			if (ret <= 0)
+				break;
+		}
+		req->next = req->done;
+		rnic_req_complete(qp, RNIC_WC_WR_FLUSH_ERR);
+	}
+	req->next = req->done;
+	req->offset = 0;
+	req->rnr_wait = false;
+	return n == RNIC_FLUSH_BUDGET;
+}
+
+/* Is a WQE with the first or last PSN @psn started, at or after done? */
+static struct rnic_kwqe *rnic_req_find_psn(struct rnic_qp *qp, u32 psn,
+					   u32 *index)
+{
+	struct rnic_req *req = &qp->req;
+	struct rnic_kwqe *kw;
+	u32 i;
+
+	for (i = req->done; i != req->fetched; i++) {
+		kw = rnic_kwqe(qp, i);
+		if (!kw->started)
+			break;
+		if (!rnic_psn_before(psn, kw->first_psn) &&
+		    !rnic_psn_before(kw->last_psn, psn)) {
+			*index = i;
+			return kw;
+		}
+	}
+	return NULL;
+}
+
+/* Send again from @psn: a NAK, an RNR NAK or a timeout asks for it. */
+static void rnic_req_rewind(struct rnic_qp *qp, u32 psn)
+{
+	struct rnic_req *req = &qp->req;
+	struct rnic_kwqe *kw, *later;
+	u32 index, i;
+
+	kw = rnic_req_find_psn(qp, psn, &index);
+	if (!kw)
+		return;
+	for (i = index + 1; i != req->fetched; i++) {
+		later = rnic_kwqe(qp, i);
+		if (!later->started)
+			break;
+		later->started = false;
+		if (later->rd_credit) {
+			later->rd_credit = false;
+			req->rd_atomic--;
+		}
+	}
+	req->next = index;
+	req->offset = rnic_psn_add(psn, -kw->first_psn) * req->mtu;
+	if (rnic_wqe_is_atomic(kw->wqe.opcode))
+		req->offset = 0;
+	req->psn = psn;
+}
+
+/* Retire the RC WQEs that an acknowledgment of @psn covers. */
+static bool rnic_comp_ack(struct rnic_qp *qp, u32 psn)
+{
+	struct rnic_req *req = &qp->req;
+	struct rnic_kwqe *kw;
+	bool progress = false;
+
+	while (req->done != req->fetched) {
+		kw = rnic_kwqe(qp, req->done);
+		if (!kw->started || rnic_wqe_is_rd_atomic(kw->wqe.opcode) ||
+		    rnic_psn_before(psn, kw->last_psn) ||
+		    req->done == req->next)
+			break;
+		rnic_req_complete(qp, RNIC_WC_SUCCESS);
+		progress = true;
+	}
+	return progress;
+}
+
+/**
+ * struct rnic_req_step - one packet the requester sends
+ * @pkt: the packet
+ * @pl: its payload
+ * @av: its path
+ * @index: the WQE it belongs to
+ * @last: it is the WQE's last packet
+ * @gen: rnic_req.gen when it was built
+ */
+struct rnic_req_step {
+	struct rnic_pkt pkt;
+	struct rnic_payload pl;
+	struct rnic_av av;
+	u32 index;
+	bool last;
+	u32 gen;
+};
+
+static u8 rnic_seg_opcode(u32 wr_opcode, bool first, bool last)
+{
+	bool imm = wr_opcode == RNIC_WR_SEND_WITH_IMM ||
+		   wr_opcode == RNIC_WR_RDMA_WRITE_WITH_IMM;
+	bool send = wr_opcode == RNIC_WR_SEND ||
+		    wr_opcode == RNIC_WR_SEND_WITH_IMM;
+
+	if (first && last)
+		return send ? (imm ? RNIC_SEND_ONLY_IMM : RNIC_SEND_ONLY) :
+			      (imm ? RNIC_WRITE_ONLY_IMM : RNIC_WRITE_ONLY);
+	if (first)
+		return send ? RNIC_SEND_FIRST : RNIC_WRITE_FIRST;
+	if (last)
+		return send ? (imm ? RNIC_SEND_LAST_IMM : RNIC_SEND_LAST) :
+			      (imm ? RNIC_WRITE_LAST_IMM : RNIC_WRITE_LAST);
+	return send ? RNIC_SEND_MIDDLE : RNIC_WRITE_MIDDLE;
+}
+
+static u8 rnic_transport(u32 type)
+{
+	if (type == RNIC_QPT_UC)
+		return RNIC_TRANSPORT_UC;
+	if (type == RNIC_QPT_UD)
+		return RNIC_TRANSPORT_UD;
+	return RNIC_TRANSPORT_RC;
+}
+
+/* Start a WQE: credits, fences, PSNs. false: it must wait. */
+static bool rnic_req_start(struct rnic_qp *qp, struct rnic_kwqe *kw)
+{
+	struct rnic_req *req = &qp->req;
+	u32 npkts;
+
+	if ((kw->wqe.send_flags & RNIC_SEND_FENCE) && req->rd_atomic)
+		return false;
+	if (rnic_wqe_is_rd_atomic(kw->wqe.opcode) && !kw->rd_credit) {
+		if (req->rd_atomic >= req->max_rd_atomic)
+			return false;
+		req->rd_atomic++;
+		kw->rd_credit = true;
+	}
+	npkts = rnic_wqe_is_atomic(kw->wqe.opcode) ? 1 :
+		max_t(u32, DIV_ROUND_UP(kw->length, req->mtu), 1);
+	kw->first_psn = req->psn;
+	kw->last_psn = rnic_psn_add(req->psn, npkts - 1);
+	kw->started = true;
+	return true;
+}
+
+/*
+ * Build the next packet of WQE @kw (the one at next) into @st and move
+ * the requester past it. Return: 0, or a WC status the WQE fails with.
+ */
+static u32 rnic_req_build(struct rnic_qp *qp, struct rnic_kwqe *kw,
+			  struct rnic_req_step *st)
+{
+	struct rnic_req *req = &qp->req;
+	struct rnic_send_wqe *w = &kw->wqe;
+	struct rnic_pkt *pkt = &st->pkt;
+	u32 len, npkts;
+
+	memset(pkt, 0, sizeof(*pkt));
+	st->pl.inline_data = NULL;
+	st->pl.nsegs = 0;
+	pkt->sqpn = qp->qpn;
+	pkt->dev = qp->rdev;
+	pkt->psn = req->psn;
+	pkt->imm = w->ex.imm_data;
+	if (qp->type == RNIC_QPT_UD) {
+		st->av = kw->av;
+		pkt->dqpn = kw->dqpn;
+		pkt->qkey = kw->qkey;
+	} else {
+		st->av = req->av;
+		pkt->dqpn = req->dqpn;
+	}
+	pkt->av = &st->av;
+
+	if (w->opcode == RNIC_WR_RDMA_READ) {
+		len = min_t(u32, kw->length - req->offset,
+			    RNIC_READ_CHUNK_PKTS * req->mtu);
+		npkts = max_t(u32, DIV_ROUND_UP(len, req->mtu), 1);
+		pkt->opcode = RNIC_TRANSPORT_RC | RNIC_READ_REQ;
+		pkt->va = w->wr.rdma.remote_addr + req->offset;
+		pkt->rkey = w->wr.rdma.rkey;
+		pkt->dma_len = len;
+		pkt->ack_req = true;
+		req->psn = rnic_psn_add(req->psn, npkts);
+		req->offset += len;
+		st->last = req->offset >= kw->length;
+		return 0;
+	}
+	if (rnic_wqe_is_atomic(w->opcode)) {
+		pkt->opcode = RNIC_TRANSPORT_RC |
+			(w->opcode == RNIC_WR_ATOMIC_CMP_AND_SWP ?
+			 RNIC_CMP_SWAP : RNIC_FETCH_ADD);
+		pkt->va = w->wr.atomic.remote_addr;
+		pkt->rkey = w->wr.atomic.rkey;
+		pkt->swap = w->wr.atomic.swap;
+		pkt->compare_add = w->wr.atomic.compare_add;
+		pkt->ack_req = true;
+		req->psn = rnic_psn_add(req->psn, 1);
+		st->last = true;
+		return 0;
+	}
+
+	/* SEND and WRITE: one segment of at most an MTU */
+	len = min(kw->length - req->offset, req->mtu);
+	if (w->send_flags & RNIC_SEND_INLINE)
+		st->pl.inline_data = (const u8 *)kw->sge + req->offset;
+	else if (rnic_payload_from_sgl(&st->pl, qp->rdev, qp->pd, kw->sge,
+				       w->num_sge, req->offset, len, 0))
+		return RNIC_WC_LOC_PROT_ERR;
+	st->last = req->offset + len == kw->length;
+	pkt->opcode = rnic_transport(qp->type) |
+		      rnic_seg_opcode(w->opcode, req->offset == 0, st->last);
+	if (req->offset == 0 && (w->opcode == RNIC_WR_RDMA_WRITE ||
+				 w->opcode == RNIC_WR_RDMA_WRITE_WITH_IMM)) {
+		pkt->va = w->wr.rdma.remote_addr;
+		pkt->rkey = w->wr.rdma.rkey;
+		pkt->dma_len = kw->length;
+	}
+	pkt->solicited = st->last && (w->send_flags & RNIC_SEND_SOLICITED);
+	pkt->ack_req = st->last && qp->type == RNIC_QPT_RC;
+	pkt->len = len;
+	pkt->payload = len ? &st->pl : NULL;
+	req->psn = rnic_psn_add(req->psn, 1);
+	req->offset += len;
+	return 0;
+}
+
+/* The transport timer expired: go back, or give up. */
+static void rnic_req_timeout(struct rnic_qp *qp)
+{
+	struct rnic_req *req = &qp->req;
+	struct rnic_kwqe *kw;
+
+	req->timed_out = false;
+	if (req->done == req->next && !req->offset)
+		return;
+	if (time_before(jiffies, req->progress + req->timeout)) {
+		rnic_req_timer_set(qp, req->progress + req->timeout - jiffies);
+		return;
+	}
+	if (!req->retry_left) {
+		rnic_req_fail(qp, RNIC_WC_RETRY_EXC_ERR);
+		return;
+	}
+	req->retry_left--;
+	kw = rnic_kwqe(qp, req->done);
+	rnic_req_rewind(qp, kw->first_psn);
+	req->progress = jiffies;
+	rnic_req_timer_set(qp, req->timeout);
+}
+
+/* SQD and nothing in flight: tell userspace once, if it asked. */
+static void rnic_req_check_drained(struct rnic_qp *qp)
+{
+	struct rnic_req *req = &qp->req;
+
+	if (req->done != req->next || req->offset || req->drained_sent)
+		return;
+	req->drained_sent = true;
+	if (READ_ONCE(qp->attr.en_sqd_async_notify))
+		rnic_async_event(qp->uobj.ctx, RNIC_EVENT_SQ_DRAINED,
+				 &qp->ev, 0);
+}
+
+/*
+ * Decide what the requester does next, under its lock. Return: 1 with a
+ * packet in @st to send, 0 when there is nothing to do now, -EAGAIN when
+ * there is more to do but no packet (a flush pass).
+ */
+static int rnic_req_step(struct rnic_qp *qp, struct rnic_req_step *st)
+{
+	struct rnic_req *req = &qp->req;
+	struct rnic_kwqe *kw;
+	u32 state, status;
+	int ret;
+
+	lockdep_assert_held(&req->lock);
+	state = rnic_qp_state(qp);
+	if (state == RNIC_QPS_ERR || state == RNIC_QPS_SQE)
+		return rnic_req_flush_pass(qp) ? -EAGAIN : 0;
+	if (state != RNIC_QPS_RTS && state != RNIC_QPS_SQD)
+		return 0;
+	if (req->timed_out)
+		rnic_req_timeout(qp);
+	if (req->rnr_wait || rnic_qp_state(qp) == RNIC_QPS_ERR)
+		return rnic_qp_state(qp) == RNIC_QPS_ERR ? -EAGAIN : 0;
+
+	if (req->next == req->fetched) {
+		if (state == RNIC_QPS_SQD) {
+			rnic_req_check_drained(qp);
+			return 0;
+		}
+		ret = rnic_req_fetch(qp);
+		if (ret < 0) {
+			rnic_qp_error(qp, RNIC_EVENT_QP_FATAL);
+			return -EAGAIN;
+		}
+		if (!ret)
+			return 0;
+	}
+	kw = rnic_kwqe(qp, req->next);
+	if (!req->offset && !kw->started) {
+		if (state == RNIC_QPS_SQD) {
+			rnic_req_check_drained(qp);
+			return 0;
+		}
+		/* A bad WQE fails in order: after those before it. */
+		if (kw->status) {
+			if (req->done != req->next)
+				return 0;
+			rnic_req_fail(qp, kw->status);
+			return -EAGAIN;
+		}
+		if (!rnic_req_start(qp, kw))
+			return 0;
+	}
+	st->index = req->next;
+	status = rnic_req_build(qp, kw, st);
+	if (status) {
+		rnic_payload_put(&st->pl);
+		if (req->done != req->next) {
+			/* fail it once those before it are done */
+			kw->status = status;
+			kw->started = false;
+			return 0;
+		}
+		rnic_req_fail(qp, status);
+		return -EAGAIN;
+	}
+	if (st->last) {
+		req->next++;
+		req->offset = 0;
+	}
+	if (qp->type == RNIC_QPT_RC)
+		rnic_req_timer_start(qp);
+	st->gen = req->gen;
+	return 1;
+}
+
+/* UC and UD: a WQE is complete once its last packet is sent. */
+static void rnic_req_sent(struct rnic_qp *qp, const struct rnic_req_step *st)
+{
+	struct rnic_req *req = &qp->req;
+
+	spin_lock_bh(&req->lock);
+	if (st->gen == req->gen && req->done == st->index &&
+	    rnic_qp_state(qp) != RNIC_QPS_ERR)
+		rnic_req_complete(qp, RNIC_WC_SUCCESS);
+	spin_unlock_bh(&req->lock);
+}
+
+/* Send packets until there is nothing to do or the budget is spent. */
+static bool rnic_req_send(struct rnic_qp *qp)
+{
+	struct rnic_req *req = &qp->req;
+	struct rnic_req_step st;
+	int budget, ret;
+
+	for (budget = RNIC_REQ_BUDGET; budget; budget--) {
+		spin_lock_bh(&req->lock);
+		ret = rnic_req_step(qp, &st);
+		spin_unlock_bh(&req->lock);
+		if (!ret)
+			return false;
+		if (ret < 0)
+			continue;
+		local_bh_disable();
+		rnic_link_xmit(&st.pkt);
+		local_bh_enable();
+		rnic_payload_put(&st.pl);
+		if (st.last && qp->type != RNIC_QPT_RC)
+			rnic_req_sent(qp, &st);
+	}
+	return true;
+}
+
+/**
+ * rnic_req_run() - run the requester of a QP
+ * @qp: the QP
+ *
+ * If another thread runs it, that thread is told to look again instead.
+ * Work beyond the budget goes on to the device's workqueue.
+ *
+ * Context: process or softirq, no data path lock held.
+ */
+void rnic_req_run(struct rnic_qp *qp)
+{
+	struct rnic_req *req = &qp->req;
+	bool more = false;
+
+	if (!qp->sq.region) {
+		spin_lock_bh(&req->lock);
+		if (rnic_qp_state(qp) == RNIC_QPS_SQD)
+			rnic_req_check_drained(qp);
+		spin_unlock_bh(&req->lock);
+		return;
+	}
+	for (;;) {
+		if (test_and_set_bit_lock(RNIC_RUNNING, &req->running)) {
+			set_bit(RNIC_RUN_AGAIN, &req->running);
+			/* The runner looks at RUN_AGAIN after it let go. */
+			smp_mb__after_atomic();
+			if (test_and_set_bit_lock(RNIC_RUNNING, &req->running))
+				return;
+		}
+		clear_bit(RNIC_RUN_AGAIN, &req->running);
+		more = rnic_req_send(qp);
+		clear_bit_unlock(RNIC_RUNNING, &req->running);
+		/* Pairs with the barrier after a kicker's RUN_AGAIN. */
+		smp_mb__after_atomic();
+		if (more || !test_bit(RNIC_RUN_AGAIN, &req->running))
+			break;
+	}
+	if (more)
+		rnic_req_schedule(qp);
+}
+
+/* After the completer freed something, make sure the requester looks. */
+static void rnic_req_poke(struct rnic_qp *qp)
+{
+	set_bit(RNIC_RUN_AGAIN, &qp->req.running);
+	/* Pairs with the barrier after the runner let go of RUNNING. */
+	smp_mb__after_atomic();
+	if (!test_bit(RNIC_RUNNING, &qp->req.running))
+		rnic_req_schedule(qp);
+}
+
+static bool rnic_is_read_resp(u8 oper)
+{
+	return oper >= RNIC_READ_RESP_FIRST && oper <= RNIC_READ_RESP_ONLY;
+}
+
+/* Place a READ response; true when it completed the READ. */
+static bool rnic_comp_read(struct rnic_qp *qp, const struct rnic_pkt *pkt)
+{
+	struct rnic_req *req = &qp->req;
+	struct rnic_kwqe *kw = rnic_kwqe(qp, req->done);
+	struct rnic_payload dst;
+	u64 off;
+
+	if (req->done == req->fetched || !kw->started ||
+	    kw->wqe.opcode != RNIC_WR_RDMA_READ ||
+	    rnic_psn_before(pkt->psn, kw->first_psn) ||
+	    rnic_psn_before(kw->last_psn, pkt->psn))
+		return false;
+	off = (u64)rnic_psn_add(pkt->psn, -kw->first_psn) * req->mtu;
+	if (off + pkt->len > kw->length)
+		return false;
+	if (pkt->len) {
+		dst.inline_data = NULL;
+		dst.nsegs = 0;
+		if (rnic_payload_from_sgl(&dst, qp->rdev, qp->pd, kw->sge,
+					  kw->wqe.num_sge, off, pkt->len,
+					  RNIC_ACCESS_LOCAL_WRITE)) {
+			rnic_payload_put(&dst);
+			rnic_req_fail(qp, RNIC_WC_LOC_PROT_ERR);
+			return true;
+		}
+		rnic_payload_copy(&dst, 0, pkt->payload, pkt->len);
+		rnic_payload_put(&dst);
+	}
+	if (pkt->psn != kw->last_psn)
+		return false;
+	rnic_req_complete(qp, RNIC_WC_SUCCESS);
+	return true;
+}
+
+/* Place an atomic's original value; true when it completed the atomic. */
+static bool rnic_comp_atomic(struct rnic_qp *qp, const struct rnic_pkt *pkt)
+{
+	struct rnic_req *req = &qp->req;
+	struct rnic_kwqe *kw = rnic_kwqe(qp, req->done);
+	struct rnic_payload dst = {}, src = {};
+	u64 orig = pkt->orig;
+
+	if (req->done == req->fetched || !kw->started ||
+	    !rnic_wqe_is_atomic(kw->wqe.opcode) || pkt->psn != kw->first_psn)
+		return false;
+	if (rnic_payload_from_sgl(&dst, qp->rdev, qp->pd, kw->sge, 1, 0, 8,
+				  RNIC_ACCESS_LOCAL_WRITE)) {
+		rnic_payload_put(&dst);
+		rnic_req_fail(qp, RNIC_WC_LOC_PROT_ERR);
+		return true;
+	}
+	src.inline_data = (const u8 *)&orig;
+	rnic_payload_copy(&dst, 0, &src, sizeof(orig));
+	rnic_payload_put(&dst);
+	rnic_req_complete(qp, RNIC_WC_SUCCESS);
+	return true;
+}
+
+static u32 rnic_nak_status(u32 code)
+{
+	switch (code) {
+	case RNIC_NAK_INV_REQ:
+		return RNIC_WC_REM_INV_REQ_ERR;
+	case RNIC_NAK_REM_ACCESS:
+		return RNIC_WC_REM_ACCESS_ERR;
+	default:
+		return RNIC_WC_REM_OP_ERR;
+	}
+}
+
+/* An ACK or NAK (AETH). Return: true if the requester should look. */
+static bool rnic_comp_aeth(struct rnic_qp *qp, const struct rnic_pkt *pkt)
+{
+	struct rnic_req *req = &qp->req;
+	u32 value = pkt->syndrome & RNIC_SYN_VALUE_MASK;
+	u32 prev = rnic_psn_add(pkt->psn, -1);
+	u32 index;
+
+	switch (pkt->syndrome & RNIC_SYN_TYPE_MASK) {
+	case RNIC_SYN_ACK:
+		return rnic_comp_ack(qp, pkt->psn);
+	case RNIC_SYN_RNR:
+		rnic_comp_ack(qp, prev);
+		if (!rnic_req_find_psn(qp, pkt->psn, &index))
+			return false;
+		if (req->rnr_retry != RNIC_RNR_INFINITE) {
+			if (!req->rnr_left) {
+				rnic_req_fail(qp, RNIC_WC_RNR_RETRY_EXC_ERR);
+				return true;
+			}
+			req->rnr_left--;
+		}
+		rnic_req_rewind(qp, pkt->psn);
+		req->rnr_wait = true;
+		rnic_req_timer_set(qp, usecs_to_jiffies(rnic_rnr_usecs[value]) ?: 1);
+		return false;
+	case RNIC_SYN_NAK:
+		rnic_comp_ack(qp, prev);
+		if (value == RNIC_NAK_PSN_SEQ) {
+			rnic_req_rewind(qp, pkt->psn);
+			return true;
+		}
+		if (req->done != req->fetched &&
+		    rnic_kwqe(qp, req->done)->started)
+			rnic_req_fail(qp, rnic_nak_status(value));
+		return true;
+	}
+	return false;
+}
+
+/**
+ * rnic_comp_rcv() - the completer: a response arrived for the QP
+ * @qp: the QP (a requester)
+ * @pkt: ACK, NAK, READ response or atomic ACK
+ *
+ * Context: any but hard interrupt; BH disabled. Called with the
+ * responder's lock of the peer held (local link), never with this QP's
+ * requester lock.
+ */
+void rnic_comp_rcv(struct rnic_qp *qp, const struct rnic_pkt *pkt)
+{
+	struct rnic_req *req = &qp->req;
+	u8 oper = pkt->opcode & RNIC_OPER_MASK;
+	bool poke = false;
+	u32 state;
+
+	if (qp->type != RNIC_QPT_RC ||
+	    (pkt->opcode & RNIC_TRANSPORT_MASK) != RNIC_TRANSPORT_RC)
+		return;
+	spin_lock(&req->lock);
+	state = rnic_qp_state(qp);
+	if (state != RNIC_QPS_RTS && state != RNIC_QPS_SQD)
+		goto out;
+	if (rnic_is_read_resp(oper)) {
+		rnic_comp_ack(qp, rnic_psn_add(pkt->psn, -1));
+		poke = rnic_comp_read(qp, pkt);
+		req->progress = jiffies;
+	} else if (oper == RNIC_ATOMIC_ACK) {
+		rnic_comp_ack(qp, rnic_psn_add(pkt->psn, -1));
+		poke = rnic_comp_atomic(qp, pkt);
+		req->progress = jiffies;
+	} else if (oper == RNIC_ACK) {
+		poke = rnic_comp_aeth(qp, pkt);
+		if ((pkt->syndrome & RNIC_SYN_TYPE_MASK) == RNIC_SYN_ACK &&
+		    poke) {
+			req->retry_left = req->retry_cnt;
+			req->rnr_left = req->rnr_retry;
+			req->progress = jiffies;
+		}
+	}
+out:
+	spin_unlock(&req->lock);
+	if (poke)
+		rnic_req_poke(qp);
+}

@@ -1,0 +1,722 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rnic: software RDMA NIC - the responder.
+ *
+ * Executes the requests that arrive for a QP, one packet at a time under
+ * rnic_resp.lock: checks the PSN (RC: duplicates are acknowledged again
+ * or, for READs and atomics, answered again; a gap is NAKed once; UC:
+ * a gap drops the message), the opcode sequence, the keys and access
+ * rights, then places the payload with the one copy of the local link
+ * (rnic_payload_copy()) and completes receive WQEs. RC requests get their
+ * ACK, NAK, READ responses or atomic ACK back through the link while the
+ * lock is held; the requester's completer takes only its own lock.
+ *
+ * Receive WQEs are copied out of the RQ or SRQ ring when a message
+ * starts (struct rnic_resp.rwqe); the ring entry is free for userspace
+ * from then on.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <net/ip.h>
+
+#include "engine.h"
+
+/**
+ * rnic_resp_init() - responder state of a new or reset QP
+ * @qp: the QP; rnic_resp.lock held unless nobody can reach it yet
+ */
+void rnic_resp_init(struct rnic_qp *qp)
+{
+	struct rnic_resp *resp = &qp->resp;
+
+	resp->epsn = 0;
+	resp->msn = 0;
+	resp->in_msg = false;
+	resp->drop_msg = false;
+	resp->has_rwqe = false;
+	resp->comm_est = false;
+	memset(resp->atomic_psn, 0xff, sizeof(resp->atomic_psn));
+	resp->atomic_next = 0;
+	resp->nak_sent = false;
+	resp->rq_cons = 0;
+	resp->last_wqe_sent = false;
+	resp->access = 0;
+	resp->max_dest_rd_atomic = 0;
+	resp->mtu = 256;
+}
+
+static bool rnic_oper_is_send(u8 oper)
+{
+	return oper <= RNIC_SEND_ONLY_IMM;
+}
+
+static bool rnic_oper_is_write(u8 oper)
+{
+	return oper >= RNIC_WRITE_FIRST && oper <= RNIC_WRITE_ONLY_IMM;
+}
+
+static bool rnic_oper_starts(u8 oper)
+{
+	switch (oper) {
+	case RNIC_SEND_MIDDLE:
+	case RNIC_SEND_LAST:
+	case RNIC_SEND_LAST_IMM:
+	case RNIC_WRITE_MIDDLE:
+	case RNIC_WRITE_LAST:
+	case RNIC_WRITE_LAST_IMM:
+		return false;
+	default:
+		return true;
+	}
+}
+
+static bool rnic_oper_ends(u8 oper)
+{
+	switch (oper) {
+	case RNIC_SEND_FIRST:
+	case RNIC_SEND_MIDDLE:
+	case RNIC_WRITE_FIRST:
+	case RNIC_WRITE_MIDDLE:
+		return false;
+	default:
+		return true;
+	}
+}
+
+static bool rnic_oper_has_imm(u8 oper)
+{
+	return oper == RNIC_SEND_LAST_IMM || oper == RNIC_SEND_ONLY_IMM ||
+	       oper == RNIC_WRITE_LAST_IMM || oper == RNIC_WRITE_ONLY_IMM;
+}
+
+/* Hand a response (ACK, NAK, READ response, atomic ACK) to the link. */
+static void rnic_resp_send(struct rnic_qp *qp, struct rnic_pkt *pkt)
+{
+	struct rnic_resp *resp = &qp->resp;
+
+	pkt->dqpn = resp->dqpn;
+	pkt->sqpn = qp->qpn;
+	pkt->av = &resp->av;
+	pkt->dev = qp->rdev;
+	pkt->msn = resp->msn;
+	rnic_link_xmit(pkt);
+}
+
+static void rnic_resp_aeth(struct rnic_qp *qp, u32 psn, u8 syndrome)
+{
+	struct rnic_pkt pkt = {
+		.opcode = RNIC_TRANSPORT_RC | RNIC_ACK,
+		.psn = psn,
+		.syndrome = syndrome,
+	};
+
+	rnic_resp_send(qp, &pkt);
+}
+
+/*
+ * A request that cannot be executed: NAK it (RC) and take the QP out of
+ * service with @event, or drop the message (UC).
+ */
+static void rnic_resp_nak(struct rnic_qp *qp, const struct rnic_pkt *pkt,
+			  u32 code, u32 event)
+{
+	struct rnic_resp *resp = &qp->resp;
+
+	resp->in_msg = false;
+	if (qp->type != RNIC_QPT_RC) {
+		resp->drop_msg = !rnic_oper_ends(pkt->opcode & RNIC_OPER_MASK);
+		return;
+	}
+	rnic_resp_aeth(qp, pkt->psn, RNIC_SYN_NAK | code);
+	rnic_qp_error(qp, event);
+}
+
+/* Complete the receive WQE in resp->rwqe. */
+static void rnic_resp_complete(struct rnic_qp *qp, u32 status, u32 opcode,
+			       u32 byte_len, const struct rnic_pkt *pkt)
+{
+	struct rnic_resp *resp = &qp->resp;
+	struct rnic_cqe cqe = {
+		.wr_id = resp->rwqe.wr_id,
+		.status = status,
+		.opcode = opcode,
+		.byte_len = byte_len,
+		.qp_num = qp->qpn,
+	};
+	bool solicited = false;
+
+	resp->has_rwqe = false;
+	if (pkt) {
+		cqe.src_qp = pkt->sqpn;
+		if (rnic_oper_has_imm(pkt->opcode & RNIC_OPER_MASK)) {
+			cqe.imm_data = pkt->imm;
+			cqe.wc_flags |= RNIC_WC_WITH_IMM;
+		}
+		if (qp->type == RNIC_QPT_UD)
+			cqe.wc_flags |= RNIC_WC_GRH;
+		solicited = pkt->solicited;
+	}
+	if (rnic_cq_post(qp->recv_cq, &cqe, solicited))
+		rnic_qp_error(qp, U32_MAX);
+}
+
+/* Copy entry *@cons of @ring into resp->rwqe; see rnic_resp_take(). */
+static int rnic_resp_take_from(struct rnic_qp *qp, struct rnic_ring *ring,
+			       u32 *cons, u32 max_sge)
+{
+	struct rnic_resp *resp = &qp->resp;
+	const u8 *slot;
+	u32 prod, n;
+	int ret = 0;
+
+	/* Pairs with userspace's store-release of the producer index. */
+	prod = smp_load_acquire(ring->producer);
+	if (prod == *cons)
+		return -EAGAIN;
+	if (prod - *cons > ring->mask + 1)
+		return -EPROTO;
+	slot = rnic_ring_slot(ring, *cons);
+	memcpy(&resp->rwqe, slot, sizeof(resp->rwqe));
+	n = resp->rwqe.num_sge;
+	if (n > max_sge || resp->rwqe.__reserved) {
+		resp->rwqe.num_sge = 0;
+		ret = -EINVAL;
+	} else {
+		memcpy(resp->rwqe_sges, slot + sizeof(resp->rwqe),
+		       n * sizeof(struct rnic_sge));
+	}
+	(*cons)++;
+	/* The slot is ours no more: after the copy. */
+	smp_store_release(ring->consumer, *cons);
+	resp->has_rwqe = true;
+	return ret;
+}
+
+/*
+ * Copy the next receive WQE of the QP's RQ or SRQ into resp->rwqe.
+ * Return: 0, -EAGAIN if there is none, -EPROTO if the ring's producer
+ * index lies, -EINVAL if the WQE is malformed (it is taken anyway, so
+ * that it can complete in error).
+ */
+static int rnic_resp_take(struct rnic_qp *qp)
+{
+	struct rnic_srq *srq = qp->srq;
+	int ret;
+
+	if (qp->resp.has_rwqe)
+		return 0;
+	if (!srq) {
+		if (!qp->rq.region)
+			return -EAGAIN;
+		return rnic_resp_take_from(qp, &qp->rq, &qp->resp.rq_cons,
+					   qp->cap.max_recv_sge);
+	}
+	spin_lock(&srq->lock);
+	ret = rnic_resp_take_from(qp, &srq->ring, &srq->consumer,
+				  srq->max_sge);
+	if (ret != -EAGAIN && ret != -EPROTO && srq->limit &&
+	    READ_ONCE(*srq->ring.producer) - srq->consumer < srq->limit) {
+		srq->limit = 0;
+		rnic_async_event(srq->uobj.ctx, RNIC_EVENT_SRQ_LIMIT_REACHED,
+				 &srq->ev, 0);
+	}
+	spin_unlock(&srq->lock);
+	return ret;
+}
+
+/* Bytes the receive WQE in resp->rwqe can take. */
+static u64 rnic_resp_room(struct rnic_resp *resp)
+{
+	u64 room = 0;
+	u32 i;
+
+	for (i = 0; i < resp->rwqe.num_sge; i++)
+		room += resp->rwqe_sges[i].length;
+	return room;
+}
+
+/* Place @len bytes of @src at @off of the receive WQE; 0 or a WC status. */
+static u32 rnic_resp_place(struct rnic_qp *qp, u32 off,
+			   const struct rnic_payload *src, u32 len)
+{
+	struct rnic_resp *resp = &qp->resp;
+	struct rnic_pd *pd = qp->srq ? qp->srq->pd : qp->pd;
+	struct rnic_payload dst;
+	u32 status = 0;
+
+	if ((u64)off + len > rnic_resp_room(resp))
+		return RNIC_WC_LOC_LEN_ERR;
+	if (!len)
+		return 0;
+	dst.inline_data = NULL;
+	dst.nsegs = 0;
+	if (rnic_payload_from_sgl(&dst, qp->rdev, pd, resp->rwqe_sges,
+				  resp->rwqe.num_sge, off, len,
+				  RNIC_ACCESS_LOCAL_WRITE))
+		status = RNIC_WC_LOC_PROT_ERR;
+	else
+		rnic_payload_copy(&dst, 0, src, len);
+	rnic_payload_put(&dst);
+	return status;
+}
+
+/* The 40 bytes of GRH a UD receive starts with: IPv4 or IPv6 header. */
+static void rnic_resp_grh(const struct rnic_pkt *pkt, u8 *grh)
+{
+	const struct rnic_av *av = pkt->av;
+	u32 len = pkt->len + 8 + 12 + 8 + 4;	/* UDP, BTH, DETH, ICRC */
+
+	memset(grh, 0, RNIC_GRH_LEN);
+	if (av->ipv4) {
+		struct iphdr *ip = (struct iphdr *)(grh + 20);
+
+		ip->version = 4;
+		ip->ihl = 5;
+		ip->tos = av->traffic_class;
+		ip->tot_len = htons(len + sizeof(*ip));
+		ip->frag_off = htons(IP_DF);
+		ip->ttl = av->hop_limit;
+		ip->protocol = IPPROTO_UDP;
+		memcpy(&ip->saddr, av->sgid + 12, 4);
+		memcpy(&ip->daddr, av->dgid + 12, 4);
+		ip->check = ip_fast_csum(ip, ip->ihl);
+	} else {
+		struct ipv6hdr *ip6 = (struct ipv6hdr *)grh;
+
+		*(__be32 *)ip6 = htonl(6 << 28 | av->traffic_class << 20 |
+				       av->flow_label);
+		ip6->payload_len = htons(len);
+		ip6->nexthdr = IPPROTO_UDP;
+		ip6->hop_limit = av->hop_limit;
+		memcpy(&ip6->saddr, av->sgid, 16);
+		memcpy(&ip6->daddr, av->dgid, 16);
+	}
+}
+
+static void rnic_resp_ud(struct rnic_qp *qp, const struct rnic_pkt *pkt)
+{
+	u8 oper = pkt->opcode & RNIC_OPER_MASK;
+	struct rnic_payload grh = {};
+	u8 grh_buf[RNIC_GRH_LEN];
+	u32 status;
+	int ret;
+
+	if ((oper != RNIC_SEND_ONLY && oper != RNIC_SEND_ONLY_IMM) ||
+	    pkt->qkey != qp->resp.qkey)
+		return;
+	ret = rnic_resp_take(qp);
+	if (ret == -EAGAIN)
+		return;
+	if (ret == -EPROTO) {
+		rnic_qp_error(qp, RNIC_EVENT_QP_FATAL);
+		return;
+	}
+	if (ret) {
+		rnic_resp_complete(qp, RNIC_WC_LOC_QP_OP_ERR, RNIC_WC_RECV, 0,
+				   pkt);
+		rnic_qp_error(qp, RNIC_EVENT_QP_FATAL);
+		return;
+	}
+	rnic_resp_grh(pkt, grh_buf);
+	grh.inline_data = grh_buf;
+	status = rnic_resp_place(qp, 0, &grh, RNIC_GRH_LEN);
+	if (!status && pkt->len)
+		status = rnic_resp_place(qp, RNIC_GRH_LEN, pkt->payload,
+					 pkt->len);
+	rnic_resp_complete(qp, status, RNIC_WC_RECV,
+			   status ? 0 : RNIC_GRH_LEN + pkt->len, pkt);
+	if (status == RNIC_WC_LOC_PROT_ERR)
+		rnic_qp_error(qp, RNIC_EVENT_QP_ACCESS_ERR);
+}
+
+/*
+ * Take a receive WQE for a message that needs one. Return: true if the
+ * QP has one; false after it answered (RNR NAK, error) or dropped.
+ */
+static bool rnic_resp_need_rwqe(struct rnic_qp *qp, const struct rnic_pkt *pkt)
+{
+	struct rnic_resp *resp = &qp->resp;
+	int ret;
+
+	ret = rnic_resp_take(qp);
+	if (!ret)
+		return true;
+	if (ret == -EAGAIN) {
+		if (qp->type == RNIC_QPT_RC)
+			rnic_resp_aeth(qp, pkt->psn,
+				       RNIC_SYN_RNR | resp->min_rnr_timer);
+		else
+			resp->drop_msg = !rnic_oper_ends(pkt->opcode &
+							 RNIC_OPER_MASK);
+		return false;
+	}
+	if (ret == -EPROTO) {
+		rnic_resp_nak(qp, pkt, RNIC_NAK_REM_OP, RNIC_EVENT_QP_FATAL);
+		return false;
+	}
+	rnic_resp_complete(qp, RNIC_WC_LOC_QP_OP_ERR, RNIC_WC_RECV, 0, NULL);
+	rnic_resp_nak(qp, pkt, RNIC_NAK_REM_OP, RNIC_EVENT_QP_FATAL);
+	return false;
+}
+
+/* A WC status of the receive side, and what the requester is told. */
+static void rnic_resp_recv_error(struct rnic_qp *qp, const struct rnic_pkt *pkt,
+				 u32 status)
+{
+	rnic_resp_complete(qp, status, RNIC_WC_RECV, 0, NULL);
+	if (status == RNIC_WC_LOC_LEN_ERR)
+		rnic_resp_nak(qp, pkt, RNIC_NAK_INV_REQ, RNIC_EVENT_QP_REQ_ERR);
+	else
+		rnic_resp_nak(qp, pkt, RNIC_NAK_REM_OP,
+			      RNIC_EVENT_QP_ACCESS_ERR);
+}
+
+/* SEND_*: returns false if the packet was not accepted. */
+static bool rnic_resp_send_pkt(struct rnic_qp *qp, const struct rnic_pkt *pkt)
+{
+	struct rnic_resp *resp = &qp->resp;
+	u8 oper = pkt->opcode & RNIC_OPER_MASK;
+	u32 status;
+
+	if (rnic_oper_starts(oper)) {
+		if (!rnic_resp_need_rwqe(qp, pkt))
+			return false;
+		resp->recv_off = 0;
+	}
+	status = rnic_resp_place(qp, resp->recv_off, pkt->payload, pkt->len);
+	if (status) {
+		rnic_resp_recv_error(qp, pkt, status);
+		return false;
+	}
+	resp->recv_off += pkt->len;
+	resp->in_msg = !rnic_oper_ends(oper);
+	if (!resp->in_msg)
+		rnic_resp_complete(qp, RNIC_WC_SUCCESS, RNIC_WC_RECV,
+				   resp->recv_off, pkt);
+	return true;
+}
+
+/* Resolve a remote key for @len bytes at @va with @access; 0 or -EACCES. */
+static int rnic_resp_rkey(struct rnic_qp *qp, struct rnic_payload *pl,
+			  u32 rkey, u64 va, u32 len, u32 access)
+{
+	pl->inline_data = NULL;
+	pl->nsegs = 0;
+	if (!(qp->resp.access & access))
+		return -EACCES;
+	if (!len)
+		return 0;
+	return rnic_payload_add_mr(pl, qp->rdev, qp->pd, rkey, true, va, len,
+				   access);
+}
+
+/* RDMA WRITE_*: returns false if the packet was not accepted. */
+static bool rnic_resp_write_pkt(struct rnic_qp *qp, const struct rnic_pkt *pkt)
+{
+	struct rnic_resp *resp = &qp->resp;
+	u8 oper = pkt->opcode & RNIC_OPER_MASK;
+	struct rnic_payload dst;
+	int ret;
+
+	if (rnic_oper_starts(oper)) {
+		resp->write_va = pkt->va;
+		resp->write_rkey = pkt->rkey;
+		resp->write_left = pkt->dma_len;
+		resp->write_len = pkt->dma_len;
+	}
+	if (pkt->len > resp->write_left ||
+	    (rnic_oper_ends(oper) && pkt->len != resp->write_left)) {
+		rnic_resp_nak(qp, pkt, RNIC_NAK_INV_REQ, RNIC_EVENT_QP_REQ_ERR);
+		return false;
+	}
+	/* The receive WQE of WRITE_WITH_IMM is needed before any byte lands. */
+	if (rnic_oper_has_imm(oper) && !rnic_resp_need_rwqe(qp, pkt))
+		return false;
+	ret = rnic_resp_rkey(qp, &dst, resp->write_rkey, resp->write_va,
+			     pkt->len, RNIC_ACCESS_REMOTE_WRITE);
+	if (ret) {
+		rnic_payload_put(&dst);
+		rnic_resp_nak(qp, pkt, RNIC_NAK_REM_ACCESS,
+			      RNIC_EVENT_QP_ACCESS_ERR);
+		return false;
+	}
+	if (pkt->len)
+		rnic_payload_copy(&dst, 0, pkt->payload, pkt->len);
+	rnic_payload_put(&dst);
+	resp->write_va += pkt->len;
+	resp->write_left -= pkt->len;
+	resp->in_msg = !rnic_oper_ends(oper);
+	if (rnic_oper_has_imm(oper))
+		rnic_resp_complete(qp, RNIC_WC_SUCCESS,
+				   RNIC_WC_RECV_RDMA_WITH_IMM, resp->write_len,
+				   pkt);
+	return true;
+}
+
+/* Answer an RDMA READ request (again, for a duplicate). */
+static bool rnic_resp_read(struct rnic_qp *qp, const struct rnic_pkt *pkt)
+{
+	struct rnic_resp *resp = &qp->resp;
+	struct rnic_pkt rsp = {};
+	struct rnic_payload src;
+	u32 npkts, i, off, len;
+
+	npkts = max_t(u32, DIV_ROUND_UP(pkt->dma_len, resp->mtu), 1);
+	if (!resp->max_dest_rd_atomic || npkts > RNIC_READ_CHUNK_PKTS) {
+		rnic_resp_nak(qp, pkt, RNIC_NAK_INV_REQ, RNIC_EVENT_QP_REQ_ERR);
+		return false;
+	}
+	if (rnic_resp_rkey(qp, &src, pkt->rkey, pkt->va, pkt->dma_len,
+			   RNIC_ACCESS_REMOTE_READ)) {
+		rnic_payload_put(&src);
+		rnic_resp_nak(qp, pkt, RNIC_NAK_REM_ACCESS,
+			      RNIC_EVENT_QP_ACCESS_ERR);
+		return false;
+	}
+	for (i = 0, off = 0; i < npkts; i++, off += len) {
+		struct rnic_payload piece = src;
+
+		len = min(pkt->dma_len - off, resp->mtu);
+		if (npkts == 1)
+			rsp.opcode = RNIC_READ_RESP_ONLY;
+		else if (!i)
+			rsp.opcode = RNIC_READ_RESP_FIRST;
+		else if (i == npkts - 1)
+			rsp.opcode = RNIC_READ_RESP_LAST;
+		else
+			rsp.opcode = RNIC_READ_RESP_MIDDLE;
+		rsp.opcode |= RNIC_TRANSPORT_RC;
+		rsp.psn = rnic_psn_add(pkt->psn, i);
+		rsp.len = len;
+		if (len) {
+			piece.segs[0].off += off;
+			piece.segs[0].len = len;
+			rsp.payload = &piece;
+		}
+		rnic_resp_send(qp, &rsp);
+	}
+	rnic_payload_put(&src);
+	return true;
+}
+
+/* Execute an atomic, or replay the answer to a duplicate. */
+static bool rnic_resp_atomic(struct rnic_qp *qp, const struct rnic_pkt *pkt,
+			     bool duplicate)
+{
+	struct rnic_resp *resp = &qp->resp;
+	struct rnic_pkt rsp = {
+		.opcode = RNIC_TRANSPORT_RC | RNIC_ATOMIC_ACK,
+		.psn = pkt->psn,
+	};
+	struct rnic_payload dst;
+	atomic64_t *word;
+	u32 i;
+
+	if (duplicate) {
+		for (i = 0; i < RNIC_RESP_ATOMICS; i++) {
+			if (resp->atomic_psn[i] == pkt->psn) {
+				rsp.orig = resp->atomic_orig[i];
+				rnic_resp_send(qp, &rsp);
+			}
+		}
+		return false;
+	}
+	if (!resp->max_dest_rd_atomic || pkt->va & 7) {
+		rnic_resp_nak(qp, pkt, RNIC_NAK_INV_REQ, RNIC_EVENT_QP_REQ_ERR);
+		return false;
+	}
+	if (rnic_resp_rkey(qp, &dst, pkt->rkey, pkt->va, 8,
+			   RNIC_ACCESS_REMOTE_ATOMIC) ||
+	    (dst.segs[0].mr->iova ^ dst.segs[0].mr->offset) & 7) {
+		rnic_payload_put(&dst);
+		rnic_resp_nak(qp, pkt, RNIC_NAK_REM_ACCESS,
+			      RNIC_EVENT_QP_ACCESS_ERR);
+		return false;
+	}
+	/*
+	 * A CPU atomic on the word: atomic against every other atomic of
+	 * the device and of the CPUs (IBV_ATOMIC_HCA and more).
+	 */
+	word = (atomic64_t *)rnic_payload_map_u64(&dst);
+	if ((pkt->opcode & RNIC_OPER_MASK) == RNIC_CMP_SWAP)
+		rsp.orig = atomic64_cmpxchg(word, pkt->compare_add, pkt->swap);
+	else
+		rsp.orig = atomic64_fetch_add(pkt->compare_add, word);
+	kunmap_local(word);
+	rnic_payload_put(&dst);
+
+	i = resp->atomic_next++ % RNIC_RESP_ATOMICS;
+	resp->atomic_psn[i] = pkt->psn;
+	resp->atomic_orig[i] = rsp.orig;
+	rnic_resp_send(qp, &rsp);
+	return true;
+}
+
+/* A request whose PSN is before the expected one: answer it again. */
+static void rnic_resp_duplicate(struct rnic_qp *qp, const struct rnic_pkt *pkt)
+{
+	u8 oper = pkt->opcode & RNIC_OPER_MASK;
+
+	if (oper == RNIC_READ_REQ)
+		rnic_resp_read(qp, pkt);
+	else if (oper == RNIC_CMP_SWAP || oper == RNIC_FETCH_ADD)
+		rnic_resp_atomic(qp, pkt, true);
+	else if (pkt->ack_req)
+		rnic_resp_aeth(qp, rnic_psn_add(qp->resp.epsn, -1),
+			       RNIC_SYN_ACK);
+}
+
+/* RC and UC: PSN and opcode sequence. true: execute the packet. */
+static bool rnic_resp_check_seq(struct rnic_qp *qp, const struct rnic_pkt *pkt)
+{
+	struct rnic_resp *resp = &qp->resp;
+	u8 oper = pkt->opcode & RNIC_OPER_MASK;
+	bool starts = rnic_oper_starts(oper);
+
+	if (pkt->psn != resp->epsn && qp->type == RNIC_QPT_UC) {
+		/* Lost packets: drop up to the next message start. */
+		resp->epsn = pkt->psn;
+		resp->in_msg = false;
+		resp->drop_msg = !starts;
+		if (resp->drop_msg)
+			return false;
+	} else if (pkt->psn != resp->epsn) {
+		if (rnic_psn_before(pkt->psn, resp->epsn)) {
+			rnic_resp_duplicate(qp, pkt);
+			return false;
+		}
+		/* a gap: ask for the missing packets, once */
+		if (!resp->nak_sent)
+			rnic_resp_aeth(qp, resp->epsn,
+				       RNIC_SYN_NAK | RNIC_NAK_PSN_SEQ);
+		resp->nak_sent = true;
+		return false;
+	}
+	resp->nak_sent = false;
+	if (resp->drop_msg) {
+		if (!starts) {
+			resp->epsn = rnic_psn_add(resp->epsn, 1);
+			return false;
+		}
+		resp->drop_msg = false;
+	}
+	/* a message in progress goes on; anything else starts one */
+	if (resp->in_msg == starts ||
+	    (resp->in_msg && rnic_oper_is_send(oper) != resp->in_send)) {
+		rnic_resp_nak(qp, pkt, RNIC_NAK_INV_REQ, RNIC_EVENT_QP_REQ_ERR);
+		return false;
+	}
+	return true;
+}
+
+static void rnic_resp_rc_uc(struct rnic_qp *qp, const struct rnic_pkt *pkt)
+{
+	struct rnic_resp *resp = &qp->resp;
+	u8 oper = pkt->opcode & RNIC_OPER_MASK;
+	u32 npkts = 1;
+	bool done;
+
+	if (!rnic_resp_check_seq(qp, pkt))
+		return;
+	if (rnic_oper_is_send(oper)) {
+		resp->in_send = true;
+		done = rnic_resp_send_pkt(qp, pkt);
+	} else if (rnic_oper_is_write(oper)) {
+		resp->in_send = false;
+		done = rnic_resp_write_pkt(qp, pkt);
+	} else if (qp->type != RNIC_QPT_RC) {
+		done = false;
+	} else if (oper == RNIC_READ_REQ) {
+		npkts = max_t(u32, DIV_ROUND_UP(pkt->dma_len, resp->mtu), 1);
+		done = rnic_resp_read(qp, pkt);
+	} else if (oper == RNIC_CMP_SWAP || oper == RNIC_FETCH_ADD) {
+		done = rnic_resp_atomic(qp, pkt, false);
+	} else {
+		rnic_resp_nak(qp, pkt, RNIC_NAK_INV_REQ, RNIC_EVENT_QP_REQ_ERR);
+		return;
+	}
+	if (!done)
+		return;
+	resp->epsn = rnic_psn_add(pkt->psn, npkts);
+	if (rnic_oper_ends(oper))
+		resp->msn++;
+	if (qp->type == RNIC_QPT_RC && pkt->ack_req &&
+	    (rnic_oper_is_send(oper) || rnic_oper_is_write(oper)))
+		rnic_resp_aeth(qp, pkt->psn, RNIC_SYN_ACK);
+}
+
+/**
+ * rnic_resp_rcv() - the responder: a request arrived for the QP
+ * @qp: the destination QP, with a data path reference
+ * @pkt: the request
+ *
+ * Context: any but hard interrupt; BH disabled.
+ */
+void rnic_resp_rcv(struct rnic_qp *qp, const struct rnic_pkt *pkt)
+{
+	struct rnic_resp *resp = &qp->resp;
+	u32 state;
+
+	if ((pkt->opcode & RNIC_TRANSPORT_MASK) !=
+	    (qp->type == RNIC_QPT_RC ? RNIC_TRANSPORT_RC :
+	     qp->type == RNIC_QPT_UC ? RNIC_TRANSPORT_UC : RNIC_TRANSPORT_UD))
+		return;
+	spin_lock(&resp->lock);
+	state = rnic_qp_state(qp);
+	if (state < RNIC_QPS_RTR || state == RNIC_QPS_ERR)
+		goto out;
+	if (state == RNIC_QPS_RTR && !resp->comm_est) {
+		resp->comm_est = true;
+		rnic_async_event(qp->uobj.ctx, RNIC_EVENT_COMM_EST, &qp->ev, 0);
+	}
+	if (qp->type == RNIC_QPT_UD)
+		rnic_resp_ud(qp, pkt);
+	else
+		rnic_resp_rc_uc(qp, pkt);
+out:
+	spin_unlock(&resp->lock);
+}
+
+/**
+ * rnic_resp_flush() - complete the receives of a QP in ERR with
+ *	IBV_WC_WR_FLUSH_ERR
+ * @qp: the QP
+ *
+ * A QP on an SRQ leaves the SRQ's WQEs alone and raises
+ * IBV_EVENT_QP_LAST_WQE_REACHED, once.
+ *
+ * Context: process or softirq, no data path lock held.
+ */
+void rnic_resp_flush(struct rnic_qp *qp)
+{
+	struct rnic_resp *resp = &qp->resp;
+	int ret;
+	u32 n;
+
+	spin_lock_bh(&resp->lock);
+	if (rnic_qp_state(qp) != RNIC_QPS_ERR)
+		goto out;
+	if (resp->has_rwqe)
+		rnic_resp_complete(qp, RNIC_WC_WR_FLUSH_ERR, RNIC_WC_RECV, 0,
+				   NULL);
+	resp->in_msg = false;
+	if (qp->srq) {
+		if (!resp->last_wqe_sent) {
+			resp->last_wqe_sent = true;
+			rnic_async_event(qp->uobj.ctx,
+					 RNIC_EVENT_QP_LAST_WQE_REACHED,
+					 &qp->ev, 0);
+		}
+		goto out;
+	}
+	/* bounded by the ring: a lying producer index stops it */
+	for (n = 0; n <= qp->rq.mask; n++) {
+		ret = rnic_resp_take(qp);
+		if (ret && ret != -EINVAL)
+			break;
+		rnic_resp_complete(qp, RNIC_WC_WR_FLUSH_ERR, RNIC_WC_RECV, 0,
+				   NULL);
+	}
+out:
+	spin_unlock_bh(&resp->lock);
+}
