@@ -5,17 +5,26 @@
  *
  * A device gets one kernel thread, "rnic-sqpoll/<index>", when its first
  * polled QP is created; it lives until the device is freed. It walks the
- * device's polled QPs and runs the requester of every QP whose SQ producer
- * index moved, so that posting needs no system call. After
- * rnic_sq_poll_idle_us without work it goes to sleep, and a kick wakes it.
+ * device's polled QPs and kicks the requester (rnic_req_kick()) of every
+ * QP whose SQ producer index moved since its last kick, so that posting
+ * needs no system call. After rnic_sq_poll_idle_us without work it goes to
+ * sleep, and a kick wakes it.
+ *
+ * One kick per move of the producer index is what RNIC_IOCTL_KICK_SQ gives
+ * an unpolled QP, and enough: a requester that cannot fetch now (SQD, RNR
+ * wait, a full window) is run again by whatever unblocks it (its state
+ * change, its timer, an acknowledgment). So the thread does not ask
+ * whether the SQ holds entries not fetched yet (rnic_req_pending()): that
+ * stays true while the requester is blocked, and the thread would spin
+ * instead of going idle, for as long as the QP stays in SQD, say.
  *
  * Going to sleep follows io_uring's SQPOLL rule. The thread:
  *
  * 1. queues itself on rnic_poller.wait in TASK_INTERRUPTIBLE;
  * 2. sets RNIC_SQ_NEED_WAKEUP in the SQ flags word of every watched QP;
  * 3. issues a full memory barrier;
- * 4. reads every watched producer index once more (rnic_req_pending()):
- *    if one moved, it clears the flags and polls on; otherwise it sleeps;
+ * 4. reads every watched producer index once more: if one moved, it
+ *    clears the flags and polls on; otherwise it sleeps;
  * 5. once woken, it clears the flags and polls again.
  *
  * A poster stores its producer index, issues a full barrier and reads the
@@ -31,6 +40,10 @@
  * the thread sleeps gets it at once, so its first post kicks.
  *
  * This file is the only writer of the SQ flags words.
+ *
+ * A reset QP starts again from producer index 0 and could come back to
+ * the index the thread last kicked for; rnic_req.gen, which the reset
+ * increments, tells the two apart.
  */
 #include <linux/kthread.h>
 #include <linux/moduleparam.h>
@@ -48,10 +61,10 @@ MODULE_PARM_DESC(sq_poll_idle_us,
 /**
  * struct rnic_poller - the SQ polling thread of a device and what it
  *	watches
- * @lock: protects @qps, @nqps, @busy and @sleeping, and serialises the
- *	writes of the watched QPs' SQ flags words. Taken in process context
- *	only, without _bh; nothing is taken under it but rnic_req_pending()'s
- *	locks, if any, and the wait queue locks
+ * @lock: protects @qps, @nqps, @busy, @sleeping and the watched QPs'
+ *	rnic_qp.poll_prod and poll_gen, and serialises the writes of their
+ *	SQ flags words. Taken in process context only, without _bh; only
+ *	wait queue locks are taken under it
  * @qps: the watched QPs (rnic_qp.poll_node); the thread rotates the list
  *	as it walks it, so a QP stays listed while the thread works on it
  * @nqps: entries in @qps
@@ -92,28 +105,46 @@ static void rnic_poll_set_flags(struct rnic_poller *p, bool need_wakeup)
 			   need_wakeup ? RNIC_SQ_NEED_WAKEUP : 0);
 }
 
+/*
+ * Has @qp's producer index moved since the thread last kicked it? Its
+ * value in *@prod and the requester's generation in *@gen. p->lock held.
+ */
+static bool rnic_poll_moved(struct rnic_qp *qp, u32 *prod, u32 *gen)
+{
+	/*
+	 * The index first: if it was posted after a reset, the modify that
+	 * reset the QP returned before, so the new generation is visible.
+	 */
+	*prod = smp_load_acquire(qp->sq.producer);
+	*gen = READ_ONCE(qp->req.gen);
+	return *prod != qp->poll_prod || *gen != qp->poll_gen;
+}
+
 /* Has a watched QP's producer index moved? p->lock held. */
-static bool rnic_poll_any_pending(struct rnic_poller *p)
+static bool rnic_poll_any_moved(struct rnic_poller *p)
 {
 	struct rnic_qp *qp;
+	u32 prod, gen;
 
 	lockdep_assert_held(&p->lock);
 	list_for_each_entry(qp, &p->qps, poll_node)
-		if (rnic_req_pending(qp))
+		if (rnic_poll_moved(qp, &prod, &gen))
 			return true;
 	return false;
 }
 
 /**
- * rnic_poll_pass() - visit every watched QP once and run the requesters
- *	that have work
+ * rnic_poll_pass() - visit every watched QP once and kick those whose
+ *	producer index moved
  * @p: the poller
  *
  * Each QP is taken off the head of the list and put back at its tail
  * under @p->lock, so the list itself is the cursor and the lock may be
- * dropped between QPs. One with work is kicked with the lock dropped,
- * marked as @p->busy and holding a data path reference, so that neither
- * its removal nor its destruction can complete meanwhile.
+ * dropped between QPs. The index is recorded before the kick, which reads
+ * it again: a move after that is seen by the next pass. The kick runs
+ * with the lock dropped, the QP marked as @p->busy and held by a data path
+ * reference, so that neither its removal nor its destruction can complete
+ * meanwhile; a QP whose data path is already stopping is not kicked.
  *
  * Return: whether a QP had work.
  */
@@ -122,6 +153,7 @@ static bool rnic_poll_pass(struct rnic_poller *p)
 	struct rnic_qp *qp;
 	bool work = false;
 	unsigned int left;
+	u32 prod, gen;
 
 	spin_lock(&p->lock);
 	for (left = p->nqps; left; left--) {
@@ -130,12 +162,15 @@ static bool rnic_poll_pass(struct rnic_poller *p)
 		if (!qp)
 			break;
 		list_rotate_left(&p->qps);
-		if (!rnic_req_pending(qp) ||
-		    !refcount_inc_not_zero(&qp->dp.ref)) {
+		if (!rnic_poll_moved(qp, &prod, &gen)) {
 			/* The rotation is the cursor: dropping the lock is fine. */
 			cond_resched_lock(&p->lock);
 			continue;
 		}
+		qp->poll_prod = prod;
+		qp->poll_gen = gen;
+		if (!refcount_inc_not_zero(&qp->dp.ref))
+			continue;
 		p->busy = qp;
 		spin_unlock(&p->lock);
 
@@ -180,7 +215,7 @@ static void rnic_poll_sleep(struct rnic_poller *p)
 	 * userspace issues between its producer index and the flags word.
 	 */
 	smp_mb();
-	pending = rnic_poll_any_pending(p);
+	pending = rnic_poll_any_moved(p);
 	spin_unlock(&p->lock);
 
 	if (!pending && !kthread_should_stop())
@@ -267,9 +302,8 @@ static struct rnic_poller *rnic_poller_get(struct rnic_dev *rdev)
  *	producer index (RNIC_CREATE_QP_SQ_POLL); starts the thread if needed
  * @qp: the QP, with an SQ, not findable yet; process context
  *
- * The QP must stay on the list, with its SQ ring and requester state,
- * until rnic_poll_del(). The thread skips it while its data path
- * reference count is zero.
+ * The QP must keep its SQ ring and requester state until rnic_poll_del().
+ * Nothing is posted yet: the thread starts from its current index.
  *
  * Return: 0, -ENOMEM, or -EINTR if the caller was killed while the thread
  * was being created.
@@ -285,6 +319,8 @@ int rnic_poll_add(struct rnic_qp *qp)
 		return PTR_ERR(p);
 
 	spin_lock(&p->lock);
+	qp->poll_prod = READ_ONCE(*qp->sq.producer);
+	qp->poll_gen = READ_ONCE(qp->req.gen);
 	list_add_tail(&qp->poll_node, &p->qps);
 	p->nqps++;
 	/* The sleeping thread would not see its first post: kick. */

@@ -25,6 +25,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <dirent.h>
 #include <time.h>
 #include <ucontext.h>
 
@@ -291,14 +292,27 @@ fail(struct failure *f, const char *fmt, ...)
 	return -1;
 }
 
+/* Busy-wait @us microseconds: finer than a sleep. */
+static void spin_us(unsigned int us)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000000 +
+		 (t.tv_nsec - t0.tv_nsec) / 1000 < us);
+}
+
 /*
  * One round on @p: @n work requests from side @from to the other, each an
- * RDMA WRITE or a SEND at random, posted in one list or one by one; wait
- * for every completion on both sides and check the bytes. 0 or -1 with
- * @f filled.
+ * RDMA WRITE or a SEND at random, posted in one list or one by one (up to
+ * @spread_us apart); wait for every completion on both sides and check
+ * the bytes. 0 or -1 with @f filled.
  */
 static int burst(struct pair *p, struct ibv_srq *srq, int from, int id,
-		 int round, int n, unsigned int *seed, struct failure *f)
+		 int round, int n, unsigned int spread_us, unsigned int *seed,
+		 struct failure *f)
 {
 	struct side *src = &p->s[from], *dst = &p->s[!from];
 	struct ibv_send_wr wr[NSLOTS], *bad;
@@ -331,6 +345,8 @@ static int burst(struct pair *p, struct ibv_srq *srq, int from, int id,
 	for (i = 0; i < n; i++) {
 		if (chain && i)
 			break;
+		if (i && spread_us)
+			spin_us(rand_r(seed) % (spread_us + 1));
 		ret = ibv_post_send(src->qp, &wr[i], &bad);
 		if (ret)
 			return fail(f, "round %d: post_send: %s", round,
@@ -663,17 +679,174 @@ TEST_F_TIMEOUT(sqpoll, data_path_makes_no_system_call, 120)
 	munmap(traps, sizeof(*traps));
 }
 
+/*
+ * CPU time of the polling thread of DEV, in clock ticks, and its state
+ * letter in *@state; -1 if it has none.
+ */
+static long poller_ticks(char *state)
+{
+	char uverbs[32], want[64], path[300], buf[1024], *p;
+	unsigned long utime, stime;
+	long ticks = -1;
+	struct dirent *e;
+	unsigned int n;
+	DIR *d;
+
+	if (rnic_sysfs_read(DEV, "uverbs", uverbs, sizeof(uverbs)) ||
+	    sscanf(uverbs, "uverbs%u", &n) != 1)
+		return -1;
+	snprintf(want, sizeof(want), "(rnic-sqpoll/%u) ", n - RNIC_UVERBS_BASE);
+	d = opendir("/proc");
+	while (d && ticks < 0 && (e = readdir(d))) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		p = fgets(buf, sizeof(buf), f) ? strstr(buf, want) : NULL;
+		/* state ppid pgrp session tty tpgid flags 4 faults utime stime */
+		if (p && sscanf(p + strlen(want),
+				"%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+				state, &utime, &stime) == 3)
+			ticks = utime + stime;
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return ticks;
+}
+
+/* Move @qp to @state with no other attribute; 0 or an errno value. */
+static int qp_to(struct ibv_qp *qp, enum ibv_qp_state state)
+{
+	struct ibv_qp_attr a = { .qp_state = state };
+
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE);
+}
+
+/*
+ * A SEND posted in SQD waits there: the thread must go idle rather than
+ * spin on it, and the SEND goes once the QP is back in RTS.
+ */
+TEST_F(sqpoll, idle_while_the_queue_is_blocked)
+{
+	long idle_ms = self->idle_us / 1000 + 1, t0, t1;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_context *ctx;
+	struct ibv_wc wc;
+	struct ibv_sge sge;
+	struct ibv_pd *pd;
+	struct pair p;
+	char state;
+
+	ASSERT_EQ(0, setenv(ENV_POLL, "1", 1));
+	ctx = rnic_ibv_open(DEV);
+	ASSERT_NE(NULL, ctx);
+	pd = ibv_alloc_pd(ctx);
+	ASSERT_NE(NULL, pd);
+	ASSERT_EQ(0, pair_open(ctx, pd, NULL, &p));
+	ASSERT_EQ(0, post_recv_slot(&p.s[1], NULL, 0, 1));
+	ASSERT_EQ(0, qp_to(p.s[0].qp, IBV_QPS_SQD));
+	fill_send(&wr, &sge, &p.s[0], &p.s[1], false, 0, 2);
+	ASSERT_EQ(0, ibv_post_send(p.s[0].qp, &wr, &bad));
+
+	usleep((3 * idle_ms + 200) * 1000);
+	t0 = poller_ticks(&state);
+	ASSERT_LE(0, t0);
+	usleep(500000);
+	t1 = poller_ticks(&state);
+	EXPECT_GE(5, t1 - t0) TH_LOG("the polling thread spins (%ld ticks in 0.5 s, state %c)",
+				     t1 - t0, state);
+	EXPECT_EQ('S', state);
+	EXPECT_EQ(0, ibv_poll_cq(p.s[0].cq, 1, &wc));
+
+	ASSERT_EQ(0, qp_to(p.s[0].qp, IBV_QPS_RTS));
+	ASSERT_EQ(1, wait_wc(p.s[0].cq, &wc, 1));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	EXPECT_EQ(2, wc.wr_id);
+	ASSERT_EQ(1, wait_wc(p.s[1].cq, &wc, 1));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	pair_close(&p);
+	EXPECT_EQ(0, ibv_dealloc_pd(pd));
+	EXPECT_EQ(0, ibv_close_device(ctx));
+}
+
+/*
+ * Reset and reconnect while the thread sleeps, then post as many work
+ * requests as before the reset: the producer index is back where the
+ * thread last saw it, and the first post must still kick.
+ */
+TEST_F(sqpoll, reset_while_asleep)
+{
+	long idle_ms = self->idle_us / 1000 + 1;
+	struct ibv_context *ctx;
+	unsigned int seed = 1;
+	union ibv_gid gid;
+	struct failure f = {};
+	struct ibv_pd *pd;
+	struct pair p;
+	char state;
+	int i;
+
+	ASSERT_EQ(0, setenv(ENV_POLL, "1", 1));
+	ctx = rnic_ibv_open(DEV);
+	ASSERT_NE(NULL, ctx);
+	ASSERT_EQ(0, ibv_query_gid(ctx, 1, 0, &gid));
+	pd = ibv_alloc_pd(ctx);
+	ASSERT_NE(NULL, pd);
+	ASSERT_EQ(0, pair_open(ctx, pd, NULL, &p));
+	ASSERT_EQ(0, burst(&p, NULL, 0, 0, 0, 4, 0, &seed, &f)) TH_LOG("%s", f.msg);
+
+	for (i = 1; i <= 2; i++) {
+		usleep((3 * idle_ms + 200) * 1000);
+		ASSERT_LE(0, poller_ticks(&state));
+		EXPECT_EQ('S', state);
+		ASSERT_EQ(0, qp_to(p.s[0].qp, IBV_QPS_RESET));
+		ASSERT_EQ(0, qp_to(p.s[1].qp, IBV_QPS_RESET));
+		ASSERT_EQ(0, qp_connect(p.s[0].qp, p.s[1].qp->qp_num, &gid));
+		ASSERT_EQ(0, qp_connect(p.s[1].qp, p.s[0].qp->qp_num, &gid));
+		/* The first time, post at once; the second, once it sleeps. */
+		if (i == 2)
+			usleep((3 * idle_ms + 200) * 1000);
+		ASSERT_EQ(0, burst(&p, NULL, 0, 0, i, 4, 0, &seed, &f))
+			TH_LOG("after reset %d: %s", i, f.msg);
+	}
+	pair_close(&p);
+	EXPECT_EQ(0, ibv_dealloc_pd(pd));
+	EXPECT_EQ(0, ibv_close_device(ctx));
+}
+
 /* NEED_WAKEUP stress */
 
+/*
+ * @dev: the device to use
+ * @reopen: rounds after which the pair is replaced by a new one (0: never),
+ *	so that QPs come and go while the thread works on others
+ * @idle_us: the thread's idle period; pauses are up to three of them,
+ *	half of them around one, when the thread goes to sleep
+ */
 struct worker {
 	pthread_t thread;
+	char dev[32];
 	int id;
 	int rounds;
-	unsigned int pause_us;
+	int reopen;
+	unsigned int idle_us;
+	unsigned int seed;
 	bool srq;
 	int ret;
 	struct failure f;
 };
+
+static unsigned int pause_us(struct worker *w)
+{
+	unsigned int idle = w->idle_us ? w->idle_us : 100;
+
+	if (rand_r(&w->seed) & 1)
+		return rand_r(&w->seed) % (3 * idle + 1);
+	return idle / 2 + rand_r(&w->seed) % (idle + 1);
+}
 
 static void *worker_run(void *arg)
 {
@@ -681,7 +854,6 @@ static void *worker_run(void *arg)
 		.attr = { .max_wr = 2 * NSLOTS, .max_sge = 1 },
 	};
 	struct worker *w = arg;
-	unsigned int seed = w->id + 1;
 	struct ibv_srq *srq = NULL;
 	struct ibv_context *ctx;
 	struct ibv_pd *pd = NULL;
@@ -689,7 +861,7 @@ static void *worker_run(void *arg)
 	int round, ret;
 
 	w->ret = -1;
-	ctx = rnic_ibv_open(DEV);
+	ctx = rnic_ibv_open(w->dev);
 	if (!ctx) {
 		fail(&w->f, "open: %s", strerror(errno));
 		return NULL;
@@ -707,14 +879,24 @@ static void *worker_run(void *arg)
 		goto out;
 	}
 	for (round = 0; round < w->rounds; round++) {
-		unsigned int us = rand_r(&seed) % (w->pause_us + 1);
+		unsigned int us = pause_us(w);
 		/* Side 1 receives from the SRQ, if any: only side 0 sends. */
-		int from = srq ? 0 : rand_r(&seed) & 1;
+		int from = srq ? 0 : rand_r(&w->seed) & 1;
 
+		if (w->reopen && round && round % w->reopen == 0) {
+			pair_close(&p);
+			ret = pair_open(ctx, pd, srq, &p);
+			if (ret) {
+				fail(&w->f, "pair again: %s", strerror(ret));
+				goto out;
+			}
+		}
 		if (us)
 			usleep(us);
+		/* Posts one by one straddle the thread's going to sleep. */
 		if (burst(&p, srq, from, w->id, round,
-			  1 + rand_r(&seed) % NSLOTS, &seed, &w->f))
+			  1 + rand_r(&w->seed) % NSLOTS, 2 * w->idle_us + 20,
+			  &w->seed, &w->f))
 			goto out;
 	}
 	w->ret = 0;
@@ -744,49 +926,71 @@ FIXTURE_TEARDOWN(stress)
 	teardown(_metadata, self->g, self->idle_us, self->idle_saved);
 }
 
+/*
+ * With a device (and so a thread) per worker, a lost wake-up is not
+ * rescued by another worker's kick: the completions never come. On one
+ * device, the workers' QPs come and go while the thread serves the others.
+ */
 FIXTURE_VARIANT(stress) {
 	int idle_us;		/* -1: the module's value */
 	int workers;
 	int rounds;
+	bool one_device;
 };
 
 FIXTURE_VARIANT_ADD(stress, default_idle) {
-	.idle_us = -1, .workers = 3, .rounds = 150,
+	.idle_us = -1, .workers = 3, .rounds = 200,
 };
 
 FIXTURE_VARIANT_ADD(stress, idle_0) {
-	.idle_us = 0, .workers = 3, .rounds = 300,
+	.idle_us = 0, .workers = 3, .rounds = 1000,
 };
 
 FIXTURE_VARIANT_ADD(stress, idle_50us) {
-	.idle_us = 50, .workers = 3, .rounds = 300,
+	.idle_us = 50, .workers = 3, .rounds = 1000,
+};
+
+FIXTURE_VARIANT_ADD(stress, one_device) {
+	.idle_us = 50, .workers = 4, .rounds = 500, .one_device = true,
 };
 
 TEST_F_TIMEOUT(stress, need_wakeup, 600)
 {
 	const FIXTURE_VARIANT(stress) *v = variant;
+	unsigned int idle, seed = time(NULL);
+	struct timespec t0;
 	struct worker w[4];
-	unsigned int idle;
 	int i;
 
 	ASSERT_LE(v->workers, 4);
 	idle = v->idle_us < 0 ? self->idle_us : (unsigned int)v->idle_us;
 	ASSERT_EQ(0, write_idle(idle));
 	ASSERT_EQ(0, setenv(ENV_POLL, "1", 1));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < v->workers; i++) {
 		memset(&w[i], 0, sizeof(w[i]));
 		w[i].id = i;
 		w[i].rounds = v->rounds;
-		/* Up to three idle periods; some pause even with idle 0. */
-		w[i].pause_us = 3 * (idle ? idle : 100);
+		if (v->one_device || !i) {
+			snprintf(w[i].dev, sizeof(w[i].dev), DEV);
+		} else {
+			snprintf(w[i].dev, sizeof(w[i].dev), DEV "%d", i);
+			do_link_add(self->g, w[i].dev, NULL);
+		}
+		w[i].reopen = v->one_device ? 50 + 10 * i : 0;
+		w[i].idle_us = idle;
+		w[i].seed = seed + i;
 		w[i].srq = i == 2;
 		ASSERT_EQ(0, pthread_create(&w[i].thread, NULL, worker_run,
 					    &w[i]));
 	}
 	for (i = 0; i < v->workers; i++) {
 		pthread_join(w[i].thread, NULL);
-		EXPECT_EQ(0, w[i].ret) TH_LOG("worker %d: %s", i, w[i].f.msg);
+		EXPECT_EQ(0, w[i].ret) TH_LOG("worker %d (seed %u): %s", i,
+					      w[i].seed, w[i].f.msg);
 	}
+	TH_LOG("%d workers, %d rounds each, idle %u us: %ld ms", v->workers,
+	       v->rounds, idle, ms_since(&t0));
 }
 
 TEST_HARNESS_MAIN
