@@ -6,15 +6,23 @@
  *   call, and neither does posting sends to a polled QP while the thread
  *   is awake; without polling, a post makes exactly one (the kick). A
  *   child counts system calls with a seccomp filter that traps every one;
+ * - the thread goes idle while the only work it has cannot start (a SEND
+ *   posted in SQD), and that work starts back in RTS;
+ * - a QP reset while the thread sleeps, whose producer index comes back
+ *   to where the thread last saw it, still gets its posts kicked;
  * - no wake-up is lost: several threads, each with a loopback RC pair of
  *   polled QPs, post bursts of RDMA WRITEs and SENDs after random pauses
- *   of up to three idle periods of the thread, so that posts race with
- *   the thread going to sleep, and check that every work request
- *   completes in time, with the right data.
+ *   of up to three idle periods of the thread, one by one at random
+ *   intervals or as one list, so that posts race with the thread going to
+ *   sleep, and check that every work request completes in time, with the
+ *   right data. Each has a device (and a thread) of its own, so that no
+ *   other worker's kick hides a lost wake-up; in another run they share
+ *   one device, and their QPs come and go.
  *
  * The idle period is the module parameter sq_poll_idle_us, which the tests
  * change and restore.
  */
+#include <dirent.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -25,7 +33,6 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
-#include <dirent.h>
 #include <time.h>
 #include <ucontext.h>
 
