@@ -217,7 +217,7 @@ int rnic_destroy_cq(struct rnic_ucmd *ucmd)
  * @solicited: one of the new CQEs is solicited or unsuccessful
  *
  * Implements the kernel side of DOC "rnic CQ notification"; the data path
- * calls it once per batch of CQEs.
+ * calls it after each CQE (rnic_cq_post()).
  *
  * Context: any but hard interrupt; does not sleep.
  */

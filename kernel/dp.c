@@ -293,7 +293,7 @@ u64 *rnic_payload_map_u64(const struct rnic_payload *pl)
  *	solicited anyway)
  *
  * A CQ whose consumer index says it is full (or lies) has overrun: the
- * CQE is lost, IBV_EVENT_CQ_ERR is raised (once per overrun) and the
+ * CQE is lost, IBV_EVENT_CQ_ERR is raised (the first time) and the
  * caller moves its QP to the error state.
  *
  * Return: 0 or -ENOSPC on overrun.
@@ -302,14 +302,19 @@ int rnic_cq_post(struct rnic_cq *cq, const struct rnic_cqe *cqe,
 		 bool solicited)
 {
 	struct rnic_cqe *slot;
+	bool overrun;
 	u32 cons;
 
 	spin_lock_bh(&cq->lock);
 	/* Pairs with userspace's store-release of the consumer index. */
 	cons = smp_load_acquire(cq->ring.consumer);
 	if (cq->producer - cons > cq->ring.mask) {
+		overrun = !cq->overrun;
+		cq->overrun = true;
 		spin_unlock_bh(&cq->lock);
-		rnic_async_event(cq->uobj.ctx, RNIC_EVENT_CQ_ERR, &cq->ev, 0);
+		if (overrun)
+			rnic_async_event(cq->uobj.ctx, RNIC_EVENT_CQ_ERR,
+					 &cq->ev, 0);
 		return -ENOSPC;
 	}
 	slot = rnic_ring_slot(&cq->ring, cq->producer);
@@ -534,8 +539,11 @@ static void rnic_qp_dp_config(struct rnic_qp *qp, u32 mask)
 	resp->max_dest_rd_atomic = attr->max_dest_rd_atomic;
 	resp->min_rnr_timer = attr->min_rnr_timer;
 	resp->qkey = attr->qkey;
-	if (mask & RNIC_QP_SQ_PSN)
+	if (mask & RNIC_QP_SQ_PSN) {
 		req->psn = attr->sq_psn;
+		req->ack_psn = rnic_psn_add(attr->sq_psn, -1);
+		req->ackreq_psn = req->ack_psn;
+	}
 	if (mask & RNIC_QP_RQ_PSN)
 		resp->epsn = attr->rq_psn;
 	if (mask & RNIC_QP_RETRY_CNT)

@@ -61,6 +61,8 @@ enum rnic_oper {
 #define RNIC_PSN_MASK		0xffffff
 /* READ requests are cut into chunks of at most this many responses. */
 #define RNIC_READ_CHUNK_PKTS	64
+/* RC: an ACK is asked for at least every so many packets (a power of 2). */
+#define RNIC_ACK_EVERY		64
 /* Packets the requester sends per run before it yields to a worker. */
 #define RNIC_REQ_BUDGET		64
 /* WQEs flushed per pass before the lock is dropped */
@@ -218,6 +220,7 @@ void rnic_req_init(struct rnic_qp *qp);
 void rnic_req_schedule(struct rnic_qp *qp);
 void rnic_req_timer(struct timer_list *t);
 void rnic_req_run(struct rnic_qp *qp);
+bool rnic_req_in_flight(struct rnic_qp *qp);
 void rnic_req_flush(struct rnic_qp *qp);
 void rnic_comp_rcv(struct rnic_qp *qp, const struct rnic_pkt *pkt);
 

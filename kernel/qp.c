@@ -326,7 +326,7 @@ int rnic_query_qp(struct rnic_ucmd *ucmd)
 	spin_lock(&qp->lock);
 	cmd->out_attr = qp->attr;
 	cmd->out_attr.sq_draining = qp->attr.qp_state == RNIC_QPS_SQD &&
-		(qp->req.done != qp->req.next || qp->req.offset);
+				    rnic_req_in_flight(qp);
 	spin_unlock(&qp->lock);
 	spin_unlock_bh(&qp->req.lock);
 	cmd->out_attr.cur_qp_state = cmd->out_attr.qp_state;

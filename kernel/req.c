@@ -124,7 +124,6 @@ static void rnic_req_timer_start(struct rnic_qp *qp)
 
 	if (!req->timeout || req->rnr_wait || timer_pending(&req->timer))
 		return;
-	req->progress = jiffies;
 	rnic_req_timer_set(qp, req->timeout);
 }
 
@@ -368,26 +367,20 @@ static struct rnic_kwqe *rnic_req_find_psn(struct rnic_qp *qp, u32 psn,
 	return NULL;
 }
 
-/* Send again from @psn: a NAK, an RNR NAK or a timeout asks for it. */
+/*
+ * Send again from @psn: a NAK, an RNR NAK or a timeout asks for it. The
+ * WQEs from there on stay started, with their PSNs and credits: they are
+ * sent again exactly as before, also in SQD.
+ */
 static void rnic_req_rewind(struct rnic_qp *qp, u32 psn)
 {
 	struct rnic_req *req = &qp->req;
-	struct rnic_kwqe *kw, *later;
-	u32 index, i;
+	struct rnic_kwqe *kw;
+	u32 index;
 
 	kw = rnic_req_find_psn(qp, psn, &index);
 	if (!kw)
 		return;
-	for (i = index + 1; i != req->fetched; i++) {
-		later = rnic_kwqe(qp, i);
-		if (!later->started)
-			break;
-		later->started = false;
-		if (later->rd_credit) {
-			later->rd_credit = false;
-			req->rd_atomic--;
-		}
-	}
 	req->next = index;
 	req->offset = rnic_psn_add(psn, -kw->first_psn) * req->mtu;
 	if (rnic_wqe_is_atomic(kw->wqe.opcode))
@@ -555,7 +548,9 @@ static u32 rnic_req_build(struct rnic_qp *qp, struct rnic_kwqe *kw,
 		pkt->dma_len = kw->length;
 	}
 	pkt->solicited = st->last && (w->send_flags & RNIC_SEND_SOLICITED);
-	pkt->ack_req = st->last && qp->type == RNIC_QPT_RC;
+	/* at the end, and now and then in long messages: progress for the timer */
+	pkt->ack_req = qp->type == RNIC_QPT_RC &&
+		       (st->last || !(~pkt->psn & (RNIC_ACK_EVERY - 1)));
 	pkt->len = len;
 	pkt->payload = len ? &st->pl : NULL;
 	req->psn = rnic_psn_add(req->psn, 1);
@@ -569,8 +564,12 @@ static void rnic_req_timeout(struct rnic_qp *qp)
 	struct rnic_req *req = &qp->req;
 	struct rnic_kwqe *kw;
 
+	u32 index;
+
 	req->timed_out = false;
-	if (req->done == req->next && !req->offset)
+	/* every ACK asked for came: what is left was not asked about yet */
+	if (!rnic_req_in_flight(qp) ||
+	    !rnic_psn_before(req->ack_psn, req->ackreq_psn))
 		return;
 	if (time_before(jiffies, req->progress + req->timeout)) {
 		rnic_req_timer_set(qp, req->progress + req->timeout - jiffies);
@@ -581,10 +580,29 @@ static void rnic_req_timeout(struct rnic_qp *qp)
 		return;
 	}
 	req->retry_left--;
+	/* go back to the first packet not acknowledged */
 	kw = rnic_kwqe(qp, req->done);
-	rnic_req_rewind(qp, kw->first_psn);
+	if (rnic_req_find_psn(qp, rnic_psn_add(req->ack_psn, 1), &index))
+		rnic_req_rewind(qp, rnic_psn_add(req->ack_psn, 1));
+	else
+		rnic_req_rewind(qp, kw->first_psn);
 	req->progress = jiffies;
 	rnic_req_timer_set(qp, req->timeout);
+}
+
+/**
+ * rnic_req_in_flight() - has the requester started WQEs it did not complete?
+ * @qp: the QP, rnic_req.lock held
+ */
+bool rnic_req_in_flight(struct rnic_qp *qp)
+{
+	struct rnic_req *req = &qp->req;
+
+	lockdep_assert_held(&req->lock);
+	if (!qp->sq.region)
+		return false;
+	return req->done != req->next || req->offset ||
+	       (req->done != req->fetched && rnic_kwqe(qp, req->done)->started);
 }
 
 /* SQD and nothing in flight: tell userspace once, if it asked. */
@@ -592,7 +610,7 @@ static void rnic_req_check_drained(struct rnic_qp *qp)
 {
 	struct rnic_req *req = &qp->req;
 
-	if (req->done != req->next || req->offset || req->drained_sent)
+	if (rnic_req_in_flight(qp) || req->drained_sent)
 		return;
 	req->drained_sent = true;
 	if (READ_ONCE(qp->attr.en_sqd_async_notify))
@@ -601,11 +619,13 @@ static void rnic_req_check_drained(struct rnic_qp *qp)
 }
 
 /*
- * Decide what the requester does next, under its lock. Return: 1 with a
- * packet in @st to send, 0 when there is nothing to do now, -EAGAIN when
- * there is more to do but no packet (a flush pass).
+ * Decide what the requester does next, under its lock; @pause: it is the
+ * last packet before the requester yields. Return: 1 with a packet in @st
+ * to send, 0 when there is nothing to do now, -EAGAIN when there is more
+ * to do but no packet (a flush pass).
  */
-static int rnic_req_step(struct rnic_qp *qp, struct rnic_req_step *st)
+static int rnic_req_step(struct rnic_qp *qp, struct rnic_req_step *st,
+			 bool pause)
 {
 	struct rnic_req *req = &qp->req;
 	struct rnic_kwqe *kw;
@@ -669,8 +689,19 @@ static int rnic_req_step(struct rnic_qp *qp, struct rnic_req_step *st)
 		req->next++;
 		req->offset = 0;
 	}
-	if (qp->type == RNIC_QPT_RC)
+	if (qp->type == RNIC_QPT_RC) {
+		/* before a pause, ask for an ACK: nothing waits unasked */
+		if (pause)
+			st->pkt.ack_req = true;
+		if (st->pkt.ack_req) {
+			/* the clock runs from the first ACK waited for */
+			if (!rnic_psn_before(req->ack_psn, req->ackreq_psn))
+				req->progress = jiffies;
+			/* a READ is answered up to its last response */
+			req->ackreq_psn = rnic_psn_add(req->psn, -1);
+		}
 		rnic_req_timer_start(qp);
+	}
 	st->gen = req->gen;
 	return 1;
 }
@@ -696,7 +727,7 @@ static bool rnic_req_send(struct rnic_qp *qp)
 
 	for (budget = RNIC_REQ_BUDGET; budget; budget--) {
 		spin_lock_bh(&req->lock);
-		ret = rnic_req_step(qp, &st);
+		ret = rnic_req_step(qp, &st, budget == 1);
 		spin_unlock_bh(&req->lock);
 		if (!ret)
 			return false;
@@ -768,8 +799,15 @@ static bool rnic_is_read_resp(u8 oper)
 	return oper >= RNIC_READ_RESP_FIRST && oper <= RNIC_READ_RESP_ONLY;
 }
 
-/* Place a READ response; true when it completed the READ. */
-static bool rnic_comp_read(struct rnic_qp *qp, const struct rnic_pkt *pkt)
+/* What the completer did with a READ response or an atomic ACK */
+enum rnic_comp_result {
+	RNIC_COMP_IGNORED,	/* stale or unexpected */
+	RNIC_COMP_PLACED,	/* progress */
+	RNIC_COMP_DONE,		/* the WQE is complete (or failed) */
+};
+
+/* Place a READ response. */
+static int rnic_comp_read(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 {
 	struct rnic_req *req = &qp->req;
 	struct rnic_kwqe *kw = rnic_kwqe(qp, req->done);
@@ -780,10 +818,10 @@ static bool rnic_comp_read(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	    kw->wqe.opcode != RNIC_WR_RDMA_READ ||
 	    rnic_psn_before(pkt->psn, kw->first_psn) ||
 	    rnic_psn_before(kw->last_psn, pkt->psn))
-		return false;
+		return RNIC_COMP_IGNORED;
 	off = (u64)rnic_psn_add(pkt->psn, -kw->first_psn) * req->mtu;
 	if (off + pkt->len > kw->length)
-		return false;
+		return RNIC_COMP_IGNORED;
 	if (pkt->len) {
 		dst.inline_data = NULL;
 		dst.nsegs = 0;
@@ -792,19 +830,19 @@ static bool rnic_comp_read(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 					  RNIC_ACCESS_LOCAL_WRITE)) {
 			rnic_payload_put(&dst);
 			rnic_req_fail(qp, RNIC_WC_LOC_PROT_ERR);
-			return true;
+			return RNIC_COMP_DONE;
 		}
 		rnic_payload_copy(&dst, 0, pkt->payload, pkt->len);
 		rnic_payload_put(&dst);
 	}
 	if (pkt->psn != kw->last_psn)
-		return false;
+		return RNIC_COMP_PLACED;
 	rnic_req_complete(qp, RNIC_WC_SUCCESS);
-	return true;
+	return RNIC_COMP_DONE;
 }
 
-/* Place an atomic's original value; true when it completed the atomic. */
-static bool rnic_comp_atomic(struct rnic_qp *qp, const struct rnic_pkt *pkt)
+/* Place an atomic's original value. */
+static int rnic_comp_atomic(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 {
 	struct rnic_req *req = &qp->req;
 	struct rnic_kwqe *kw = rnic_kwqe(qp, req->done);
@@ -813,18 +851,28 @@ static bool rnic_comp_atomic(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 
 	if (req->done == req->fetched || !kw->started ||
 	    !rnic_wqe_is_atomic(kw->wqe.opcode) || pkt->psn != kw->first_psn)
-		return false;
+		return RNIC_COMP_IGNORED;
 	if (rnic_payload_from_sgl(&dst, qp->rdev, qp->pd, kw->sge, 1, 0, 8,
 				  RNIC_ACCESS_LOCAL_WRITE)) {
 		rnic_payload_put(&dst);
 		rnic_req_fail(qp, RNIC_WC_LOC_PROT_ERR);
-		return true;
+		return RNIC_COMP_DONE;
 	}
 	src.inline_data = (const u8 *)&orig;
 	rnic_payload_copy(&dst, 0, &src, sizeof(orig));
 	rnic_payload_put(&dst);
 	rnic_req_complete(qp, RNIC_WC_SUCCESS);
-	return true;
+	return RNIC_COMP_DONE;
+}
+
+/* The peer answered up to @psn: transport and RNR retries start afresh. */
+static void rnic_comp_progress(struct rnic_req *req, u32 psn)
+{
+	if (rnic_psn_before(req->ack_psn, psn))
+		req->ack_psn = psn;
+	req->retry_left = req->retry_cnt;
+	req->rnr_left = req->rnr_retry;
+	req->progress = jiffies;
 }
 
 static u32 rnic_nak_status(u32 code)
@@ -892,6 +940,7 @@ void rnic_comp_rcv(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 {
 	struct rnic_req *req = &qp->req;
 	u8 oper = pkt->opcode & RNIC_OPER_MASK;
+	int result = RNIC_COMP_IGNORED;
 	bool poke = false;
 	u32 state;
 
@@ -902,22 +951,20 @@ void rnic_comp_rcv(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	state = rnic_qp_state(qp);
 	if (state != RNIC_QPS_RTS && state != RNIC_QPS_SQD)
 		goto out;
-	if (rnic_is_read_resp(oper)) {
-		rnic_comp_ack(qp, rnic_psn_add(pkt->psn, -1));
-		poke = rnic_comp_read(qp, pkt);
-		req->progress = jiffies;
-	} else if (oper == RNIC_ATOMIC_ACK) {
-		rnic_comp_ack(qp, rnic_psn_add(pkt->psn, -1));
-		poke = rnic_comp_atomic(qp, pkt);
-		req->progress = jiffies;
+	if (rnic_is_read_resp(oper) || oper == RNIC_ATOMIC_ACK) {
+		/* a response acknowledges the requests before it */
+		poke = rnic_comp_ack(qp, rnic_psn_add(pkt->psn, -1));
+		result = oper == RNIC_ATOMIC_ACK ? rnic_comp_atomic(qp, pkt) :
+						   rnic_comp_read(qp, pkt);
+		if (result != RNIC_COMP_IGNORED)
+			rnic_comp_progress(req, pkt->psn);
+		poke = poke || result == RNIC_COMP_DONE;
 	} else if (oper == RNIC_ACK) {
 		poke = rnic_comp_aeth(qp, pkt);
+		/* a new PSN acknowledged: the peer makes progress */
 		if ((pkt->syndrome & RNIC_SYN_TYPE_MASK) == RNIC_SYN_ACK &&
-		    poke) {
-			req->retry_left = req->retry_cnt;
-			req->rnr_left = req->rnr_retry;
-			req->progress = jiffies;
-		}
+		    rnic_psn_before(req->ack_psn, pkt->psn))
+			rnic_comp_progress(req, pkt->psn);
 	}
 out:
 	spin_unlock(&req->lock);

@@ -350,12 +350,14 @@ static bool rnic_resp_need_rwqe(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 							 RNIC_OPER_MASK);
 		return false;
 	}
-	if (ret == -EPROTO) {
-		rnic_resp_nak(qp, pkt, RNIC_NAK_REM_OP, RNIC_EVENT_QP_FATAL);
-		return false;
-	}
-	rnic_resp_complete(qp, RNIC_WC_LOC_QP_OP_ERR, RNIC_WC_RECV, 0, NULL);
-	rnic_resp_nak(qp, pkt, RNIC_NAK_REM_OP, RNIC_EVENT_QP_FATAL);
+	/* a corrupted ring: the QP is done for, whatever its type */
+	if (ret == -EINVAL)
+		rnic_resp_complete(qp, RNIC_WC_LOC_QP_OP_ERR, RNIC_WC_RECV, 0,
+				   NULL);
+	if (qp->type == RNIC_QPT_RC)
+		rnic_resp_aeth(qp, pkt->psn, RNIC_SYN_NAK | RNIC_NAK_REM_OP);
+	resp->in_msg = false;
+	rnic_qp_error(qp, RNIC_EVENT_QP_FATAL);
 	return false;
 }
 
@@ -683,7 +685,9 @@ out:
  * @qp: the QP
  *
  * A QP on an SRQ leaves the SRQ's WQEs alone and raises
- * IBV_EVENT_QP_LAST_WQE_REACHED, once.
+ * IBV_EVENT_QP_LAST_WQE_REACHED, once. Flushes RNIC_FLUSH_BUDGET WQEs at
+ * most, then leaves the rest to the requester's work, which calls it
+ * again.
  *
  * Context: process or softirq, no data path lock held.
  */
@@ -709,14 +713,16 @@ void rnic_resp_flush(struct rnic_qp *qp)
 		}
 		goto out;
 	}
-	/* bounded by the ring: a lying producer index stops it */
-	for (n = 0; n <= qp->rq.mask; n++) {
+	/* a lying producer index stops it; the work goes on with the rest */
+	for (n = 0; n < RNIC_FLUSH_BUDGET; n++) {
 		ret = rnic_resp_take(qp);
 		if (ret && ret != -EINVAL)
 			break;
 		rnic_resp_complete(qp, RNIC_WC_WR_FLUSH_ERR, RNIC_WC_RECV, 0,
 				   NULL);
 	}
+	if (n == RNIC_FLUSH_BUDGET)
+		rnic_req_schedule(qp);
 out:
 	spin_unlock_bh(&resp->lock);
 }

@@ -425,6 +425,8 @@ struct rnic_channel {
  * @comp_event: its completion event, queued on @channel at most once
  * @comp_reported: completion events userspace read; the channel queue's
  *	lock
+ * @overrun: a CQE was lost to a full ring (IBV_EVENT_CQ_ERR was raised);
+ *	@lock
  *
  * The data path adds CQEs under @lock: it reads the consumer index with
  * smp_load_acquire() (a value more than the ring size behind @producer is
@@ -443,6 +445,7 @@ struct rnic_cq {
 	u32 notify_seq;
 	struct rnic_event comp_event;
 	u32 comp_reported;
+	bool overrun;
 };
 
 static inline struct rnic_cq *to_rnic_cq(struct rnic_uobj *uobj)
@@ -567,13 +570,10 @@ struct rnic_av {
  * @pd: its protection domain, a counted reference (pd->uobj.users)
  * @av: the address, immutable
  *
- * The data path will find an AH by the handle of a UD send WQE in the
- * QP's own context, check that @pd is the QP's and copy @av, keeping
- * nothing after the WQE was taken. It must not do so with
- * rnic_uobj_get(): uobj.users also decides EBUSY on destroy and is dropped
- * unconditionally when the context closes; the data path needs a lifetime
- * reference (or RCU) of its own, and the context must stop its QPs before
- * it destroys AHs.
+ * The requester finds an AH by the handle of a UD send WQE in the QP's
+ * own context under RCU (uobjs are freed after a grace period), checks
+ * that @pd is the QP's and copies @av, keeping no reference: destroying
+ * the AH, or closing the context, never waits for the data path.
  */
 struct rnic_ah {
 	struct rnic_uobj uobj;
@@ -705,7 +705,7 @@ int rnic_dealloc_pd(struct rnic_ucmd *ucmd);
 int rnic_reg_mr(struct rnic_ucmd *ucmd);
 int rnic_dereg_mr(struct rnic_ucmd *ucmd);
 
-/* data path: types (engine.c) */
+/* data path: types (dp.c, req.c, resp.c) */
 
 struct rnic_kwqe;
 struct rnic_poller;
@@ -728,6 +728,8 @@ struct rnic_poller;
  * @done: the oldest WQE not completed; written to the ring's consumer
  * @offset: bytes of @next already sent
  * @psn: PSN of the next packet
+ * @ack_psn: the last PSN the peer acknowledged
+ * @ackreq_psn: the last PSN an answer was asked for (AckReq, READ, atomic)
  * @rd_atomic: RDMA READ and atomic requests waiting for their response
  * @retry_left: transport retries left for the oldest unacknowledged
  *	packet
@@ -742,7 +744,8 @@ struct rnic_poller;
  * @dead: the QP is being destroyed: nothing is scheduled any more
  * @gen: incremented when the QP is reset, so that a run that dropped the
  *	lock notices
- * @progress: when the peer last acknowledged something (jiffies)
+ * @progress: when the peer last acknowledged something, or when the
+ *	requester started to wait for an answer (jiffies)
  * @mtu: bytes per packet
  * @dqpn: destination QP (RC, UC)
  * @av: path to the destination (RC, UC)
@@ -752,7 +755,7 @@ struct rnic_poller;
  * @max_rd_atomic: READ/atomic requests in flight at most, at least 1
  *
  * @mtu .. @max_rd_atomic are copied from the attributes by
- * rnic_qp_dp_modify(), so that the data path never reads them under
+ * rnic_qp_dp_apply(), so that the data path never reads them under
  * rnic_qp.lock.
  */
 struct rnic_req {
@@ -765,6 +768,8 @@ struct rnic_req {
 	u32 done;
 	u32 offset;
 	u32 psn;
+	u32 ack_psn;
+	u32 ackreq_psn;
 	u32 rd_atomic;
 	u8 retry_left;
 	u8 rnr_left;
@@ -818,7 +823,7 @@ struct rnic_req {
  * @dqpn: where responses go (RC)
  * @av: path for responses (RC)
  *
- * @access .. @av are copied from the attributes by rnic_qp_dp_modify().
+ * @access .. @av are copied from the attributes by rnic_qp_dp_apply().
  */
 struct rnic_resp {
 	spinlock_t lock; /* see above */
@@ -904,7 +909,7 @@ void rnic_cq_notify(struct rnic_cq *cq, bool solicited);
  * @rdev: its device
  * @dp: lifetime reference of the data path: taken by whoever found the QP
  *	by number (a peer's packet, a multicast group), by its timers and
- *	work while they are pending; destroy waits for it (engine.c)
+ *	work while they are pending; destroy waits for it (dp.c, req.c, resp.c)
  * @sq_flags: the SQ's flags word (enum rnic_wq_flags) in @sq's region,
  *	or NULL without an SQ
  * @rq_flags: the RQ's flags word in @rq's region, or NULL without an RQ
@@ -912,8 +917,8 @@ void rnic_cq_notify(struct rnic_cq *cq, bool solicited);
  * @poll_node: entry in the device's polling list (poll.c)
  * @poll_prod: the SQ producer index the polling thread last kicked for
  * @poll_gen: rnic_req.gen when it did; both under the poller's lock
- * @req: requester and completer state (engine.c)
- * @resp: responder state (engine.c)
+ * @req: requester and completer state (dp.c, req.c, resp.c)
+ * @resp: responder state (dp.c, req.c, resp.c)
  *
  * Defined here rather than with the family's types: it embeds struct
  * rnic_av, which comes after them.
@@ -967,7 +972,7 @@ bool rnic_gid_is_mcast(const u8 *gid);
 bool rnic_mcast_attached(struct rnic_qp *qp);
 void rnic_mcast_detach_all(struct rnic_qp *qp);
 
-/* data path: functions (engine.c, poll.c) */
+/* data path: functions (dp.c, req.c, resp.c, poll.c) */
 int rnic_dp_init(void);
 void rnic_dp_exit(void);
 int rnic_dev_dp_init(struct rnic_dev *rdev);

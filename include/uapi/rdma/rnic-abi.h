@@ -1257,9 +1257,9 @@ struct rnic_send_wqe {
  * SQPOLL rule), so no wake-up is lost. Kicking when not needed is
  * harmless.
  *
- * The kernel consumes an entry when it starts the work request, copying
- * it once; it stores the consumer index (store-release) when the work
- * request is completed (a CQE written, or retired silently when
+ * The kernel copies an entry once, when it fetches it (to start it, or
+ * to flush it); it stores the consumer index (store-release) when the
+ * work request is completed (a CQE written, or retired silently when
  * unsignaled), so a slot below the consumer index may be reused.
  * Userspace must not change entries between the consumer and producer
  * indexes: the kernel may have read them or not.
@@ -1318,13 +1318,19 @@ struct rnic_kick_sq {
  *
  * - a send entry with an unknown opcode, an opcode the QP type does not
  *   have, non-zero reserved fields or flags, too many SGEs or inline
- *   bytes, a length sum that overflows or exceeds max_msg_sz, or (UD) an
- *   address handle that is not an AH of the QP's PD, completes with
- *   IBV_WC_LOC_QP_OP_ERR and moves the QP to ERR (RC) or SQE (UC, UD);
+ *   bytes, or (UD) an address handle that is not an AH of the QP's PD,
+ *   completes with IBV_WC_LOC_QP_OP_ERR and moves the QP to ERR (RC) or
+ *   SQE (UC, UD); one longer than max_msg_sz (UD: the path MTU) does so
+ *   with IBV_WC_LOC_LEN_ERR;
  * - a receive entry with too many SGEs or non-zero reserved fields
- *   completes with IBV_WC_LOC_QP_OP_ERR and moves the QP to ERR;
+ *   completes with IBV_WC_LOC_QP_OP_ERR and moves the QP to ERR
+ *   (IBV_EVENT_QP_FATAL);
  * - a producer index more than the ring size ahead of the consumer moves
- *   the QP to ERR (IBV_EVENT_QP_FATAL) without reading any entry.
+ *   the QP to ERR (IBV_EVENT_QP_FATAL) without reading any entry; while
+ *   flushing, it just ends the flush.
+ *
+ * Both ends of a connection must use the same path MTU, as in IB: it
+ * decides how a READ's responses are counted.
  *
  * SGE addresses and lengths are checked against the MR of their lkey at
  * use: IBV_WC_LOC_PROT_ERR.
