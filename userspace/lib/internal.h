@@ -5,6 +5,7 @@
 #ifndef RNIC_LIB_INTERNAL_H
 #define RNIC_LIB_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -19,6 +20,7 @@
 #define RNIC_ENV_SYSFS_DIR "RNIC_SYSFS_DIR" /* default /sys/class/rnic */
 #define RNIC_ENV_DEV_DIR "RNIC_DEV_DIR"	    /* default /dev/infiniband */
 #define RNIC_ENV_DEBUG "RNIC_DEBUG"	    /* set: say why a device is skipped */
+#define RNIC_ENV_SQ_POLL "RNIC_SQ_POLL"    /* "1": new QPs' SQs are polled */
 
 #define RNIC_SYSFS_DIR_DEFAULT "/sys/class/rnic"
 #define RNIC_DEV_DIR_DEFAULT "/dev/infiniband"
@@ -86,6 +88,120 @@ int rnic_cmd(struct ibv_context *context, unsigned long cmd, void *arg);
  */
 int rnic_destroy_obj(struct ibv_context *context, unsigned long cmd,
 		     uint32_t handle);
+
+/**
+ * struct rnic_wq - the producer side of a work queue ring: an SQ, an RQ or
+ *	an SRQ (DOC "rnic rings" in rnic-abi.h)
+ * @lock: serialises posting to this queue, and only to it
+ * @map: the mapped region, @map_size bytes; NULL for a queue without a
+ *	ring (0 work requests), which is always full
+ * @map_size: bytes mapped
+ * @producer: producer index in @map, written by us (store-release)
+ * @consumer: consumer index in @map, written by the kernel (load-acquire)
+ * @flags: flags word in @map (enum rnic_wq_flags), written by the kernel;
+ *	NULL for an SRQ, which has none
+ * @slots: entry 0 in @map
+ * @entry_size: bytes per entry
+ * @mask: @size - 1
+ * @size: number of entries; 0 without a ring
+ * @head: our copy of the producer index: the next entry to write
+ * @tail: the consumer index as last read: entries below it are free.
+ *	Read again only when the ring looks full
+ * @max_sge: SGEs per work request, as granted
+ * @max_inline: inline bytes per send work request, as granted; 0 for a
+ *	receive queue
+ *
+ * Everything but @head and @tail is fixed once the ring is mapped; @head
+ * and @tail change under @lock.
+ */
+struct rnic_wq {
+	pthread_spinlock_t lock;
+	void *map;
+	size_t map_size;
+	uint32_t *producer;
+	uint32_t *consumer;
+	uint32_t *flags;
+	char *slots;
+	uint32_t entry_size;
+	uint32_t mask;
+	uint32_t size;
+	uint32_t head;
+	uint32_t tail;
+	uint32_t max_sge;
+	uint32_t max_inline;
+};
+
+/**
+ * rnic_wq_open() - check a ring the kernel described, map it, and set up
+ *	a work queue for posting
+ * @wq: the work queue, zeroed by the caller
+ * @fd: the context's cmd_fd
+ * @ri: the ring, from a create ioctl (all zero: the queue has no ring)
+ * @flags_off: offset of the flags word in the region, or NULL if the ring
+ *	has none
+ * @nr_wr: work requests granted: must be the ring's entries (0: no ring)
+ * @room: bytes an entry needs: header and SGEs or inline data
+ *
+ * Return: 0; EPROTO if the kernel's answer does not fit the contract (the
+ * entries would not hold @room bytes, are not a power of two, or the
+ * indexes or entries lie outside the region or on top of each other); or
+ * the errno value of a failed mmap() or pthread_spin_init().
+ */
+int rnic_wq_open(struct rnic_wq *wq, int fd, const struct rnic_ring_info *ri,
+		 const uint32_t *flags_off, uint32_t nr_wr, uint64_t room);
+
+/* rnic_wq_close() - unmap a work queue's ring; undoes rnic_wq_open(). */
+void rnic_wq_close(struct rnic_wq *wq);
+
+/*
+ * rnic_wq_sync() - take our copies of the indexes from the ring, after
+ * the kernel set them (at creation, on a move to RESET).
+ */
+void rnic_wq_sync(struct rnic_wq *wq);
+
+/**
+ * struct rnic_qp - librnic's side of a struct ibv_qp
+ * @ibqp: what the application sees
+ * @sq_sig_all: as created
+ * @sq_poll: created with RNIC_CREATE_QP_SQ_POLL: kick only when the
+ *	polling thread asks for it
+ * @send_opcodes: bit n set: ibv_wr_opcode n is allowed on this QP type
+ * @sq: the send queue
+ * @rq: the receive queue (no ring with an SRQ)
+ */
+struct rnic_qp {
+	struct ibv_qp ibqp;
+	int sq_sig_all;
+	bool sq_poll;
+	uint32_t send_opcodes;
+	struct rnic_wq sq;
+	struct rnic_wq rq;
+};
+
+static inline struct rnic_qp *to_rqp(struct ibv_qp *ibqp)
+{
+	return container_of(ibqp, struct rnic_qp, ibqp);
+}
+
+/* rnic_qp_send_opcodes() - the struct rnic_qp.send_opcodes of a QP type */
+uint32_t rnic_qp_send_opcodes(enum ibv_qp_type qp_type);
+
+/**
+ * struct rnic_srq - librnic's side of a struct ibv_srq
+ * @ibsrq: what the application sees
+ * @max_wr: work requests granted, the ring's entries
+ * @rq: the receive ring
+ */
+struct rnic_srq {
+	struct ibv_srq ibsrq;
+	uint32_t max_wr;
+	struct rnic_wq rq;
+};
+
+static inline struct rnic_srq *to_rsrq(struct ibv_srq *ibsrq)
+{
+	return container_of(ibsrq, struct rnic_srq, ibsrq);
+}
 
 /* rnic_debug() - print to stderr when RNIC_DEBUG is set in the environment. */
 void rnic_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -3,62 +3,65 @@
  * librnic: queue pairs and multicast.
  *
  * The kernel allocates a QP's send and receive rings; ibv_create_qp() maps
- * them, so that posting work requests can go without a system call, and
- * ibv_destroy_qp() unmaps them. The state machine and every check of the
+ * them (wq.c), so that posting work requests (post.c) writes to them
+ * directly, and ibv_destroy_qp() unmaps them. With RNIC_SQ_POLL=1 in the
+ * environment, QPs with a send queue are created with
+ * RNIC_CREATE_QP_SQ_POLL. The state machine and every check of the
  * attributes are the kernel's: ibv_modify_qp() only translates.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "internal.h"
 
-/**
- * struct rnic_qp - librnic's side of a struct ibv_qp
- * @ibqp: what the application sees
- * @sq_sig_all: as created
- * @sq_info: the send ring's layout, as the kernel returned it (all zero
- *	without a send queue)
- * @rq_info: the receive ring's layout (all zero without a receive queue)
- * @sq: the send ring, mapped, or NULL
- * @rq: the receive ring, mapped, or NULL
+/* Bytes a send entry needs after the header: SGEs or inline data. */
+static uint64_t send_room(const struct rnic_qp_cap *cap)
+{
+	uint64_t sges = (uint64_t)cap->max_send_sge * sizeof(struct rnic_sge);
+
+	return sges > cap->max_inline_data ? sges : cap->max_inline_data;
+}
+
+/*
+ * Check and map both rings of a QP the kernel created. The granted sizes
+ * are what posting checks against, so they are kept with the rings.
  */
-struct rnic_qp {
-	struct ibv_qp ibqp;
-	int sq_sig_all;
-	struct rnic_ring_info sq_info;
-	struct rnic_ring_info rq_info;
-	void *sq;
-	void *rq;
-};
-
-static struct rnic_qp *to_rqp(struct ibv_qp *ibqp)
+static int qp_map(struct rnic_qp *qp, int fd, const struct rnic_create_qp *cmd)
 {
-	return container_of(ibqp, struct rnic_qp, ibqp);
+	const struct rnic_qp_cap *cap = &cmd->out_cap;
+	int ret;
+
+	qp->sq.max_sge = cap->max_send_sge;
+	qp->sq.max_inline = cap->max_inline_data;
+	ret = rnic_wq_open(&qp->sq, fd, &cmd->out_sq, &cmd->out_sq_flags_off,
+			   cap->max_send_wr,
+			   sizeof(struct rnic_send_wqe) + send_room(cap));
+	if (ret)
+		return ret;
+	qp->rq.max_sge = cap->max_recv_sge;
+	ret = rnic_wq_open(&qp->rq, fd, &cmd->out_rq, &cmd->out_rq_flags_off,
+			   cap->max_recv_wr,
+			   sizeof(struct rnic_recv_wqe) +
+			   (uint64_t)cap->max_recv_sge * sizeof(struct rnic_sge));
+	if (ret)
+		rnic_wq_close(&qp->sq);
+	return ret;
 }
 
-/* Map a ring, or nothing for a queue without one; 0 or an errno value. */
-static int map_ring(struct ibv_context *context,
-		    const struct rnic_ring_info *info, void **ring)
+static void qp_unmap(struct rnic_qp *qp)
 {
-	void *p;
-
-	*ring = NULL;
-	if (!info->size)
-		return 0;
-	p = mmap(NULL, info->size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 context->cmd_fd, (off_t)info->offset);
-	if (p == MAP_FAILED)
-		return errno;
-	*ring = p;
-	return 0;
+	rnic_wq_close(&qp->rq);
+	rnic_wq_close(&qp->sq);
 }
 
-static void unmap_ring(const struct rnic_ring_info *info, void *ring)
+/* RNIC_SQ_POLL=1: the kernel's polling thread watches new send queues. */
+static bool sq_poll_wanted(void)
 {
-	if (ring)
-		munmap(ring, info->size);
+	const char *v = secure_getenv(RNIC_ENV_SQ_POLL);
+
+	return v && !strcmp(v, "1");
 }
 
 static void cap_from_kernel(struct ibv_qp_cap *cap,
@@ -114,6 +117,8 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 	}
 	if (qp_init_attr->sq_sig_all)
 		cmd.flags |= RNIC_CREATE_QP_SQ_SIG_ALL;
+	if (cap->max_send_wr && sq_poll_wanted())
+		cmd.flags |= RNIC_CREATE_QP_SQ_POLL;
 
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
@@ -124,17 +129,12 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 	if (ret)
 		goto err_free;
 
-	qp->sq_info = cmd.out_sq;
-	qp->rq_info = cmd.out_rq;
-	ret = map_ring(pd->context, &qp->sq_info, &qp->sq);
+	ret = qp_map(qp, pd->context->cmd_fd, &cmd);
 	if (ret)
 		goto err_destroy;
-	ret = map_ring(pd->context, &qp->rq_info, &qp->rq);
-	if (ret)
-		goto err_unmap_sq;
 	ret = pthread_mutex_init(&qp->ibqp.mutex, NULL);
 	if (ret)
-		goto err_unmap_rq;
+		goto err_unmap;
 	ret = pthread_cond_init(&qp->ibqp.cond, NULL);
 	if (ret)
 		goto err_mutex;
@@ -150,15 +150,15 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 	qp->ibqp.state = IBV_QPS_RESET;
 	qp->ibqp.qp_type = qp_init_attr->qp_type;
 	qp->sq_sig_all = qp_init_attr->sq_sig_all;
+	qp->sq_poll = cmd.flags & RNIC_CREATE_QP_SQ_POLL;
+	qp->send_opcodes = rnic_qp_send_opcodes(qp_init_attr->qp_type);
 	cap_from_kernel(cap, &cmd.out_cap);
 	return &qp->ibqp;
 
 err_mutex:
 	pthread_mutex_destroy(&qp->ibqp.mutex);
-err_unmap_rq:
-	unmap_ring(&qp->rq_info, qp->rq);
-err_unmap_sq:
-	unmap_ring(&qp->sq_info, qp->sq);
+err_unmap:
+	qp_unmap(qp);
 err_destroy:
 	destroy_cmd(pd->context, cmd.out_handle, &reported);
 err_free:
@@ -181,8 +181,7 @@ int ibv_destroy_qp(struct ibv_qp *ibqp)
 	while (ibqp->events_completed != reported)
 		pthread_cond_wait(&ibqp->cond, &ibqp->mutex);
 	pthread_mutex_unlock(&ibqp->mutex);
-	unmap_ring(&qp->rq_info, qp->rq);
-	unmap_ring(&qp->sq_info, qp->sq);
+	qp_unmap(qp);
 	pthread_cond_destroy(&ibqp->cond);
 	pthread_mutex_destroy(&ibqp->mutex);
 	free(qp);
@@ -254,8 +253,14 @@ int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 	ret = rnic_cmd(qp->context, RNIC_IOCTL_MODIFY_QP, &cmd);
 	if (ret)
 		return ret;
-	if (attr_mask & IBV_QP_STATE)
-		qp->state = attr->qp_state;
+	if (attr_mask & IBV_QP_STATE) {
+		__atomic_store_n(&qp->state, attr->qp_state, __ATOMIC_RELAXED);
+		/* The kernel set every ring index back to 0. */
+		if (attr->qp_state == IBV_QPS_RESET) {
+			rnic_wq_sync(&to_rqp(qp)->sq);
+			rnic_wq_sync(&to_rqp(qp)->rq);
+		}
+	}
 	return 0;
 }
 
@@ -307,7 +312,8 @@ int ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	init_attr->qp_type = ibqp->qp_type;
 	init_attr->sq_sig_all = qp->sq_sig_all;
 	if (attr_mask & IBV_QP_STATE)
-		ibqp->state = attr->qp_state;
+		__atomic_store_n(&ibqp->state, attr->qp_state,
+				 __ATOMIC_RELAXED);
 	return 0;
 }
 

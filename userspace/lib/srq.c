@@ -2,31 +2,14 @@
 /*
  * librnic: shared receive queues.
  *
- * The kernel allocates the receive ring; ibv_create_srq() maps it, so that
- * posting receives needs no system call, and ibv_destroy_srq() unmaps it.
+ * The kernel allocates the receive ring; ibv_create_srq() maps it (wq.c),
+ * so that posting receives (post.c) needs no system call, and
+ * ibv_destroy_srq() unmaps it.
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 
 #include "internal.h"
-
-/**
- * struct rnic_srq - librnic's side of a struct ibv_srq
- * @ibsrq: what the application sees
- * @ring: the receive ring, mapped
- * @ring_info: its layout, as the kernel returned it
- */
-struct rnic_srq {
-	struct ibv_srq ibsrq;
-	void *ring;
-	struct rnic_ring_info ring_info;
-};
-
-static struct rnic_srq *to_rsrq(struct ibv_srq *ibsrq)
-{
-	return container_of(ibsrq, struct rnic_srq, ibsrq);
-}
 
 struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 			       struct ibv_srq_init_attr *srq_init_attr)
@@ -52,14 +35,18 @@ struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 	if (ret)
 		goto err_free;
 
-	srq->ring_info = cmd.out_ring;
-	srq->ring = mmap(NULL, cmd.out_ring.size, PROT_READ | PROT_WRITE,
-			 MAP_SHARED, pd->context->cmd_fd,
-			 (off_t)cmd.out_ring.offset);
-	if (srq->ring == MAP_FAILED) {
-		ret = errno;
+	/* An SRQ always has a ring: the kernel grants at least 1 WR. */
+	ret = cmd.out_max_wr ? 0 : EPROTO;
+	srq->rq.max_sge = cmd.out_max_sge;
+	if (!ret)
+		ret = rnic_wq_open(&srq->rq, pd->context->cmd_fd,
+				   &cmd.out_ring, NULL, cmd.out_max_wr,
+				   sizeof(struct rnic_recv_wqe) +
+				   (uint64_t)cmd.out_max_sge *
+				   sizeof(struct rnic_sge));
+	if (ret)
 		goto err_destroy;
-	}
+	srq->max_wr = cmd.out_max_wr;
 	ret = pthread_mutex_init(&srq->ibsrq.mutex, NULL);
 	if (ret)
 		goto err_unmap;
@@ -78,7 +65,7 @@ struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 err_mutex:
 	pthread_mutex_destroy(&srq->ibsrq.mutex);
 err_unmap:
-	munmap(srq->ring, cmd.out_ring.size);
+	rnic_wq_close(&srq->rq);
 err_destroy:
 	destroy_cmd.handle = cmd.out_handle;
 	rnic_cmd(pd->context, RNIC_IOCTL_DESTROY_SRQ, &destroy_cmd);
@@ -138,7 +125,7 @@ int ibv_destroy_srq(struct ibv_srq *ibsrq)
 	while (ibsrq->events_completed != cmd.out_async_events_reported)
 		pthread_cond_wait(&ibsrq->cond, &ibsrq->mutex);
 	pthread_mutex_unlock(&ibsrq->mutex);
-	munmap(srq->ring, srq->ring_info.size);
+	rnic_wq_close(&srq->rq);
 	pthread_cond_destroy(&ibsrq->cond);
 	pthread_mutex_destroy(&ibsrq->mutex);
 	free(srq);

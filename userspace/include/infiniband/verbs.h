@@ -8,8 +8,8 @@
  * against librnic (pkg-config --cflags --libs rnic). It is NOT binary
  * compatible: librnic is a library of its own, not a libibverbs provider.
  *
- * Only what librnic implements is declared here; later versions add the
- * remaining verbs (PD, MR, CQ, QP, SRQ, AH, events, ...).
+ * Only functions librnic implements are declared here: there are none
+ * for the extended verbs (*_ex), memory windows or XRC.
  *
  * Documented differences from rdma-core:
  *
@@ -1207,11 +1207,17 @@ struct ibv_qp_attr {
  *	many SGEs and inline bytes as a send entry has room for
  *
  * The QP's rings are mapped into the process until ibv_destroy_qp().
+ * With RNIC_SQ_POLL=1 in the environment (ignored in set-uid programs), a
+ * QP with a send queue is created in polling mode: a kernel thread watches
+ * its send queue, so that ibv_post_send() makes no system call while that
+ * thread is awake.
  *
  * RETURN: the QP, or NULL with errno set: EINVAL for a missing or foreign
  * PD or CQ, sizes beyond the device's limits, an SRQ with a UC QP;
- * EOPNOTSUPP for a QP type rnic does not implement; ENOMEM beyond the
- * device's max_qp.
+ * EOPNOTSUPP for a QP type rnic does not implement, or for RNIC_SQ_POLL=1
+ * while rnic.ko has no polling thread (not yet); ENOMEM beyond the
+ * device's max_qp; EPROTO if the kernel described rings librnic cannot
+ * use (a kernel and librnic that disagree on the ABI).
  */
 struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 			     struct ibv_qp_init_attr *qp_init_attr);
@@ -1414,30 +1420,73 @@ struct ibv_recv_wr {
 
 /**
  * ibv_post_send() - post a list of send work requests
- * @qp: the QP, in RTS or SQD (or ERR: the requests complete with
+ * @qp: the QP, in RTS, SQD or SQE (or ERR: the requests complete with
  *	IBV_WC_WR_FLUSH_ERR)
  * @wr: the first work request
- * @bad_wr: set to the first work request that was not posted
+ * @bad_wr: on failure, set to the first work request that was not posted;
+ *	untouched on success
  *
- * The requests are written to the QP's mapped send ring; one doorbell
- * (RNIC_IOCTL_KICK_SQ) starts them, none when the context polls (the
- * RNIC_SQ_POLL environment variable) and the polling thread is awake.
+ * Each work request is checked, in this order, and the first bad one
+ * stops the list: the QP's state (as of the last ibv_modify_qp() or
+ * ibv_query_qp() with IBV_QP_STATE) must be RTS, SQD, SQE or ERR; the
+ * opcode must be one the QP type has (RC: RDMA WRITE with or without
+ * immediate, SEND with or without immediate, RDMA READ, both atomics;
+ * UC: the WRITEs and SENDs; UD: the SENDs); @send_flags may have only
+ * IBV_SEND_FENCE, IBV_SEND_SIGNALED, IBV_SEND_SOLICITED and
+ * IBV_SEND_INLINE; num_sge must be 0 .. max_send_sge, or with
+ * IBV_SEND_INLINE (WRITEs and SENDs only) any number of SGEs whose lengths
+ * add up to at most max_inline_data; an atomic needs exactly one 8-byte
+ * SGE; a UD work request needs wr.ud.ah. Then the send queue must have a
+ * free entry. A QP created with 0 send work requests has none.
  *
- * RETURN: 0, or an errno value: EINVAL for a QP in RESET, INIT or RTR, an
- * opcode the QP type does not have, too many SGEs, too much inline data
- * or a bad flag; ENOMEM when the send queue is full.
+ * With IBV_SEND_INLINE the bytes the SGEs point to (virtual addresses;
+ * lkeys are ignored) are copied into the send queue before the call
+ * returns: the buffers may be reused at once and need no MR. The kernel
+ * checks the rest (SGEs against their MRs, remote keys, an atomic's
+ * 8-byte alignment, the AH's PD) when it executes the work request, and
+ * reports a failure in its work completion.
+ *
+ * The work requests before the bad one are posted: written to the QP's
+ * mapped send queue and published together. Then one doorbell
+ * (RNIC_IOCTL_KICK_SQ) starts them. If the environment had RNIC_SQ_POLL=1
+ * when the QP was created (ignored in set-uid programs), a kernel thread
+ * polls its send queue and the doorbell is rung only when that thread has
+ * gone to sleep; otherwise ibv_post_send() always makes that one system
+ * call. A failed doorbell does not fail the call: the work requests are
+ * posted and start with the next doorbell; with RNIC_DEBUG set the
+ * failure is reported on stderr (it is not expected but once the device
+ * is gone, which IBV_EVENT_DEVICE_FATAL reports).
+ *
+ * Threads may post to the same QP at once; posting to different QPs
+ * shares no lock.
+ *
+ * RETURN: 0, or an errno value (errno is set too): EINVAL for a QP in
+ * RESET, INIT or RTR, an opcode the QP type does not have, a bad flag,
+ * too many SGEs, too much inline data, inline data with RDMA READ or an
+ * atomic, an atomic without exactly one 8-byte SGE, a UD work request
+ * without an address handle; ENOMEM when the send queue is full.
  */
 int ibv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		  struct ibv_send_wr **bad_wr);
 
 /**
  * ibv_post_recv() - post a list of receive work requests; no system call
+ *	but to flush
  * @qp: the QP, in INIT or a later state, without an SRQ
  * @wr: the first work request
- * @bad_wr: set to the first work request that was not posted
+ * @bad_wr: on failure, set to the first work request that was not posted;
+ *	untouched on success
  *
- * RETURN: 0, or an errno value: EINVAL for a QP in RESET, a QP with an
- * SRQ or too many SGEs; ENOMEM when the receive queue is full.
+ * The work requests before the first bad one (num_sge not 0 ..
+ * max_recv_sge) or the first that finds the receive queue full are
+ * written to the QP's mapped receive queue and published together. On a
+ * QP the kernel has moved to ERR, one RNIC_IOCTL_KICK_SQ asks it to flush
+ * them (each completes with IBV_WC_WR_FLUSH_ERR); otherwise no system call
+ * is made. Threads may post to the same QP at once.
+ *
+ * RETURN: 0, or an errno value (errno is set too): EINVAL for a QP in
+ * RESET, a QP with an SRQ or too many SGEs; ENOMEM when the receive queue
+ * is full (always, for a QP created with 0 receive work requests).
  */
 int ibv_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 		  struct ibv_recv_wr **bad_wr);
@@ -1447,10 +1496,14 @@ int ibv_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
  *	no system call
  * @srq: the SRQ
  * @recv_wr: the first work request
- * @bad_recv_wr: set to the first work request that was not posted
+ * @bad_recv_wr: on failure, set to the first work request that was not
+ *	posted; untouched on success
  *
- * RETURN: 0, or an errno value: EINVAL for too many SGEs; ENOMEM when the
- * SRQ is full.
+ * As ibv_post_recv(), with the SRQ's max_sge. Threads may post to the same
+ * SRQ at once.
+ *
+ * RETURN: 0, or an errno value (errno is set too): EINVAL for too many
+ * SGEs; ENOMEM when the SRQ is full.
  */
 int ibv_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *recv_wr,
 		      struct ibv_recv_wr **bad_recv_wr);
@@ -1466,7 +1519,8 @@ int ibv_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *recv_wr,
  *
  * RETURN: the SRQ, or NULL with errno set: EINVAL for a bad size or
  * limit or a PD of another context, ENOMEM beyond the device's max_srq,
- * ENODEV if the device was removed.
+ * ENODEV if the device was removed, EPROTO if the kernel described a ring
+ * librnic cannot use.
  */
 struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 			       struct ibv_srq_init_attr *srq_init_attr);

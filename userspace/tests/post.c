@@ -1,0 +1,1744 @@
+// SPDX-License-Identifier: (GPL-2.0 OR MIT)
+/*
+ * The data path (ibv_post_send(), ibv_post_recv(), ibv_post_srq_recv())
+ * against a fake kernel, as in context.c: the device node is a symlink to
+ * /dev/null, and this program defines ioctl(), mmap() and munmap(), which
+ * take precedence over libc's for librnic's calls. The fake answers the
+ * create ioctls with rings laid out as rnic.ko lays them out, in a memfd:
+ * librnic's mmap() of the device maps the memfd instead, and the tests
+ * read what librnic wrote (and play the kernel's part of the indexes and
+ * flags words) through a mapping of their own.
+ */
+#include "fake-sysfs.h"
+
+#include <endian.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/rnic-abi.h>
+
+#include "tap.h"
+
+static struct fake fk;
+static dev_t null_rdev;
+
+/* ---- the fake kernel ------------------------------------------------- */
+
+#define FAKE_PAGE	4096u
+#define FAKE_MEM_SIZE	(64u << 20)
+/* rnic.ko's layout: each index in a cache line, the entries after them. */
+#define FAKE_PROD_OFF	0u
+#define FAKE_CONS_OFF	64u
+#define FAKE_FLAGS_OFF	68u	/* in the consumer's cache line */
+#define FAKE_ENTS_OFF	128u
+#define FAKE_ARM_OFF	68u
+#define FAKE_MAX_QP_WR	16384u
+#define FAKE_MAX_SGE	32u
+#define FAKE_PATTERN	0xa5	/* unwritten entry bytes */
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static int mem_fd = -1;		/* the rings' memory */
+static char *mem;		/* the tests' view of it */
+static uint32_t mem_next;	/* bump allocator, page-aligned */
+
+static unsigned int fake_calls;	   /* rnic ioctls seen */
+static unsigned int fake_bad_args; /* malformed requests */
+static int fake_mmap_fail;	   /* errno for the next fake mmap() */
+static int fake_mmap_fail_skip;	   /* ... after this many succeed */
+static int fake_maps_live;	   /* fake regions mapped by librnic */
+static unsigned int fake_destroys; /* RNIC_IOCTL_DESTROY_QP/SRQ seen */
+static uint32_t fake_start_index;  /* indexes of the rings created */
+
+/* What RNIC_IOCTL_KICK_SQ saw. */
+static unsigned int kicks;
+static uint32_t kick_flags;
+static uint32_t kick_handle;
+static int fake_kick_err;
+
+/* The last RNIC_IOCTL_CREATE_QP, and a hook to corrupt its answer. */
+static struct rnic_create_qp last_create_qp;
+static void (*tamper_qp)(struct rnic_create_qp *q);
+static void (*tamper_srq)(struct rnic_create_srq *q);
+
+#define FAKE_MAX_OBJS 128
+struct fake_qp {
+	struct rnic_create_qp cmd; /* as answered (before any tampering) */
+};
+static struct fake_qp fqps[FAKE_MAX_OBJS];
+static unsigned int nr_qps;
+static struct rnic_create_srq fsrqs[FAKE_MAX_OBJS];
+static unsigned int nr_srqs;
+static uint32_t next_handle = 1;
+
+struct fake_map {
+	void *addr;
+	size_t len;
+};
+static struct fake_map maps[FAKE_MAX_OBJS];
+
+#define FAKE_CHECK(q, reserved_ok)                                          \
+	do {                                                                \
+		if ((q)->size != sizeof(*(q)) || (q)->flags || !(reserved_ok)) { \
+			fake_bad_args++;                                    \
+			return EINVAL;                                      \
+		}                                                           \
+	} while (0)
+
+static uint32_t roundup_pow2(uint32_t v)
+{
+	uint32_t r = 1;
+
+	while (r < v)
+		r <<= 1;
+	return r;
+}
+
+/* A zeroed ring region with the entries filled with FAKE_PATTERN. */
+static void fake_ring(struct rnic_ring_info *ri, uint32_t entries,
+		      uint32_t entry_size)
+{
+	uint32_t size = FAKE_ENTS_OFF + entries * entry_size;
+
+	size = (size + FAKE_PAGE - 1) & ~(FAKE_PAGE - 1);
+	if (mem_next + size > FAKE_MEM_SIZE) {
+		printf("Bail out! fake ring memory exhausted\n");
+		exit(1);
+	}
+	memset(ri, 0, sizeof(*ri));
+	ri->offset = mem_next;
+	ri->size = size;
+	ri->entries = entries;
+	ri->entry_size = entry_size;
+	ri->producer_off = FAKE_PROD_OFF;
+	ri->consumer_off = FAKE_CONS_OFF;
+	ri->entries_off = FAKE_ENTS_OFF;
+	memset(mem + mem_next, 0, FAKE_ENTS_OFF);
+	memset(mem + mem_next + FAKE_ENTS_OFF, FAKE_PATTERN,
+	       size - FAKE_ENTS_OFF);
+	*(uint32_t *)(mem + mem_next + FAKE_PROD_OFF) = fake_start_index;
+	*(uint32_t *)(mem + mem_next + FAKE_CONS_OFF) = fake_start_index;
+	mem_next += size;
+}
+
+static int fake_create_async_fd(struct rnic_create_async_fd *q)
+{
+	FAKE_CHECK(q, !q->__reserved);
+	q->out_fd = eventfd(0, EFD_CLOEXEC);
+	return q->out_fd < 0 ? errno : 0;
+}
+
+static int fake_query_device(struct rnic_query_device *q)
+{
+	FAKE_CHECK(q, !q->__reserved);
+	q->out_max_qp_wr = FAKE_MAX_QP_WR;
+	q->out_max_sge = FAKE_MAX_SGE;
+	q->out_num_comp_vectors = 1;
+	q->out_phys_port_cnt = 1;
+	return 0;
+}
+
+static int fake_alloc_pd(struct rnic_alloc_pd *q)
+{
+	FAKE_CHECK(q, !q->__reserved);
+	q->out_handle = next_handle++;
+	return 0;
+}
+
+static int fake_destroy(struct rnic_destroy *q)
+{
+	FAKE_CHECK(q, !q->__reserved);
+	return 0;
+}
+
+static int fake_create_cq(struct rnic_create_cq *q)
+{
+	FAKE_CHECK(q, !q->__reserved && !q->channel_handle);
+	q->out_handle = next_handle++;
+	q->out_arm_off = FAKE_ARM_OFF;
+	fake_ring(&q->out_ring, roundup_pow2(q->cqe), sizeof(struct rnic_cqe));
+	return 0;
+}
+
+static int fake_destroy_cq(struct rnic_destroy_cq *q)
+{
+	FAKE_CHECK(q, !q->__reserved);
+	q->out_comp_events_reported = 0;
+	q->out_async_events_reported = 0;
+	return 0;
+}
+
+/* rnic.ko's grant: whole rings, as many SGEs/inline bytes as fit. */
+static int fake_create_qp(struct rnic_create_qp *q)
+{
+	const uint32_t known = RNIC_CREATE_QP_SRQ | RNIC_CREATE_QP_SQ_SIG_ALL |
+			       RNIC_CREATE_QP_SQ_POLL;
+	struct rnic_qp_cap *c = &q->out_cap;
+	uint32_t room;
+
+	last_create_qp = *q;
+	if (q->size != sizeof(*q) || q->flags & ~known || q->__reserved ||
+	    q->cap.__reserved) {
+		fake_bad_args++;
+		return EINVAL;
+	}
+	if (nr_qps == FAKE_MAX_OBJS)
+		return ENOMEM;
+	memset(c, 0, sizeof(*c));
+	c->max_send_wr = q->cap.max_send_wr ? roundup_pow2(q->cap.max_send_wr) : 0;
+	room = q->cap.max_send_sge * 16;
+	if (room < ((q->cap.max_inline_data + 15) & ~15u))
+		room = (q->cap.max_inline_data + 15) & ~15u;
+	c->max_send_sge = room / 16 > FAKE_MAX_SGE ? FAKE_MAX_SGE : room / 16;
+	c->max_inline_data = room > RNIC_MAX_INLINE_DATA ?
+			     RNIC_MAX_INLINE_DATA : room;
+	if (!(q->flags & RNIC_CREATE_QP_SRQ)) {
+		c->max_recv_wr = q->cap.max_recv_wr ?
+				 roundup_pow2(q->cap.max_recv_wr) : 0;
+		c->max_recv_sge = q->cap.max_recv_sge;
+	}
+	memset(&q->out_sq, 0, sizeof(q->out_sq));
+	memset(&q->out_rq, 0, sizeof(q->out_rq));
+	q->out_sq_flags_off = 0;
+	q->out_rq_flags_off = 0;
+	if (c->max_send_wr) {
+		fake_ring(&q->out_sq, c->max_send_wr,
+			  sizeof(struct rnic_send_wqe) +
+			  (room > c->max_inline_data ? room : c->max_inline_data));
+		q->out_sq_flags_off = FAKE_FLAGS_OFF;
+	}
+	if (c->max_recv_wr) {
+		fake_ring(&q->out_rq, c->max_recv_wr,
+			  sizeof(struct rnic_recv_wqe) + c->max_recv_sge * 16);
+		q->out_rq_flags_off = FAKE_FLAGS_OFF;
+	}
+	q->out_handle = next_handle++;
+	q->out_qp_num = 0x100 + nr_qps;
+	fqps[nr_qps++].cmd = *q;
+	if (tamper_qp)
+		tamper_qp(q);
+	return 0;
+}
+
+static struct fake_qp *fake_qp_of(uint32_t handle)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_qps; i++)
+		if (fqps[i].cmd.out_handle == handle)
+			return &fqps[i];
+	return NULL;
+}
+
+static uint32_t *ring_word(const struct rnic_ring_info *ri, uint32_t off)
+{
+	return (uint32_t *)(mem + ri->offset + off);
+}
+
+/* Moving to RESET sets every index of both rings back to 0. */
+static int fake_modify_qp(struct rnic_modify_qp *q)
+{
+	struct fake_qp *f = fake_qp_of(q->handle);
+
+	FAKE_CHECK(q, !q->attr.__reserved);
+	if (!f)
+		return EINVAL;
+	if ((q->attr_mask & RNIC_QP_STATE) &&
+	    q->attr.qp_state == RNIC_QPS_RESET) {
+		if (f->cmd.out_sq.size) {
+			*ring_word(&f->cmd.out_sq, FAKE_PROD_OFF) = 0;
+			*ring_word(&f->cmd.out_sq, FAKE_CONS_OFF) = 0;
+		}
+		if (f->cmd.out_rq.size) {
+			*ring_word(&f->cmd.out_rq, FAKE_PROD_OFF) = 0;
+			*ring_word(&f->cmd.out_rq, FAKE_CONS_OFF) = 0;
+		}
+	}
+	return 0;
+}
+
+static int fake_destroy_qp(struct rnic_destroy_qp *q)
+{
+	FAKE_CHECK(q, !q->__reserved);
+	fake_destroys++;
+	q->out_async_events_reported = 0;
+	return 0;
+}
+
+static int fake_create_srq(struct rnic_create_srq *q)
+{
+	FAKE_CHECK(q, !q->__reserved);
+	if (nr_srqs == FAKE_MAX_OBJS)
+		return ENOMEM;
+	q->out_handle = next_handle++;
+	q->out_max_wr = roundup_pow2(q->max_wr);
+	q->out_max_sge = q->max_sge;
+	fake_ring(&q->out_ring, q->out_max_wr,
+		  sizeof(struct rnic_recv_wqe) + q->out_max_sge * 16);
+	fsrqs[nr_srqs++] = *q;
+	if (tamper_srq)
+		tamper_srq(q);
+	return 0;
+}
+
+static int fake_destroy_srq(struct rnic_destroy_srq *q)
+{
+	FAKE_CHECK(q, !q->__reserved);
+	fake_destroys++;
+	q->out_async_events_reported = 0;
+	return 0;
+}
+
+static int fake_create_ah(struct rnic_create_ah *q)
+{
+	FAKE_CHECK(q, 1);
+	q->out_handle = 0x1000 + next_handle++;
+	return 0;
+}
+
+static int fake_kick_sq(struct rnic_kick_sq *q)
+{
+	if (q->size != sizeof(*q) || q->flags & ~(uint32_t)RNIC_KICK_RQ ||
+	    q->__reserved) {
+		__atomic_add_fetch(&fake_bad_args, 1, __ATOMIC_RELAXED);
+		return EINVAL;
+	}
+	__atomic_add_fetch(&kicks, 1, __ATOMIC_RELAXED);
+	kick_flags = q->flags;
+	kick_handle = q->qp_handle;
+	return fake_kick_err;
+}
+
+static bool is_fake_fd(int fd)
+{
+	struct stat st;
+
+	return !fstat(fd, &st) && S_ISCHR(st.st_mode) &&
+	       st.st_rdev == null_rdev;
+}
+
+int ioctl(int fd, unsigned long request, ...)
+{
+	va_list ap;
+	void *arg;
+	int err;
+
+	va_start(ap, request);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+
+	if (!is_fake_fd(fd) || _IOC_TYPE(request) != RNIC_IOCTL_MAGIC)
+		return (int)syscall(SYS_ioctl, fd, request, arg);
+
+	__atomic_add_fetch(&fake_calls, 1, __ATOMIC_RELAXED);
+	switch (request) {
+	case RNIC_IOCTL_QUERY_DEVICE:
+		err = fake_query_device(arg);
+		break;
+	case RNIC_IOCTL_CREATE_ASYNC_FD:
+		err = fake_create_async_fd(arg);
+		break;
+	case RNIC_IOCTL_ALLOC_PD:
+		err = fake_alloc_pd(arg);
+		break;
+	case RNIC_IOCTL_DEALLOC_PD:
+	case RNIC_IOCTL_DESTROY_AH:
+		err = fake_destroy(arg);
+		break;
+	case RNIC_IOCTL_CREATE_CQ:
+		err = fake_create_cq(arg);
+		break;
+	case RNIC_IOCTL_DESTROY_CQ:
+		err = fake_destroy_cq(arg);
+		break;
+	case RNIC_IOCTL_CREATE_QP:
+		err = fake_create_qp(arg);
+		break;
+	case RNIC_IOCTL_MODIFY_QP:
+		err = fake_modify_qp(arg);
+		break;
+	case RNIC_IOCTL_DESTROY_QP:
+		err = fake_destroy_qp(arg);
+		break;
+	case RNIC_IOCTL_CREATE_SRQ:
+		err = fake_create_srq(arg);
+		break;
+	case RNIC_IOCTL_DESTROY_SRQ:
+		err = fake_destroy_srq(arg);
+		break;
+	case RNIC_IOCTL_CREATE_AH:
+		err = fake_create_ah(arg);
+		break;
+	case RNIC_IOCTL_KICK_SQ:
+		err = fake_kick_sq(arg);
+		break;
+	default:
+		err = ENOTTY;
+		break;
+	}
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+static void *real_mmap(void *addr, size_t len, int prot, int flags, int fd,
+		       off_t off)
+{
+	return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+}
+
+/* A region of the device is the same range of the memfd. */
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	void *p;
+	int i;
+
+	if (!is_fake_fd(fd))
+		return real_mmap(addr, len, prot, flags, fd, off);
+	if (prot != (PROT_READ | PROT_WRITE) || flags != MAP_SHARED ||
+	    off % FAKE_PAGE || off + len > mem_next) {
+		fake_bad_args++;
+		errno = EINVAL;
+		return MAP_FAILED;
+	}
+	if (fake_mmap_fail) {
+		if (fake_mmap_fail_skip) {
+			fake_mmap_fail_skip--;
+		} else {
+			errno = fake_mmap_fail;
+			fake_mmap_fail = 0;
+			return MAP_FAILED;
+		}
+	}
+	p = real_mmap(addr, len, prot, flags, mem_fd, off);
+	if (p == MAP_FAILED)
+		return p;
+	for (i = 0; i < FAKE_MAX_OBJS; i++) {
+		if (!maps[i].addr) {
+			maps[i].addr = p;
+			maps[i].len = len;
+			fake_maps_live++;
+			break;
+		}
+	}
+	return p;
+}
+
+int munmap(void *addr, size_t len)
+{
+	int i;
+
+	for (i = 0; i < FAKE_MAX_OBJS; i++) {
+		if (maps[i].addr == addr) {
+			if (maps[i].len != len)
+				fake_bad_args++;
+			maps[i].addr = NULL;
+			fake_maps_live--;
+			break;
+		}
+	}
+	return (int)syscall(SYS_munmap, addr, len);
+}
+
+/* ---- helpers ------------------------------------------------------- */
+
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static struct ibv_cq *cq;
+static struct ibv_ah *ah;
+
+struct caps {
+	uint32_t swr, rwr, ssge, rsge, inl;
+};
+
+static struct ibv_qp *make_qp(enum ibv_qp_type type, struct caps c,
+			      struct ibv_srq *srq)
+{
+	struct ibv_qp_init_attr a = {
+		.send_cq = cq,
+		.recv_cq = cq,
+		.srq = srq,
+		.qp_type = type,
+		.cap = {
+			.max_send_wr = c.swr,
+			.max_recv_wr = c.rwr,
+			.max_send_sge = c.ssge,
+			.max_recv_sge = c.rsge,
+			.max_inline_data = c.inl,
+		},
+	};
+
+	return ibv_create_qp(pd, &a);
+}
+
+static int set_state(struct ibv_qp *qp, enum ibv_qp_state s)
+{
+	struct ibv_qp_attr a = { .qp_state = s };
+
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE);
+}
+
+static const struct rnic_ring_info *sq_of(struct ibv_qp *qp)
+{
+	return &fake_qp_of(qp->handle)->cmd.out_sq;
+}
+
+static const struct rnic_ring_info *rq_of(struct ibv_qp *qp)
+{
+	return &fake_qp_of(qp->handle)->cmd.out_rq;
+}
+
+static const struct rnic_ring_info *srq_ring_of(struct ibv_srq *srq)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_srqs; i++)
+		if (fsrqs[i].out_handle == srq->handle)
+			return &fsrqs[i].out_ring;
+	return NULL;
+}
+
+static uint32_t prod(const struct rnic_ring_info *ri)
+{
+	return __atomic_load_n(ring_word(ri, ri->producer_off),
+			       __ATOMIC_ACQUIRE);
+}
+
+static void set_cons(const struct rnic_ring_info *ri, uint32_t v)
+{
+	__atomic_store_n(ring_word(ri, ri->consumer_off), v, __ATOMIC_RELEASE);
+}
+
+static void set_flags(const struct rnic_ring_info *ri, uint32_t v)
+{
+	__atomic_store_n(ring_word(ri, FAKE_FLAGS_OFF), v, __ATOMIC_RELEASE);
+}
+
+static char *slot(const struct rnic_ring_info *ri, uint32_t idx)
+{
+	return mem + ri->offset + ri->entries_off +
+	       (size_t)(idx & (ri->entries - 1)) * ri->entry_size;
+}
+
+static struct rnic_send_wqe swqe(const struct rnic_ring_info *ri,
+				 uint32_t idx)
+{
+	struct rnic_send_wqe w;
+
+	memcpy(&w, slot(ri, idx), sizeof(w));
+	return w;
+}
+
+static bool untouched(const struct rnic_ring_info *ri, uint32_t idx)
+{
+	const char *p = slot(ri, idx);
+	uint32_t i;
+
+	for (i = 0; i < ri->entry_size; i++)
+		if ((unsigned char)p[i] != FAKE_PATTERN)
+			return false;
+	return true;
+}
+
+static void fill_pattern(const struct rnic_ring_info *ri)
+{
+	memset(mem + ri->offset + ri->entries_off, FAKE_PATTERN,
+	       (size_t)ri->entries * ri->entry_size);
+}
+
+static bool zero(const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	while (n--)
+		if (*c++)
+			return false;
+	return true;
+}
+
+/* A WR any QP type takes: SEND, one SGE (of 8 bytes: atomics like it). */
+static uint64_t buf8;
+static struct ibv_sge sge8 = { .length = 8, .lkey = 0x77 };
+
+static struct ibv_send_wr send_wr(uint64_t wr_id, enum ibv_wr_opcode op)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = wr_id,
+		.sg_list = &sge8,
+		.num_sge = 1,
+		.opcode = op,
+	};
+
+	sge8.addr = (uintptr_t)&buf8;
+	wr.wr.ud.ah = ah;
+	return wr;
+}
+
+static struct ibv_send_wr *sentinel_send = (struct ibv_send_wr *)&sge8;
+static struct ibv_recv_wr *sentinel_recv = (struct ibv_recv_wr *)&sge8;
+
+/* One bad send WR: EINVAL, bad_wr at it, nothing written, no kick. */
+static void send_bad(struct ibv_qp *qp, struct ibv_send_wr *wr,
+		     const char *what)
+{
+	const struct rnic_ring_info *ri = sq_of(qp);
+	unsigned int k = kicks;
+	uint32_t p = prod(ri);
+	struct ibv_send_wr *bad = NULL;
+	int ret;
+
+	errno = 0;
+	ret = ibv_post_send(qp, wr, &bad);
+	ok(ret == EINVAL && errno == EINVAL && bad == wr && prod(ri) == p &&
+	   untouched(ri, p) && kicks == k,
+	   "%s: EINVAL, bad_wr at it, nothing posted, no doorbell", what);
+	if (ret != EINVAL || bad != wr)
+		diag("  ret %d errno %d bad_wr %s", ret, errno,
+		     bad == wr ? "right" : "wrong");
+}
+
+/* ---- tests ------------------------------------------------------------ */
+
+static void test_create(void)
+{
+	struct caps c = { .swr = 3, .rwr = 5, .ssge = 2, .rsge = 3, .inl = 40 };
+	struct ibv_qp_init_attr a = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+		.cap = { 3, 5, 2, 3, 40 },
+	};
+	struct ibv_qp *qp;
+	int live = fake_maps_live;
+
+	qp = ibv_create_qp(pd, &a);
+	if (!ok(qp != NULL, "create an RC QP"))
+		return;
+	ok(a.cap.max_send_wr == 4 && a.cap.max_recv_wr == 8 &&
+	   a.cap.max_send_sge == 3 && a.cap.max_recv_sge == 3 &&
+	   a.cap.max_inline_data == 48, "granted sizes are written back");
+	ok(!(last_create_qp.flags & RNIC_CREATE_QP_SQ_POLL),
+	   "no RNIC_SQ_POLL: no SQ polling");
+	is_int(fake_maps_live, live + 2, "both rings mapped");
+	is_int(qp->state, IBV_QPS_RESET, "created in RESET");
+	is_int(ibv_destroy_qp(qp), 0, "destroy the QP");
+	is_int(fake_maps_live, live, "destroy unmaps both rings");
+
+	setenv("RNIC_SQ_POLL", "1", 1);
+	qp = make_qp(IBV_QPT_RC, c, NULL);
+	ok(qp && (last_create_qp.flags & RNIC_CREATE_QP_SQ_POLL),
+	   "RNIC_SQ_POLL=1: created with RNIC_CREATE_QP_SQ_POLL");
+	if (qp)
+		ibv_destroy_qp(qp);
+	c.swr = 0;
+	qp = make_qp(IBV_QPT_RC, c, NULL);
+	ok(qp && !(last_create_qp.flags & RNIC_CREATE_QP_SQ_POLL),
+	   "RNIC_SQ_POLL=1 and no send queue: no SQ polling");
+	if (qp)
+		ibv_destroy_qp(qp);
+	c.swr = 3;
+	setenv("RNIC_SQ_POLL", "0", 1);
+	qp = make_qp(IBV_QPT_RC, c, NULL);
+	ok(qp && !(last_create_qp.flags & RNIC_CREATE_QP_SQ_POLL),
+	   "RNIC_SQ_POLL=0: no SQ polling");
+	if (qp)
+		ibv_destroy_qp(qp);
+	setenv("RNIC_SQ_POLL", "yes", 1);
+	qp = make_qp(IBV_QPT_RC, c, NULL);
+	ok(qp && !(last_create_qp.flags & RNIC_CREATE_QP_SQ_POLL),
+	   "RNIC_SQ_POLL=yes: no SQ polling (only \"1\" enables)");
+	if (qp)
+		ibv_destroy_qp(qp);
+	unsetenv("RNIC_SQ_POLL");
+}
+
+/* A QP without queues maps nothing; posting finds them full. */
+static void test_no_rings(void)
+{
+	struct caps c = { 0 };
+	struct ibv_send_wr swr = send_wr(1, IBV_WR_SEND), *sbad = NULL;
+	struct ibv_recv_wr rwr = { .wr_id = 2 }, *rbad = NULL;
+	int live = fake_maps_live;
+	unsigned int k = kicks;
+	struct ibv_qp *qp;
+
+	swr.num_sge = 0; /* max_send_sge is 0 too */
+	qp = make_qp(IBV_QPT_RC, c, NULL);
+	if (!ok(qp != NULL, "create a QP with 0 send and 0 receive WRs"))
+		return;
+	is_int(fake_maps_live, live, "no ring mapped");
+	set_state(qp, IBV_QPS_RTS);
+	is_int(ibv_post_send(qp, &swr, &sbad), ENOMEM,
+	       "post_send without a send queue: ENOMEM");
+	ok(sbad == &swr && kicks == k, "bad_wr at it, no doorbell");
+	is_int(ibv_post_recv(qp, &rwr, &rbad), ENOMEM,
+	       "post_recv without a receive queue: ENOMEM");
+	ok(rbad == &rwr, "bad_wr at it");
+	ibv_destroy_qp(qp);
+}
+
+/* The kernel's answer is checked before anything is mapped. */
+static uint32_t tamper_what;
+
+static void tamper_qp_fn(struct rnic_create_qp *q)
+{
+	switch (tamper_what) {
+	case 0: /* SGEs do not fit */
+		q->out_sq.entry_size -= 8;
+		break;
+	case 1:
+		q->out_sq.entries = 3;
+		q->out_cap.max_send_wr = 3;
+		break;
+	case 2: /* not what was granted */
+		q->out_sq.entries /= 2;
+		break;
+	case 3:
+		q->out_sq.size = FAKE_ENTS_OFF + 16;
+		break;
+	case 4: /* on the producer index */
+		q->out_sq_flags_off = 0;
+		break;
+	case 5:
+		q->out_sq_flags_off = q->out_sq.size;
+		break;
+	case 6: /* unaligned */
+		q->out_rq.consumer_off = 66;
+		break;
+	case 7: /* inside an entry */
+		q->out_rq_flags_off = FAKE_ENTS_OFF + 8;
+		break;
+	case 8:
+		q->out_sq.consumer_off = q->out_sq.producer_off;
+		break;
+	case 9: /* unaligned */
+		q->out_sq.entries_off = 100;
+		break;
+	case 10:
+		q->out_cap.max_inline_data += 64;
+		break;
+	case 11:
+		q->out_cap.max_recv_sge += 1;
+		break;
+	case 12:
+		q->out_rq.producer_off = q->out_rq.size - 2;
+		break;
+	case 13:
+		q->out_sq.entries = 0;
+		break;
+	case 14: /* yet a ring */
+		q->out_cap.max_recv_wr = 0;
+		break;
+	}
+}
+
+static void tamper_srq_fn(struct rnic_create_srq *q)
+{
+	if (tamper_what == 0)
+		q->out_max_sge += 1;
+	else if (tamper_what == 1)
+		q->out_max_wr = 0;
+	else
+		q->out_ring.entries *= 2;
+}
+
+static void test_bad_rings(void)
+{
+	static const char *const what[] = {
+		"SQ entry too small for max_send_sge",
+		"SQ entries not a power of two",
+		"SQ entries not the granted max_send_wr",
+		"SQ entries past the region",
+		"SQ flags word on the producer index",
+		"SQ flags word past the region",
+		"RQ consumer index unaligned",
+		"RQ flags word inside an entry",
+		"SQ producer and consumer in one word",
+		"SQ entries unaligned",
+		"SQ entry too small for max_inline_data",
+		"RQ entry too small for max_recv_sge",
+		"RQ producer index across the region's end",
+		"SQ with max_send_wr but no entries",
+		"RQ ring with max_recv_wr 0",
+	};
+	struct caps c = { .swr = 4, .rwr = 4, .ssge = 2, .rsge = 2 };
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 4, .max_sge = 1 } };
+	int live = fake_maps_live;
+	unsigned int d, i;
+	struct ibv_srq *srq;
+	struct ibv_qp *qp;
+
+	tamper_qp = tamper_qp_fn;
+	for (i = 0; i < ARRAY_SIZE(what); i++) {
+		tamper_what = i;
+		d = fake_destroys;
+		errno = 0;
+		qp = make_qp(IBV_QPT_RC, c, NULL);
+		ok(!qp && errno == EPROTO && fake_destroys == d + 1 &&
+		   fake_maps_live == live,
+		   "%s: EPROTO, QP destroyed, nothing mapped", what[i]);
+		if (qp)
+			ibv_destroy_qp(qp);
+	}
+	tamper_qp = NULL;
+
+	/* A failed mmap() of the second ring unmaps the first. */
+	fake_mmap_fail = ENOMEM;
+	fake_mmap_fail_skip = 1;
+	d = fake_destroys;
+	errno = 0;
+	qp = make_qp(IBV_QPT_RC, c, NULL);
+	ok(!qp && errno == ENOMEM && fake_destroys == d + 1 &&
+	   fake_maps_live == live,
+	   "RQ mmap() fails: its errno, QP destroyed, SQ unmapped");
+	fake_mmap_fail = 0;
+	fake_mmap_fail_skip = 0;
+
+	tamper_srq = tamper_srq_fn;
+	for (i = 0; i < 3; i++) {
+		tamper_what = i;
+		sa.attr.max_wr = 4;
+		sa.attr.max_sge = 1;
+		d = fake_destroys;
+		errno = 0;
+		srq = ibv_create_srq(pd, &sa);
+		ok(!srq && errno == EPROTO && fake_destroys == d + 1 &&
+		   fake_maps_live == live,
+		   "SRQ %s: EPROTO, SRQ destroyed, nothing mapped",
+		   i == 0 ? "entry too small for max_sge" :
+		   i == 1 ? "with 0 max_wr" : "entries not the granted max_wr");
+		if (srq)
+			ibv_destroy_srq(srq);
+	}
+	tamper_srq = NULL;
+}
+
+static void test_send_state(void)
+{
+	static const struct {
+		enum ibv_qp_state s;
+		const char *name;
+		int ret;
+	} states[] = {
+		{ IBV_QPS_RESET, "RESET", EINVAL },
+		{ IBV_QPS_INIT, "INIT", EINVAL },
+		{ IBV_QPS_RTR, "RTR", EINVAL },
+		{ IBV_QPS_RTS, "RTS", 0 },
+		{ IBV_QPS_SQD, "SQD", 0 },
+		{ IBV_QPS_SQE, "SQE", 0 },
+		{ IBV_QPS_ERR, "ERR", 0 },
+	};
+	struct caps c = { .swr = 16, .ssge = 1 };
+	struct ibv_send_wr wr = send_wr(7, IBV_WR_SEND), *bad;
+	const struct rnic_ring_info *ri;
+	struct ibv_qp *qp;
+	unsigned int i, k;
+	uint32_t p;
+	int ret;
+
+	qp = make_qp(IBV_QPT_RC, c, NULL);
+	if (!ok(qp != NULL, "create an RC QP for the state checks"))
+		return;
+	ri = sq_of(qp);
+	for (i = 0; i < ARRAY_SIZE(states); i++) {
+		set_state(qp, states[i].s);
+		if (states[i].ret) {
+			send_bad(qp, &wr, states[i].name);
+			continue;
+		}
+		k = kicks;
+		p = prod(ri);
+		bad = sentinel_send;
+		ret = ibv_post_send(qp, &wr, &bad);
+		ok(!ret && prod(ri) == p + 1 && kicks == k + 1 &&
+		   bad == sentinel_send,
+		   "%s: posted, one doorbell, bad_wr untouched",
+		   states[i].name);
+	}
+	ibv_destroy_qp(qp);
+}
+
+static void test_opcodes(void)
+{
+	static const int ops[] = {
+		IBV_WR_RDMA_WRITE, IBV_WR_RDMA_WRITE_WITH_IMM, IBV_WR_SEND,
+		IBV_WR_SEND_WITH_IMM, IBV_WR_RDMA_READ,
+		IBV_WR_ATOMIC_CMP_AND_SWP, IBV_WR_ATOMIC_FETCH_AND_ADD,
+		IBV_WR_LOCAL_INV, IBV_WR_BIND_MW, IBV_WR_SEND_WITH_INV,
+		IBV_WR_TSO, IBV_WR_DRIVER1, IBV_WR_ATOMIC_WRITE, 12, 31, 32,
+		1000, -1,
+	};
+	static const struct {
+		enum ibv_qp_type type;
+		const char *name;
+		uint32_t allowed; /* bit per index of ops[] */
+	} types[] = {
+		{ IBV_QPT_RC, "RC", 0x7f },
+		{ IBV_QPT_UC, "UC", 0x0f },
+		{ IBV_QPT_UD, "UD", 0x0c },
+	};
+	struct caps c = { .swr = 64, .ssge = 1 };
+	struct ibv_send_wr wr, *bad;
+	const struct rnic_ring_info *ri;
+	unsigned int t, i;
+	struct ibv_qp *qp;
+	uint32_t p;
+	int ret;
+
+	for (t = 0; t < 3; t++) {
+		qp = make_qp(types[t].type, c, NULL);
+		if (!ok(qp != NULL, "create a %s QP", types[t].name))
+			continue;
+		ri = sq_of(qp);
+		set_state(qp, IBV_QPS_RTS);
+		for (i = 0; i < ARRAY_SIZE(ops); i++) {
+			wr = send_wr(i, (enum ibv_wr_opcode)ops[i]);
+			if (!(types[t].allowed & 1u << i)) {
+				char what[64];
+
+				snprintf(what, sizeof(what), "%s opcode %d",
+					 types[t].name, ops[i]);
+				send_bad(qp, &wr, what);
+				continue;
+			}
+			p = prod(ri);
+			ret = ibv_post_send(qp, &wr, &bad);
+			ok(!ret && prod(ri) == p + 1 &&
+			   swqe(ri, p).opcode == (uint32_t)ops[i] &&
+			   swqe(ri, p).wr_id == i,
+			   "%s opcode %d: posted as that opcode",
+			   types[t].name, ops[i]);
+		}
+		ibv_destroy_qp(qp);
+	}
+}
+
+static void test_send_checks(void)
+{
+	struct caps c = { .swr = 16, .ssge = 2, .inl = 32 };
+	struct ibv_sge sges[4], big[2];
+	struct ibv_send_wr wr;
+	struct ibv_qp *qp, *ud;
+	char data[64];
+	int i;
+
+	qp = make_qp(IBV_QPT_RC, c, NULL);
+	ud = make_qp(IBV_QPT_UD, c, NULL);
+	if (!ok(qp && ud, "create RC and UD QPs for the checks"))
+		goto out;
+	set_state(qp, IBV_QPS_RTS);
+	set_state(ud, IBV_QPS_RTS);
+	memset(sges, 0, sizeof(sges));
+	for (i = 0; i < 4; i++) {
+		sges[i].addr = (uintptr_t)data;
+		sges[i].length = 8;
+	}
+
+	wr = send_wr(1, IBV_WR_SEND);
+	wr.send_flags = IBV_SEND_IP_CSUM;
+	send_bad(qp, &wr, "IBV_SEND_IP_CSUM");
+	wr.send_flags = 1 << 5;
+	send_bad(qp, &wr, "unknown send flag 1 << 5");
+	wr.send_flags = IBV_SEND_SIGNALED | 1u << 31;
+	send_bad(qp, &wr, "unknown send flag 1 << 31");
+
+	wr = send_wr(2, IBV_WR_SEND);
+	wr.num_sge = -1;
+	send_bad(qp, &wr, "num_sge -1");
+	wr.sg_list = sges;
+	wr.num_sge = 3;
+	send_bad(qp, &wr, "num_sge max_send_sge + 1");
+	wr.send_flags = IBV_SEND_INLINE;
+	wr.num_sge = -1;
+	send_bad(qp, &wr, "inline with num_sge -1");
+
+	/* 8 + 8 + 8 + 9 bytes > max_inline_data 32 */
+	wr.num_sge = 4;
+	sges[3].length = 9;
+	send_bad(qp, &wr, "inline 33 bytes, max_inline_data 32");
+	sges[3].length = 8;
+	big[0].addr = big[1].addr = (uintptr_t)data;
+	big[0].length = big[1].length = 0x80000000u;
+	wr.sg_list = big;
+	wr.num_sge = 2;
+	send_bad(qp, &wr, "inline lengths whose 32-bit sum wraps to 0");
+	big[0].length = 0xffffffffu;
+	big[1].length = 2;
+	send_bad(qp, &wr, "inline lengths whose 32-bit sum wraps to 1");
+
+	wr = send_wr(3, IBV_WR_RDMA_READ);
+	wr.send_flags = IBV_SEND_INLINE;
+	send_bad(qp, &wr, "inline RDMA READ");
+	wr.opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
+	send_bad(qp, &wr, "inline compare and swap");
+	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	send_bad(qp, &wr, "inline fetch and add");
+
+	wr = send_wr(4, IBV_WR_ATOMIC_CMP_AND_SWP);
+	wr.num_sge = 0;
+	send_bad(qp, &wr, "compare and swap without an SGE");
+	wr.sg_list = sges;
+	wr.num_sge = 2;
+	send_bad(qp, &wr, "compare and swap with 2 SGEs");
+	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	wr.num_sge = 1;
+	sges[0].length = 4;
+	send_bad(qp, &wr, "fetch and add with a 4-byte SGE");
+	sges[0].length = 16;
+	send_bad(qp, &wr, "fetch and add with a 16-byte SGE");
+	sges[0].length = 8;
+
+	wr = send_wr(5, IBV_WR_SEND);
+	wr.wr.ud.ah = NULL;
+	send_bad(ud, &wr, "UD send without an address handle");
+out:
+	if (qp)
+		ibv_destroy_qp(qp);
+	if (ud)
+		ibv_destroy_qp(ud);
+}
+
+static void test_send_encoding(void)
+{
+	struct caps c = { .swr = 16, .ssge = 3, .inl = 48 };
+	struct ibv_sge sges[6] = {
+		{ 0x1111222233334444ULL, 0x1000, 0xaaaa0001 },
+		{ 0x5555666677778888ULL, 0, 0xaaaa0002 },
+		{ 0x9999aaaabbbbccccULL, 0xffffffffu, 0xaaaa0003 },
+	};
+	struct ibv_send_wr wr, *bad;
+	const struct rnic_ring_info *ri;
+	struct rnic_send_wqe w;
+	struct rnic_sge s[3];
+	char src[3][16], *inl;
+	struct ibv_qp *qp;
+	uint32_t p;
+	int i;
+
+	qp = make_qp(IBV_QPT_RC, c, NULL);
+	if (!ok(qp != NULL, "create an RC QP for the encoding"))
+		return;
+	ri = sq_of(qp);
+	set_state(qp, IBV_QPS_RTS);
+
+	/* RDMA WRITE with immediate, 3 SGEs, every flag */
+	memset(&wr, 0x5a, sizeof(wr));
+	wr.wr_id = 0x0123456789abcdefULL;
+	wr.next = NULL;
+	wr.sg_list = sges;
+	wr.num_sge = 3;
+	wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+	wr.send_flags = IBV_SEND_FENCE | IBV_SEND_SIGNALED | IBV_SEND_SOLICITED;
+	wr.imm_data = htobe32(0xfeedbeef);
+	wr.wr.rdma.remote_addr = 0xdeadbeef00c0ffeeULL;
+	wr.wr.rdma.rkey = 0x12345678;
+	p = prod(ri);
+	is_int(ibv_post_send(qp, &wr, &bad), 0, "post RDMA WRITE with imm");
+	w = swqe(ri, p);
+	ok(w.wr_id == wr.wr_id, "wr_id");
+	is_int(w.opcode, RNIC_WR_RDMA_WRITE_WITH_IMM, "opcode");
+	is_int(w.send_flags,
+	       RNIC_SEND_FENCE | RNIC_SEND_SIGNALED | RNIC_SEND_SOLICITED,
+	       "send_flags");
+	ok(w.ex.imm_data == htobe32(0xfeedbeef), "imm_data, network order");
+	is_int(w.num_sge, 3, "num_sge");
+	is_int(w.inline_len, 0, "inline_len 0");
+	is_int(w.__reserved, 0, "reserved 0");
+	ok(w.wr.rdma.remote_addr == 0xdeadbeef00c0ffeeULL &&
+	   w.wr.rdma.rkey == 0x12345678 && !w.wr.rdma.__reserved,
+	   "rdma: remote_addr, rkey, reserved 0");
+	ok(zero((char *)&w + 48, 16), "the rest of the per-opcode part is 0");
+	memcpy(s, slot(ri, p) + sizeof(w), sizeof(s));
+	ok(s[0].addr == sges[0].addr && s[0].length == sges[0].length &&
+	   s[0].lkey == sges[0].lkey && s[1].addr == sges[1].addr &&
+	   s[1].length == 0 && s[1].lkey == sges[1].lkey &&
+	   s[2].addr == sges[2].addr && s[2].length == 0xffffffffu &&
+	   s[2].lkey == sges[2].lkey, "the 3 SGEs follow the header");
+	ok(untouched(ri, p + 1), "the next entry is untouched");
+
+	/* RDMA WRITE without immediate: imm_data is not carried */
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.send_flags = 0;
+	wr.num_sge = 0;
+	p = prod(ri);
+	is_int(ibv_post_send(qp, &wr, &bad), 0, "post RDMA WRITE, 0 SGEs");
+	w = swqe(ri, p);
+	ok(w.opcode == RNIC_WR_RDMA_WRITE && !w.send_flags &&
+	   !w.ex.imm_data && !w.num_sge &&
+	   w.wr.rdma.remote_addr == 0xdeadbeef00c0ffeeULL,
+	   "WRITE: no imm_data, no flags, no SGE, remote address");
+
+	/* RDMA READ */
+	wr.opcode = IBV_WR_RDMA_READ;
+	wr.num_sge = 2;
+	wr.wr.rdma.remote_addr = 0x42;
+	wr.wr.rdma.rkey = 0x43;
+	p = prod(ri);
+	is_int(ibv_post_send(qp, &wr, &bad), 0, "post RDMA READ");
+	w = swqe(ri, p);
+	memcpy(s, slot(ri, p) + sizeof(w), sizeof(s));
+	ok(w.opcode == RNIC_WR_RDMA_READ && !w.ex.imm_data && w.num_sge == 2 &&
+	   w.wr.rdma.remote_addr == 0x42 && w.wr.rdma.rkey == 0x43 &&
+	   s[1].addr == sges[1].addr && zero((char *)&w + 48, 16),
+	   "READ: remote address, rkey, SGEs");
+
+	/* atomics */
+	wr = send_wr(0x77, IBV_WR_ATOMIC_CMP_AND_SWP);
+	memset(&wr.wr, 0x5a, sizeof(wr.wr));
+	wr.wr.atomic.remote_addr = 0x1000000000000008ULL;
+	wr.wr.atomic.compare_add = 0xc0c0c0c0c0c0c0c0ULL;
+	wr.wr.atomic.swap = 0x5050505050505050ULL;
+	wr.wr.atomic.rkey = 0xabcdef01;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	p = prod(ri);
+	is_int(ibv_post_send(qp, &wr, &bad), 0, "post compare and swap");
+	w = swqe(ri, p);
+	memcpy(s, slot(ri, p) + sizeof(w), sizeof(s[0]));
+	ok(w.opcode == RNIC_WR_ATOMIC_CMP_AND_SWP && w.num_sge == 1 &&
+	   w.wr.atomic.remote_addr == 0x1000000000000008ULL &&
+	   w.wr.atomic.compare_add == 0xc0c0c0c0c0c0c0c0ULL &&
+	   w.wr.atomic.swap == 0x5050505050505050ULL &&
+	   w.wr.atomic.rkey == 0xabcdef01 && !w.wr.atomic.__reserved &&
+	   s[0].length == 8 && s[0].lkey == 0x77 &&
+	   s[0].addr == (uintptr_t)&buf8,
+	   "compare and swap: every atomic field, the 8-byte SGE");
+	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	wr.wr.atomic.swap = 0;
+	p = prod(ri);
+	is_int(ibv_post_send(qp, &wr, &bad), 0, "post fetch and add");
+	w = swqe(ri, p);
+	ok(w.opcode == RNIC_WR_ATOMIC_FETCH_AND_ADD &&
+	   w.wr.atomic.compare_add == 0xc0c0c0c0c0c0c0c0ULL &&
+	   !w.wr.atomic.swap, "fetch and add: the value to add");
+
+	/* RC SEND: the per-opcode part is all zero */
+	wr = send_wr(0x88, IBV_WR_SEND);
+	memset(&wr.wr, 0x5a, sizeof(wr.wr));
+	wr.imm_data = 0x5a5a5a5a;
+	p = prod(ri);
+	is_int(ibv_post_send(qp, &wr, &bad), 0, "post RC SEND");
+	w = swqe(ri, p);
+	ok(w.opcode == RNIC_WR_SEND && !w.ex.imm_data &&
+	   zero(&w.wr, sizeof(w.wr)), "RC SEND: no imm_data, no remote part");
+	wr.opcode = IBV_WR_SEND_WITH_IMM;
+	wr.imm_data = htobe32(7);
+	p = prod(ri);
+	is_int(ibv_post_send(qp, &wr, &bad), 0, "post RC SEND with imm");
+	w = swqe(ri, p);
+	ok(w.ex.imm_data == htobe32(7) && zero(&w.wr, sizeof(w.wr)),
+	   "RC SEND with imm: imm_data, no remote part");
+
+	/* inline: bytes copied, lkeys and addresses not carried */
+	for (i = 0; i < 3; i++) {
+		memset(src[i], 'a' + i, sizeof(src[i]));
+		sges[i].addr = (uintptr_t)src[i];
+		sges[i].lkey = 0xdead;
+	}
+	sges[0].length = 5;
+	sges[1].length = 0;
+	sges[2].length = 11;
+	wr = send_wr(0x99, IBV_WR_SEND);
+	wr.sg_list = sges;
+	wr.num_sge = 3;
+	wr.send_flags = IBV_SEND_INLINE | IBV_SEND_SIGNALED;
+	p = prod(ri);
+	is_int(ibv_post_send(qp, &wr, &bad), 0, "post inline SEND");
+	memset(src, 0, sizeof(src)); /* copied at post time */
+	w = swqe(ri, p);
+	inl = slot(ri, p) + sizeof(w);
+	ok(w.send_flags == (RNIC_SEND_INLINE | RNIC_SEND_SIGNALED) &&
+	   w.inline_len == 16 && w.num_sge == 0,
+	   "inline: flag, inline_len 16, num_sge 0");
+	ok(!memcmp(inl, "aaaaa", 5) && !memcmp(inl + 5, "ccccccccccc", 11),
+	   "inline: the SGEs' bytes, in order, after the header");
+	ok((unsigned char)inl[16] == FAKE_PATTERN,
+	   "inline: nothing written past the data");
+
+	/* inline at max_inline_data, with more SGEs than max_send_sge */
+	for (i = 0; i < 6; i++) {
+		sges[i].addr = (uintptr_t)src;
+		sges[i].length = 8;
+	}
+	memset(src, 'z', sizeof(src));
+	wr.num_sge = 6;
+	wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+	wr.imm_data = htobe32(9);
+	wr.wr.rdma.remote_addr = 0x5000;
+	wr.wr.rdma.rkey = 5;
+	p = prod(ri);
+	is_int(ibv_post_send(qp, &wr, &bad), 0,
+	       "inline WRITE with imm: 48 bytes in 6 SGEs (max_send_sge 3)");
+	w = swqe(ri, p);
+	inl = slot(ri, p) + sizeof(w);
+	ok(w.inline_len == 48 && w.num_sge == 0 &&
+	   w.ex.imm_data == htobe32(9) && w.wr.rdma.remote_addr == 0x5000 &&
+	   w.wr.rdma.rkey == 5 && inl[0] == 'z' && inl[47] == 'z',
+	   "inline WRITE: 48 bytes, imm_data, remote address");
+	sges[5].length = 9;
+	send_bad(qp, &wr, "inline 49 bytes, max_inline_data 48");
+
+	/* exactly max_send_sge SGEs */
+	wr.send_flags = 0;
+	wr.num_sge = 3;
+	p = prod(ri);
+	is_int(ibv_post_send(qp, &wr, &bad), 0, "max_send_sge SGEs");
+	is_int(swqe(ri, p).num_sge, 3, "all of them encoded");
+	ibv_destroy_qp(qp);
+}
+
+static void test_ud_encoding(void)
+{
+	struct caps c = { .swr = 4, .ssge = 1 };
+	const struct rnic_ring_info *ri;
+	struct ibv_send_wr wr, *bad;
+	struct rnic_send_wqe w;
+	struct ibv_qp *qp;
+
+	qp = make_qp(IBV_QPT_UD, c, NULL);
+	if (!ok(qp != NULL, "create a UD QP"))
+		return;
+	ri = sq_of(qp);
+	set_state(qp, IBV_QPS_RTS);
+	wr = send_wr(0x55, IBV_WR_SEND_WITH_IMM);
+	memset(&wr.wr, 0x5a, sizeof(wr.wr));
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = 0xabcdef;
+	wr.wr.ud.remote_qkey = 0x80000000u;
+	wr.imm_data = htobe32(0x1234);
+	is_int(ibv_post_send(qp, &wr, &bad), 0, "post UD SEND with imm");
+	w = swqe(ri, 0);
+	ok(w.wr.ud.ah_handle == ah->handle && w.wr.ud.remote_qpn == 0xabcdef &&
+	   w.wr.ud.remote_qkey == 0x80000000u && !w.wr.ud.__reserved &&
+	   zero((char *)&w + 48, 16),
+	   "UD: the AH's kernel handle, remote QPN, Q_Key as given (bit 31)");
+	ok(w.ex.imm_data == htobe32(0x1234) && w.opcode == RNIC_WR_SEND_WITH_IMM,
+	   "UD: imm_data, opcode");
+	wr.opcode = IBV_WR_SEND;
+	wr.wr.ud.remote_qkey = 0x11111111;
+	is_int(ibv_post_send(qp, &wr, &bad), 0, "post UD SEND");
+	w = swqe(ri, 1);
+	ok(w.wr.ud.remote_qkey == 0x11111111 && !w.ex.imm_data,
+	   "UD SEND: Q_Key, no imm_data");
+	ibv_destroy_qp(qp);
+}
+
+static void test_send_list(void)
+{
+	struct caps c = { .swr = 4, .ssge = 1 };
+	struct ibv_send_wr wr[4], *bad;
+	const struct rnic_ring_info *ri;
+	struct ibv_qp *qp;
+	unsigned int k;
+	int i, ret;
+
+	qp = make_qp(IBV_QPT_RC, c, NULL);
+	if (!ok(qp != NULL, "create an RC QP for lists"))
+		return;
+	ri = sq_of(qp);
+	set_state(qp, IBV_QPS_RTS);
+	for (i = 0; i < 4; i++) {
+		wr[i] = send_wr(100 + i, IBV_WR_SEND);
+		wr[i].next = i < 3 ? &wr[i + 1] : NULL;
+	}
+	wr[2].send_flags = IBV_SEND_IP_CSUM;
+	k = kicks;
+	bad = NULL;
+	errno = 0;
+	ret = ibv_post_send(qp, wr, &bad);
+	ok(ret == EINVAL && errno == EINVAL && bad == &wr[2],
+	   "good, good, bad, good: EINVAL, bad_wr at the third");
+	is_int(prod(ri), 2, "the producer moved by the two good ones");
+	ok(swqe(ri, 0).wr_id == 100 && swqe(ri, 1).wr_id == 101,
+	   "the two good ones were written");
+	ok(untouched(ri, 2) && untouched(ri, 3),
+	   "nothing written for the bad one or after it");
+	is_int(kicks, k + 1, "one doorbell for what was posted");
+
+	/* first bad: nothing */
+	wr[2].send_flags = 0;
+	wr[0].num_sge = -1;
+	k = kicks;
+	ret = ibv_post_send(qp, wr, &bad);
+	ok(ret == EINVAL && bad == &wr[0] && prod(ri) == 2 && kicks == k,
+	   "first bad: EINVAL, bad_wr at it, nothing posted, no doorbell");
+
+	/* all good, wrapping around the ring */
+	wr[0].num_sge = 1;
+	set_cons(ri, 2);
+	k = kicks;
+	bad = sentinel_send;
+	ret = ibv_post_send(qp, wr, &bad);
+	ok(ret == 0 && prod(ri) == 6 && kicks == k + 1 && bad == sentinel_send,
+	   "four good ones: posted, one doorbell, bad_wr untouched");
+	ok(swqe(ri, 2).wr_id == 100 && swqe(ri, 3).wr_id == 101 &&
+	   swqe(ri, 4).wr_id == 102 && swqe(ri, 5).wr_id == 103,
+	   "indexes 2 .. 5 (slots 2, 3, 0, 1) hold them in order");
+	ibv_destroy_qp(qp);
+}
+
+static void test_full_and_wrap(void)
+{
+	struct caps c = { .swr = 4, .ssge = 1 };
+	struct ibv_send_wr wr[6], *bad;
+	const struct rnic_ring_info *ri;
+	struct ibv_qp *qp;
+	unsigned int k;
+	int i, ret;
+
+	qp = make_qp(IBV_QPT_RC, c, NULL);
+	if (!ok(qp != NULL, "create an RC QP with 4 send entries"))
+		return;
+	ri = sq_of(qp);
+	set_state(qp, IBV_QPS_RTS);
+	for (i = 0; i < 6; i++) {
+		wr[i] = send_wr(200 + i, IBV_WR_SEND);
+		wr[i].next = i < 5 ? &wr[i + 1] : NULL;
+	}
+	k = kicks;
+	errno = 0;
+	ret = ibv_post_send(qp, wr, &bad);
+	ok(ret == ENOMEM && errno == ENOMEM && bad == &wr[4] &&
+	   prod(ri) == 4 && kicks == k + 1,
+	   "6 WRs into 4 entries: ENOMEM at the fifth, 4 posted, one doorbell");
+	k = kicks;
+	ret = ibv_post_send(qp, &wr[5], &bad);
+	ok(ret == ENOMEM && bad == &wr[5] && prod(ri) == 4 && kicks == k,
+	   "full: ENOMEM, no doorbell");
+
+	set_cons(ri, 1);
+	wr[5].next = NULL;
+	ret = ibv_post_send(qp, &wr[4], &bad);
+	ok(ret == ENOMEM && bad == &wr[5] && prod(ri) == 5,
+	   "one entry freed: one posted, then ENOMEM");
+	ok(swqe(ri, 4).wr_id == 204 && swqe(ri, 1).wr_id == 201,
+	   "it reused slot 0; slot 1 still holds a live entry");
+
+	/* A consumer index ahead of the producer never frees entries. */
+	set_cons(ri, 100);
+	ret = ibv_post_send(qp, &wr[5], &bad);
+	ok(ret == ENOMEM && prod(ri) == 5 && swqe(ri, 1).wr_id == 201,
+	   "consumer index ahead of the producer: ENOMEM, nothing overwritten");
+	set_cons(ri, 5);
+	ret = ibv_post_send(qp, &wr[5], &bad);
+	ok(!ret && prod(ri) == 6 && swqe(ri, 5).wr_id == 205,
+	   "all consumed: posting goes on");
+
+	/* RESET: the kernel zeroes the indexes; so does librnic. */
+	set_state(qp, IBV_QPS_RESET);
+	set_state(qp, IBV_QPS_RTS);
+	fill_pattern(ri);
+	ret = ibv_post_send(qp, &wr[5], &bad);
+	ok(!ret && prod(ri) == 1 && swqe(ri, 0).wr_id == 205 &&
+	   untouched(ri, 1) && untouched(ri, 2),
+	   "after RESET posting starts over at index 0");
+	ibv_destroy_qp(qp);
+
+	/* The free-running indexes wrap at 2^32. */
+	fake_start_index = 0xfffffffeu;
+	qp = make_qp(IBV_QPT_RC, c, NULL);
+	fake_start_index = 0;
+	if (!ok(qp != NULL, "create an RC QP whose indexes start at 2^32 - 2"))
+		return;
+	ri = sq_of(qp);
+	set_state(qp, IBV_QPS_RTS);
+	wr[5].next = NULL;
+	ret = ibv_post_send(qp, wr, &bad);
+	ok(ret == ENOMEM && bad == &wr[4] && prod(ri) == 2,
+	   "4 posted across 2^32: producer 2, then ENOMEM");
+	ok(swqe(ri, 2).wr_id == 200 && swqe(ri, 3).wr_id == 201 &&
+	   swqe(ri, 0).wr_id == 202 && swqe(ri, 1).wr_id == 203,
+	   "indexes 2^32 - 2 .. 1 are slots 2, 3, 0, 1");
+	set_cons(ri, 0);
+	ret = ibv_post_send(qp, &wr[3], &bad);
+	ok(ret == ENOMEM && bad == &wr[5] && prod(ri) == 4 &&
+	   swqe(ri, 2).wr_id == 203 && swqe(ri, 3).wr_id == 204 &&
+	   swqe(ri, 0).wr_id == 202,
+	   "consumer at 0 frees two: two posted, then ENOMEM");
+	ibv_destroy_qp(qp);
+}
+
+static void test_doorbell(void)
+{
+	struct caps c = { .swr = 64, .ssge = 1 };
+	const struct rnic_ring_info *ri;
+	struct ibv_send_wr wr[3], *bad;
+	struct ibv_qp *qp;
+	unsigned int k;
+	int i, ret;
+
+	for (i = 0; i < 3; i++) {
+		wr[i] = send_wr(300 + i, IBV_WR_SEND);
+		wr[i].next = i < 2 ? &wr[i + 1] : NULL;
+	}
+
+	qp = make_qp(IBV_QPT_RC, c, NULL);
+	if (!ok(qp != NULL, "create an RC QP without SQ polling"))
+		return;
+	ri = sq_of(qp);
+	set_state(qp, IBV_QPS_RTS);
+	k = kicks;
+	kick_flags = 0xff;
+	ret = ibv_post_send(qp, wr, &bad);
+	ok(!ret && kicks == k + 1 && kick_handle == qp->handle &&
+	   kick_flags == 0,
+	   "three WRs: one RNIC_IOCTL_KICK_SQ with the QP's handle, flags 0");
+	fake_kick_err = ENODEV;
+	k = kicks;
+	ret = ibv_post_send(qp, wr, &bad);
+	ok(!ret && kicks == k + 1 && prod(ri) == 6,
+	   "a failed doorbell still returns 0: the WRs are posted");
+	fake_kick_err = 0;
+	ibv_destroy_qp(qp);
+
+	setenv("RNIC_SQ_POLL", "1", 1);
+	qp = make_qp(IBV_QPT_RC, c, NULL);
+	unsetenv("RNIC_SQ_POLL");
+	if (!ok(qp != NULL, "create an RC QP with SQ polling"))
+		return;
+	ri = sq_of(qp);
+	set_state(qp, IBV_QPS_RTS);
+	k = kicks;
+	ret = ibv_post_send(qp, wr, &bad);
+	ok(!ret && kicks == k && prod(ri) == 3,
+	   "polling thread awake: posted, no doorbell");
+	set_flags(ri, RNIC_WQ_ERR);
+	ret = ibv_post_send(qp, wr, &bad);
+	ok(!ret && kicks == k && prod(ri) == 6,
+	   "flags word without NEED_WAKEUP: no doorbell");
+	set_flags(ri, RNIC_SQ_NEED_WAKEUP);
+	ret = ibv_post_send(qp, wr, &bad);
+	ok(!ret && kicks == k + 1 && kick_flags == 0 &&
+	   kick_handle == qp->handle && prod(ri) == 9,
+	   "NEED_WAKEUP set: one doorbell");
+	wr[0].num_sge = -1;
+	ret = ibv_post_send(qp, wr, &bad);
+	ok(ret == EINVAL && kicks == k + 1,
+	   "NEED_WAKEUP set but nothing posted: no doorbell");
+	wr[0].num_sge = 1;
+	ibv_destroy_qp(qp);
+}
+
+static void test_recv(void)
+{
+	struct caps c = { .swr = 1, .rwr = 4, .ssge = 1, .rsge = 3 };
+	struct ibv_sge sges[4] = {
+		{ 0x1000, 10, 1 }, { 0x2000, 20, 2 }, { 0x3000, 30, 3 },
+		{ 0x4000, 40, 4 },
+	};
+	struct ibv_recv_wr wr[6], *bad;
+	const struct rnic_ring_info *ri;
+	struct rnic_recv_wqe w;
+	struct rnic_sge s[3];
+	unsigned int calls, k;
+	struct ibv_qp *qp;
+	int i, ret;
+
+	qp = make_qp(IBV_QPT_RC, c, NULL);
+	if (!ok(qp != NULL, "create an RC QP with 4 receive entries"))
+		return;
+	ri = rq_of(qp);
+	for (i = 0; i < 6; i++) {
+		memset(&wr[i], 0, sizeof(wr[i]));
+		wr[i].wr_id = 400 + i;
+		wr[i].sg_list = sges;
+		wr[i].num_sge = 1;
+		wr[i].next = i < 5 ? &wr[i + 1] : NULL;
+	}
+
+	wr[0].next = NULL;
+	errno = 0;
+	ret = ibv_post_recv(qp, wr, &bad);
+	ok(ret == EINVAL && errno == EINVAL && bad == wr && prod(ri) == 0 &&
+	   untouched(ri, 0), "RESET: EINVAL, nothing posted");
+	wr[0].next = &wr[1];
+
+	set_state(qp, IBV_QPS_INIT);
+	calls = fake_calls;
+	wr[0].num_sge = 3;
+	wr[1].num_sge = 0;
+	wr[1].next = NULL;
+	bad = sentinel_recv;
+	ret = ibv_post_recv(qp, wr, &bad);
+	ok(!ret && prod(ri) == 2 && bad == sentinel_recv,
+	   "INIT: two posted, bad_wr untouched");
+	is_int(fake_calls, calls, "no system call");
+	memcpy(&w, slot(ri, 0), sizeof(w));
+	memcpy(s, slot(ri, 0) + sizeof(w), sizeof(s));
+	ok(w.wr_id == 400 && w.num_sge == 3 && !w.__reserved,
+	   "wr_id, num_sge, reserved 0");
+	ok(s[0].addr == 0x1000 && s[0].length == 10 && s[0].lkey == 1 &&
+	   s[1].addr == 0x2000 && s[1].length == 20 && s[1].lkey == 2 &&
+	   s[2].addr == 0x3000 && s[2].length == 30 && s[2].lkey == 3,
+	   "the SGEs follow the header");
+	memcpy(&w, slot(ri, 1), sizeof(w));
+	ok(w.wr_id == 401 && w.num_sge == 0 && !w.__reserved &&
+	   (unsigned char)slot(ri, 1)[sizeof(w)] == FAKE_PATTERN,
+	   "a receive without SGEs: header only");
+
+	wr[1].next = &wr[2];
+	wr[0].num_sge = 4;
+	ret = ibv_post_recv(qp, wr, &bad);
+	ok(ret == EINVAL && bad == &wr[0] && prod(ri) == 2,
+	   "num_sge max_recv_sge + 1: EINVAL");
+	wr[0].num_sge = -1;
+	ret = ibv_post_recv(qp, wr, &bad);
+	ok(ret == EINVAL && bad == &wr[0] && prod(ri) == 2,
+	   "num_sge -1: EINVAL");
+	wr[0].num_sge = 1;
+	wr[1].num_sge = 4;
+	ret = ibv_post_recv(qp, wr, &bad);
+	ok(ret == EINVAL && bad == &wr[1] && prod(ri) == 3 &&
+	   untouched(ri, 3), "good, bad: the good one posted, bad_wr at the bad");
+	wr[1].num_sge = 1;
+
+	calls = fake_calls;
+	errno = 0;
+	ret = ibv_post_recv(qp, &wr[1], &bad);
+	ok(ret == ENOMEM && errno == ENOMEM && bad == &wr[2] &&
+	   prod(ri) == 4 && fake_calls == calls,
+	   "full after one: ENOMEM at the second, no system call");
+
+	/* ERR: flush through the doorbell with RNIC_KICK_RQ */
+	set_cons(ri, 4);
+	set_flags(ri, RNIC_WQ_ERR);
+	k = kicks;
+	wr[3].next = NULL;
+	ret = ibv_post_recv(qp, &wr[2], &bad);
+	ok(!ret && kicks == k + 1 && kick_flags == RNIC_KICK_RQ &&
+	   kick_handle == qp->handle && prod(ri) == 6,
+	   "RNIC_WQ_ERR set: one RNIC_IOCTL_KICK_SQ with RNIC_KICK_RQ");
+	wr[2].num_sge = 9;
+	ret = ibv_post_recv(qp, &wr[2], &bad);
+	ok(ret == EINVAL && kicks == k + 1,
+	   "RNIC_WQ_ERR set but nothing posted: no doorbell");
+	wr[2].num_sge = 1;
+	set_flags(ri, RNIC_SQ_NEED_WAKEUP);
+	ret = ibv_post_recv(qp, &wr[2], &bad);
+	ok(!ret && kicks == k + 1, "only RNIC_WQ_ERR asks for a flush");
+	ibv_destroy_qp(qp);
+}
+
+static void test_srq(void)
+{
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 3, .max_sge = 2 } };
+	struct caps c = { .swr = 1, .rwr = 4, .ssge = 1, .rsge = 1 };
+	struct ibv_sge sges[3] = {
+		{ 0x1000, 10, 1 }, { 0x2000, 20, 2 }, { 0x3000, 30, 3 },
+	};
+	struct ibv_recv_wr wr[5], *bad;
+	const struct rnic_ring_info *ri;
+	struct rnic_recv_wqe w;
+	struct rnic_sge s[2];
+	struct ibv_srq *srq;
+	struct ibv_qp *qp;
+	unsigned int calls;
+	int i, ret, live = fake_maps_live;
+
+	srq = ibv_create_srq(pd, &sa);
+	if (!ok(srq != NULL, "create an SRQ"))
+		return;
+	ok(sa.attr.max_wr == 4 && sa.attr.max_sge == 2,
+	   "granted sizes are written back");
+	is_int(fake_maps_live, live + 1, "its ring is mapped");
+	ri = srq_ring_of(srq);
+	for (i = 0; i < 5; i++) {
+		memset(&wr[i], 0, sizeof(wr[i]));
+		wr[i].wr_id = 500 + i;
+		wr[i].sg_list = sges;
+		wr[i].num_sge = 2;
+		wr[i].next = i < 4 ? &wr[i + 1] : NULL;
+	}
+	calls = fake_calls;
+	wr[1].num_sge = 3;
+	errno = 0;
+	ret = ibv_post_srq_recv(srq, wr, &bad);
+	ok(ret == EINVAL && errno == EINVAL && bad == &wr[1] && prod(ri) == 1 &&
+	   untouched(ri, 1), "good, num_sge max_sge + 1: EINVAL at the second");
+	memcpy(&w, slot(ri, 0), sizeof(w));
+	memcpy(s, slot(ri, 0) + sizeof(w), sizeof(s));
+	ok(w.wr_id == 500 && w.num_sge == 2 && !w.__reserved &&
+	   s[0].addr == 0x1000 && s[0].length == 10 && s[0].lkey == 1 &&
+	   s[1].addr == 0x2000 && s[1].length == 20 && s[1].lkey == 2,
+	   "SRQ entry: wr_id, num_sge, reserved 0, SGEs");
+	wr[1].num_sge = -1;
+	ret = ibv_post_srq_recv(srq, &wr[1], &bad);
+	ok(ret == EINVAL && bad == &wr[1] && prod(ri) == 1, "num_sge -1: EINVAL");
+	wr[1].num_sge = 0;
+	ret = ibv_post_srq_recv(srq, &wr[1], &bad);
+	ok(ret == ENOMEM && errno == ENOMEM && bad == &wr[4] && prod(ri) == 4,
+	   "4 entries: three more posted, ENOMEM at the fifth");
+	set_cons(ri, 2);
+	wr[4].next = NULL;
+	ret = ibv_post_srq_recv(srq, &wr[3], &bad);
+	ok(!ret && prod(ri) == 6, "two consumed: two more posted");
+	memcpy(&w, slot(ri, 5), sizeof(w));
+	ok(w.wr_id == 504, "wrapped to slot 1");
+	is_int(fake_calls, calls, "no system call at all");
+
+	/* A QP with an SRQ has no receive queue of its own. */
+	qp = make_qp(IBV_QPT_RC, c, srq);
+	if (ok(qp != NULL, "create an RC QP on the SRQ")) {
+		set_state(qp, IBV_QPS_RTS);
+		ret = ibv_post_recv(qp, wr, &bad);
+		ok(ret == EINVAL && bad == wr, "post_recv on it: EINVAL");
+		ibv_destroy_qp(qp);
+	}
+	is_int(ibv_destroy_srq(srq), 0, "destroy the SRQ");
+	is_int(fake_maps_live, live, "its ring is unmapped");
+}
+
+/* Threads posting to one QP: every WR lands in its own entry. */
+#define THREADS 4
+#define PER_THREAD 500
+
+struct poster {
+	struct ibv_qp *qp;
+	uint64_t id;
+	int failed;
+};
+
+static void *poster_main(void *arg)
+{
+	struct poster *p = arg;
+	struct ibv_send_wr wr, *bad;
+	int i;
+
+	for (i = 0; i < PER_THREAD; i++) {
+		wr = send_wr(p->id << 32 | (uint64_t)i, IBV_WR_SEND);
+		if (ibv_post_send(p->qp, &wr, &bad))
+			p->failed++;
+	}
+	return NULL;
+}
+
+static void test_threads(void)
+{
+	struct caps c = { .swr = THREADS * PER_THREAD, .ssge = 1 };
+	static unsigned char seen[THREADS][PER_THREAD];
+	struct poster p[THREADS];
+	pthread_t th[THREADS];
+	const struct rnic_ring_info *ri;
+	unsigned int k, i, dup = 0, failed = 0;
+	struct ibv_qp *qp;
+	uint64_t id;
+
+	qp = make_qp(IBV_QPT_RC, c, NULL);
+	if (!ok(qp != NULL, "create an RC QP for %d threads", THREADS))
+		return;
+	ri = sq_of(qp);
+	set_state(qp, IBV_QPS_RTS);
+	k = kicks;
+	for (i = 0; i < THREADS; i++) {
+		p[i] = (struct poster){ .qp = qp, .id = i };
+		pthread_create(&th[i], NULL, poster_main, &p[i]);
+	}
+	for (i = 0; i < THREADS; i++) {
+		pthread_join(th[i], NULL);
+		failed += p[i].failed;
+	}
+	is_int(failed, 0, "every post succeeded");
+	is_int(prod(ri), THREADS * PER_THREAD, "producer counts them all");
+	is_int(kicks - k, THREADS * PER_THREAD, "one doorbell per post");
+	memset(seen, 0, sizeof(seen));
+	for (i = 0; i < THREADS * PER_THREAD; i++) {
+		id = swqe(ri, i).wr_id;
+		if (id >> 32 >= THREADS || (id & 0xffffffff) >= PER_THREAD ||
+		    seen[id >> 32][id & 0xffffffff]++)
+			dup++;
+	}
+	is_int(dup, 0, "each WR in exactly one entry");
+	ibv_destroy_qp(qp);
+}
+
+static struct ibv_device **setup_device(void)
+{
+	char path[400], dev[32];
+
+	snprintf(dev, sizeof(dev), "%u:%u", major(null_rdev),
+		 minor(null_rdev));
+	fake_add(&fk, "rnic0", "1", "uverbs1024", "0200:00ff:fe00:0001", dev);
+	snprintf(path, sizeof(path), "%s/uverbs1024", fk.dev_dir);
+	if (symlink("/dev/null", path) && errno != EEXIST)
+		fake_die("cannot symlink", path);
+	return ibv_get_device_list(NULL);
+}
+
+int main(void)
+{
+	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1 };
+	struct ibv_device **list;
+	struct stat st;
+
+	if (stat("/dev/null", &st) || !S_ISCHR(st.st_mode)) {
+		printf("1..0 # SKIP /dev/null is not a char device\n");
+		return 0;
+	}
+	null_rdev = st.st_rdev;
+	unsetenv("RNIC_DEBUG");
+	unsetenv("RNIC_SQ_POLL");
+	mem_fd = memfd_create("rnic-rings", MFD_CLOEXEC);
+	if (mem_fd < 0 || ftruncate(mem_fd, FAKE_MEM_SIZE)) {
+		printf("Bail out! memfd: %s\n", strerror(errno));
+		return 1;
+	}
+	mem = real_mmap(NULL, FAKE_MEM_SIZE, PROT_READ | PROT_WRITE,
+			MAP_SHARED, mem_fd, 0);
+	if (mem == MAP_FAILED) {
+		printf("Bail out! mmap: %s\n", strerror(errno));
+		return 1;
+	}
+	fake_init(&fk);
+
+	list = setup_device();
+	if (!ok(list && list[0], "fake rnic0 is listed"))
+		goto out;
+	ctx = ibv_open_device(list[0]);
+	if (!ok(ctx != NULL, "open rnic0"))
+		goto out;
+	pd = ibv_alloc_pd(ctx);
+	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	if (pd)
+		ah = ibv_create_ah(pd, &aa);
+	if (!ok(pd && cq && ah, "a PD, a CQ and an AH"))
+		goto out;
+
+	test_create();
+	test_no_rings();
+	test_bad_rings();
+	test_send_state();
+	test_opcodes();
+	test_send_checks();
+	test_send_encoding();
+	test_ud_encoding();
+	test_send_list();
+	test_full_and_wrap();
+	test_doorbell();
+	test_recv();
+	test_srq();
+	test_threads();
+
+	is_int(fake_bad_args, 0,
+	       "every request had the right size, flags and reserved fields");
+out:
+	if (ah)
+		ibv_destroy_ah(ah);
+	if (cq)
+		ibv_destroy_cq(cq);
+	if (pd)
+		ibv_dealloc_pd(pd);
+	if (ctx)
+		ibv_close_device(ctx);
+	ibv_free_device_list(list);
+	fake_fini(&fk);
+	syscall(SYS_munmap, mem, FAKE_MEM_SIZE);
+	close(mem_fd);
+	return tap_done();
+}
