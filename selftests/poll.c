@@ -8,8 +8,9 @@
  *   child counts system calls with a seccomp filter that traps every one;
  * - the thread goes idle while the only work it has cannot start (a SEND
  *   posted in SQD), and that work starts back in RTS;
- * - a QP reset while the thread sleeps, whose producer index comes back
- *   to where the thread last saw it, still gets its posts kicked;
+ * - a QP created while the thread sleeps gets its first post kicked, and
+ *   so does a QP reset while the thread sleeps, whose producer index comes
+ *   back to where the thread last saw it;
  * - no wake-up is lost: several threads, each with a loopback RC pair of
  *   polled QPs, post bursts of RDMA WRITEs and SENDs after random pauses
  *   of up to three idle periods of the thread, one by one at random
@@ -779,6 +780,34 @@ TEST_F(sqpoll, idle_while_the_queue_is_blocked)
 	EXPECT_EQ(0, ibv_close_device(ctx));
 }
 
+/* A QP created while the thread sleeps: its first post must kick. */
+TEST_F(sqpoll, created_while_asleep)
+{
+	long idle_ms = self->idle_us / 1000 + 1;
+	struct ibv_context *ctx;
+	struct failure f = {};
+	unsigned int seed = 1;
+	struct pair p, q;
+	struct ibv_pd *pd;
+	char state;
+
+	ASSERT_EQ(0, setenv(ENV_POLL, "1", 1));
+	ctx = rnic_ibv_open(DEV);
+	ASSERT_NE(NULL, ctx);
+	pd = ibv_alloc_pd(ctx);
+	ASSERT_NE(NULL, pd);
+	ASSERT_EQ(0, pair_open(ctx, pd, NULL, &p));
+	usleep((3 * idle_ms + 200) * 1000);
+	ASSERT_LE(0, poller_ticks(&state));
+	EXPECT_EQ('S', state);
+	ASSERT_EQ(0, pair_open(ctx, pd, NULL, &q));
+	ASSERT_EQ(0, burst(&q, NULL, 0, 0, 0, 1, 0, &seed, &f)) TH_LOG("%s", f.msg);
+	pair_close(&q);
+	pair_close(&p);
+	EXPECT_EQ(0, ibv_dealloc_pd(pd));
+	EXPECT_EQ(0, ibv_close_device(ctx));
+}
+
 /*
  * Reset and reconnect while the thread sleeps, then post as many work
  * requests as before the reset: the producer index is back where the
@@ -946,19 +975,19 @@ FIXTURE_VARIANT(stress) {
 };
 
 FIXTURE_VARIANT_ADD(stress, default_idle) {
-	.idle_us = -1, .workers = 3, .rounds = 200,
+	.idle_us = -1, .workers = 3, .rounds = 300,
 };
 
 FIXTURE_VARIANT_ADD(stress, idle_0) {
-	.idle_us = 0, .workers = 3, .rounds = 1000,
+	.idle_us = 0, .workers = 3, .rounds = 3000,
 };
 
 FIXTURE_VARIANT_ADD(stress, idle_50us) {
-	.idle_us = 50, .workers = 3, .rounds = 1000,
+	.idle_us = 50, .workers = 3, .rounds = 3000,
 };
 
 FIXTURE_VARIANT_ADD(stress, one_device) {
-	.idle_us = 50, .workers = 4, .rounds = 500, .one_device = true,
+	.idle_us = 50, .workers = 4, .rounds = 1000, .one_device = true,
 };
 
 TEST_F_TIMEOUT(stress, need_wakeup, 600)
