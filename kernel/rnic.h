@@ -915,6 +915,8 @@ void rnic_cq_notify(struct rnic_cq *cq, bool solicited);
  * @rq_flags: the RQ's flags word in @rq's region, or NULL without an RQ
  * @polled: created with RNIC_CREATE_QP_SQ_POLL; fixed
  * @poll_node: entry in the device's polling list (poll.c)
+ * @poll_prod: the SQ producer index the polling thread last kicked for
+ * @poll_gen: rnic_req.gen when it did; both under the poller's lock
  * @req: requester and completer state (dp.c, req.c, resp.c)
  * @resp: responder state (dp.c, req.c, resp.c)
  *
@@ -948,6 +950,8 @@ struct rnic_qp {
 	u32 *rq_flags;
 	bool polled;
 	struct list_head poll_node;
+	u32 poll_prod;
+	u32 poll_gen;
 	struct rnic_req req;
 	struct rnic_resp resp;
 };
