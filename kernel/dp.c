@@ -500,8 +500,6 @@ static void rnic_qp_dp_reset(struct rnic_qp *qp)
 		WRITE_ONCE(*rings[i]->producer, 0);
 		WRITE_ONCE(*rings[i]->consumer, 0);
 	}
-	if (qp->sq_flags)
-		WRITE_ONCE(*qp->sq_flags, 0);
 	if (qp->rq_flags)
 		WRITE_ONCE(*qp->rq_flags, 0);
 	rnic_req_init(qp);
@@ -601,17 +599,6 @@ void rnic_qp_dp_modified(struct rnic_qp *qp, u32 cur, u32 next)
 void rnic_req_kick(struct rnic_qp *qp)
 {
 	rnic_req_run(qp);
-}
-
-/**
- * rnic_req_pending() - does the SQ hold work requests not fetched yet?
- * @qp: a QP with an SQ
- *
- * A racy hint for the polling thread; the requester decides under its lock.
- */
-bool rnic_req_pending(struct rnic_qp *qp)
-{
-	return READ_ONCE(*qp->sq.producer) != READ_ONCE(qp->req.fetched);
 }
 
 int rnic_kick_sq(struct rnic_ucmd *ucmd)

@@ -14,7 +14,7 @@
  * an unpolled QP, and enough: a requester that cannot fetch now (SQD, RNR
  * wait, a full window) is run again by whatever unblocks it (its state
  * change, its timer, an acknowledgment). So the thread does not ask
- * whether the SQ holds entries not fetched yet (rnic_req_pending()): that
+ * whether the SQ holds entries not fetched yet: that
  * stays true while the requester is blocked, and the thread would spin
  * instead of going idle, for as long as the QP stays in SQD, say.
  *

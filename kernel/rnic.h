@@ -984,7 +984,6 @@ void rnic_qp_dp_apply(struct rnic_qp *qp, u32 cur, u32 next, u32 mask);
 void rnic_qp_dp_modified(struct rnic_qp *qp, u32 cur, u32 next);
 void rnic_qp_put(struct rnic_qp *qp);
 void rnic_req_kick(struct rnic_qp *qp);
-bool rnic_req_pending(struct rnic_qp *qp);
 void rnic_resp_flush(struct rnic_qp *qp);
 int rnic_kick_sq(struct rnic_ucmd *ucmd);
 
@@ -993,7 +992,8 @@ int rnic_kick_sq(struct rnic_ucmd *ucmd);
  *	producer index (RNIC_CREATE_QP_SQ_POLL); starts the thread if needed
  * @qp: the QP, with an SQ, not findable yet
  *
- * Return: 0 or -ENOMEM.
+ * Return: 0, -ENOMEM, or -EINTR if the caller was killed while the
+ * thread was being created.
  */
 int rnic_poll_add(struct rnic_qp *qp);
 /**

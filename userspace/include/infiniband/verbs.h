@@ -1214,8 +1214,7 @@ struct ibv_qp_attr {
  *
  * RETURN: the QP, or NULL with errno set: EINVAL for a missing or foreign
  * PD or CQ, sizes beyond the device's limits, an SRQ with a UC QP;
- * EOPNOTSUPP for a QP type rnic does not implement, or for RNIC_SQ_POLL=1
- * while rnic.ko has no polling thread (not yet); ENOMEM beyond the
+ * EOPNOTSUPP for a QP type rnic does not implement; ENOMEM beyond the
  * device's max_qp; EPROTO if the kernel described rings librnic cannot
  * use (a kernel and librnic that disagree on the ABI).
  */
