@@ -594,7 +594,7 @@ void rnic_qp_dp_modified(struct rnic_qp *qp, u32 cur, u32 next)
  * rnic_req_kick() - the SQ producer index may have moved: send
  * @qp: the QP
  *
- * Context: process or softirq; runs a bounded amount of work.
+ * Context: process; runs a bounded amount of work.
  */
 void rnic_req_kick(struct rnic_qp *qp)
 {

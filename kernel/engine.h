@@ -63,8 +63,9 @@ enum rnic_oper {
 #define RNIC_READ_CHUNK_PKTS	64
 /* RC: an ACK is asked for at least every so many packets (a power of 2). */
 #define RNIC_ACK_EVERY		64
-/* Packets the requester sends per run before it yields to a worker. */
+/* Packets the requester sends per batch, and batches per run. */
 #define RNIC_REQ_BUDGET		64
+#define RNIC_REQ_BATCHES	16
 /* WQEs flushed per pass before the lock is dropped */
 #define RNIC_FLUSH_BUDGET	256
 /* A UD receive buffer starts with room for the GRH. */

@@ -748,14 +748,17 @@ static bool rnic_req_send(struct rnic_qp *qp)
  * @qp: the QP
  *
  * If another thread runs it, that thread is told to look again instead.
- * Work beyond the budget goes on to the device's workqueue.
+ * It sends RNIC_REQ_BATCHES batches of RNIC_REQ_BUDGET packets at most,
+ * rescheduling between them; the rest goes on to the device's workqueue.
  *
- * Context: process or softirq, no data path lock held.
+ * Context: process (the kick ioctl, modify, the polling thread, the
+ * QP's work), no data path lock held.
  */
 void rnic_req_run(struct rnic_qp *qp)
 {
 	struct rnic_req *req = &qp->req;
 	bool more = false;
+	int batch;
 
 	if (!qp->sq.region) {
 		spin_lock_bh(&req->lock);
@@ -773,7 +776,12 @@ void rnic_req_run(struct rnic_qp *qp)
 				return;
 		}
 		clear_bit(RNIC_RUN_AGAIN, &req->running);
-		more = rnic_req_send(qp);
+		for (batch = 0; batch < RNIC_REQ_BATCHES; batch++) {
+			more = rnic_req_send(qp);
+			if (!more)
+				break;
+			cond_resched();
+		}
 		clear_bit_unlock(RNIC_RUNNING, &req->running);
 		/* Pairs with the barrier after a kicker's RUN_AGAIN. */
 		smp_mb__after_atomic();
