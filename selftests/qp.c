@@ -1147,6 +1147,103 @@ TEST_F(qp, destroy_works_after_device_removal)
 	EXPECT_EQ(0, ibv_dealloc_pd(self->pd));
 }
 
+/* A raw UD QP in RTS with its send ring mapped; the ring in *@sq. */
+static int ud_qp_rts(int fd, __u32 pd, __u32 cq, struct rnic_create_qp *cmd,
+		     char **sq)
+{
+	struct rnic_qp_cap cap = { .max_send_wr = 4, .max_send_sge = 1 };
+	struct rnic_modify_qp mod = { .size = sizeof(mod) };
+	static const struct { __u32 state, mask; } steps[] = {
+		{ RNIC_QPS_INIT, RNIC_QP_STATE | RNIC_QP_PKEY_INDEX |
+				 RNIC_QP_PORT | RNIC_QP_QKEY },
+		{ RNIC_QPS_RTR, RNIC_QP_STATE },
+		{ RNIC_QPS_RTS, RNIC_QP_STATE | RNIC_QP_SQ_PSN },
+	};
+	unsigned int i;
+	int ret;
+
+	ret = _create_qp(fd, pd, cq, RNIC_QPT_UD, &cap, cmd);
+	if (ret)
+		return ret;
+	mod.handle = cmd->out_handle;
+	mod.attr.port_num = 1;
+	mod.attr.qkey = 0x11;
+	for (i = 0; i < ARRAY_SIZE(steps); i++) {
+		mod.attr.qp_state = steps[i].state;
+		mod.attr_mask = steps[i].mask;
+		ret = _rnic_ioctl(fd, RNIC_IOCTL_MODIFY_QP, &mod);
+		if (ret)
+			return ret;
+	}
+	*sq = mmap(NULL, cmd->out_sq.size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   fd, cmd->out_sq.offset);
+	return *sq == MAP_FAILED ? -errno : 0;
+}
+
+static __u32 raw_qp_state(int fd, __u32 handle)
+{
+	struct rnic_query_qp q = { .size = sizeof(q), .handle = handle };
+
+	if (_rnic_ioctl(fd, RNIC_IOCTL_QUERY_QP, &q))
+		return ~0U;
+	return q.out_attr.qp_state;
+}
+
+/*
+ * The kernel trusts nothing in a ring: a producer index that lies moves
+ * the QP to ERR with IBV_EVENT_QP_FATAL, without reading an entry; an
+ * entry with a bad opcode completes with IBV_WC_LOC_QP_OP_ERR and moves a
+ * UD QP to SQE.
+ */
+TEST_F(qp, corrupted_send_ring)
+{
+	struct rnic_kick_sq kick = { .size = sizeof(kick) };
+	struct rnic_event_desc desc;
+	struct rnic_create_qp cmd;
+	struct rnic_send_wqe *wqe;
+	int fd = self->ctx->cmd_fd;
+	struct ibv_wc wc;
+	char *sq;
+	int fl;
+
+	fl = fcntl(self->ctx->async_fd, F_GETFL);
+	ASSERT_EQ(0, fcntl(self->ctx->async_fd, F_SETFL, fl | O_NONBLOCK));
+
+	/* a producer index 100 entries ahead of a 4-entry ring */
+	ASSERT_EQ(0, ud_qp_rts(fd, self->pd->handle, self->cq->handle, &cmd,
+			       &sq));
+	*(volatile __u32 *)(sq + cmd.out_sq.producer_off) = 100;
+	kick.qp_handle = cmd.out_handle;
+	ASSERT_EQ(0, _rnic_ioctl(fd, RNIC_IOCTL_KICK_SQ, &kick));
+	EXPECT_EQ(RNIC_QPS_ERR, raw_qp_state(fd, cmd.out_handle));
+	ASSERT_EQ(sizeof(desc), read(self->ctx->async_fd, &desc, sizeof(desc)));
+	EXPECT_EQ(RNIC_EVENT_QP_FATAL, desc.event_type);
+	EXPECT_EQ(cmd.user_handle, desc.element);
+	EXPECT_EQ(0, ibv_poll_cq(self->cq, 1, &wc));
+	EXPECT_EQ(0, _destroy_qp(fd, cmd.out_handle));
+	munmap(sq, cmd.out_sq.size);
+
+	/* an entry with an opcode that does not exist */
+	ASSERT_EQ(0, ud_qp_rts(fd, self->pd->handle, self->cq->handle, &cmd,
+			       &sq));
+	wqe = (struct rnic_send_wqe *)(sq + cmd.out_sq.entries_off);
+	memset(wqe, 0, cmd.out_sq.entry_size);
+	wqe->wr_id = 77;
+	wqe->opcode = 0x55;
+	wqe->send_flags = RNIC_SEND_SIGNALED;
+	__atomic_store_n((__u32 *)(sq + cmd.out_sq.producer_off), 1,
+			 __ATOMIC_RELEASE);
+	kick.qp_handle = cmd.out_handle;
+	ASSERT_EQ(0, _rnic_ioctl(fd, RNIC_IOCTL_KICK_SQ, &kick));
+	ASSERT_EQ(1, ibv_poll_cq(self->cq, 1, &wc));
+	EXPECT_EQ(77, wc.wr_id);
+	EXPECT_EQ(IBV_WC_LOC_QP_OP_ERR, wc.status);
+	EXPECT_EQ(RNIC_QPS_SQE, raw_qp_state(fd, cmd.out_handle));
+	EXPECT_EQ(1, *(volatile __u32 *)(sq + cmd.out_sq.consumer_off));
+	EXPECT_EQ(0, _destroy_qp(fd, cmd.out_handle));
+	munmap(sq, cmd.out_sq.size);
+}
+
 /* Every QP ioctl: flags, reserved fields, too short, a non-zero tail. */
 TEST_F(qp, cmd_length)
 {
