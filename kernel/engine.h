@@ -222,7 +222,6 @@ void rnic_req_schedule(struct rnic_qp *qp);
 void rnic_req_timer(struct timer_list *t);
 void rnic_req_run(struct rnic_qp *qp);
 bool rnic_req_in_flight(struct rnic_qp *qp);
-void rnic_req_flush(struct rnic_qp *qp);
 void rnic_comp_rcv(struct rnic_qp *qp, const struct rnic_pkt *pkt);
 
 /* resp.c */

@@ -973,8 +973,6 @@ bool rnic_mcast_attached(struct rnic_qp *qp);
 void rnic_mcast_detach_all(struct rnic_qp *qp);
 
 /* data path: functions (dp.c, req.c, resp.c, poll.c) */
-int rnic_dp_init(void);
-void rnic_dp_exit(void);
 int rnic_dev_dp_init(struct rnic_dev *rdev);
 void rnic_dev_dp_fini(struct rnic_dev *rdev);
 int rnic_qp_dp_init(struct rnic_qp *qp);
