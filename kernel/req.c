@@ -640,8 +640,11 @@ static int rnic_req_step(struct rnic_qp *qp, struct rnic_req_step *st,
 		return 0;
 	if (req->timed_out)
 		rnic_req_timeout(qp);
-	if (req->rnr_wait || rnic_qp_state(qp) == RNIC_QPS_ERR)
-		return rnic_qp_state(qp) == RNIC_QPS_ERR ? -EAGAIN : 0;
+	/* the timeout may have failed the QP: flush on the next step */
+	if (rnic_qp_state(qp) == RNIC_QPS_ERR)
+		return -EAGAIN;
+	if (req->rnr_wait)
+		return 0;
 
 	if (req->next == req->fetched) {
 		if (state == RNIC_QPS_SQD) {

@@ -462,6 +462,7 @@ static bool rnic_resp_read(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	struct rnic_pkt rsp = {};
 	struct rnic_payload src;
 	u32 npkts, i, off, len;
+	u64 base;
 
 	npkts = max_t(u32, DIV_ROUND_UP(pkt->dma_len, resp->mtu), 1);
 	if (!resp->max_dest_rd_atomic || npkts > RNIC_READ_CHUNK_PKTS) {
@@ -475,9 +476,9 @@ static bool rnic_resp_read(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 			      RNIC_EVENT_QP_ACCESS_ERR);
 		return false;
 	}
+	/* one MR piece (none for 0 bytes), moved along for each response */
+	base = src.nsegs ? src.segs[0].off : 0;
 	for (i = 0, off = 0; i < npkts; i++, off += len) {
-		struct rnic_payload piece = src;
-
 		len = min(pkt->dma_len - off, resp->mtu);
 		if (npkts == 1)
 			rsp.opcode = RNIC_READ_RESP_ONLY;
@@ -491,9 +492,9 @@ static bool rnic_resp_read(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 		rsp.psn = rnic_psn_add(pkt->psn, i);
 		rsp.len = len;
 		if (len) {
-			piece.segs[0].off += off;
-			piece.segs[0].len = len;
-			rsp.payload = &piece;
+			src.segs[0].off = base + off;
+			src.segs[0].len = len;
+			rsp.payload = &src;
 		}
 		rnic_resp_send(qp, &rsp);
 	}

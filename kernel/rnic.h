@@ -923,8 +923,12 @@ void rnic_cq_notify(struct rnic_cq *cq, bool solicited);
  * Defined here rather than with the family's types: it embeds struct
  * rnic_av, which comes after them.
  *
- * Lock order: @lock -> rnic_port.lock. rnic_mcast_lock (a mutex, mcast.c)
- * is never taken under @lock.
+ * Lock order: @resp.lock -> @req.lock -> @lock -> rnic_port.lock; the
+ * locks of CQs (rnic_cq_post()) and SRQs are taken under any of them. A
+ * responder holding @resp.lock calls into the peer's completer, which
+ * takes the peer's @req.lock; no engine lock is held while a requester
+ * hands a packet to the link. rnic_mcast_lock (a mutex, mcast.c) is
+ * never taken under any of them.
  */
 struct rnic_qp {
 	struct rnic_uobj uobj;
