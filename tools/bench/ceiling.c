@@ -11,7 +11,7 @@
  *   rnic-bench-ceiling [-D SECONDS] syscall
  *	the cost of a null system call (getppid); prints "syscall 0 USEC"
  *
- * MB/s is 10^6 bytes per second, as rnic-perf reports it.
+ * MB/s is 2^20 bytes per second, as rnic-perf (and perftest) report it.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -25,6 +25,7 @@
 #define BUF_SIZE	(64UL << 20)
 #define MAX_SIZE	(16UL << 20)
 #define CLOCK_EVERY	64
+#define MB		1048576.0
 
 static double now(void)
 {
@@ -65,7 +66,7 @@ static int bench_memcpy(unsigned long size, double secs)
 		copies += CLOCK_EVERY;
 		t = now();
 	} while (t - t0 < secs);
-	printf("memcpy %lu %.1f\n", size, copies * (double)size / (t - t0) / 1e6);
+	printf("memcpy %lu %.1f\n", size, copies * (double)size / (t - t0) / MB);
 	return 0;
 }
 
