@@ -7,6 +7,15 @@
 #   make check    install what is missing, static checks, unit tests and
 #                 every kselftest in the VM; ends with "N passed, N failed"
 #   make clean
+#   make install  install everything (below); make uninstall removes it
+#                 DESTDIR= staging root, PREFIX= (default /usr/local), finer:
+#                 bindir sbindir libdir includedir mandir udevdir
+#                 INSTALL_MOD_PATH INSTALL_MOD_DIR (tools/install/install)
+#   make install-check  staged install, then a verbs program built with
+#                 nothing but pkg-config against the stage (make check runs it)
+#   make man      verbs man pages (man3) from the header's kernel-doc
+#   make docs     HTML documentation with Sphinx into build/docs
+#   make dkms-check  dkms add/build against KVER's headers, in build/dkms
 #
 # KDIR=    kernel build tree (default: headers of the kernel the VM boots,
 #          picked by tools/kver; never the running host kernel)
@@ -19,6 +28,7 @@ KDIR ?= /lib/modules/$(KVER)/build
 export BUILD
 
 .PHONY: all module userspace tools selftests deps run check clean
+.PHONY: install uninstall install-check man docs dkms-check
 
 all: module userspace tools selftests
 
@@ -43,6 +53,33 @@ run: deps
 
 check: deps
 	$(TOP)/tools/check
+
+# Installation (tools/install): the script reads these from the environment
+# (only those that are set: an empty one would hide librnic's defaults).
+PREFIX ?= /usr/local
+INSTALL_VARS := DESTDIR PREFIX bindir sbindir libdir includedir mandir \
+	udevdir INSTALL_MOD_PATH INSTALL_MOD_DIR KVER KDIR
+$(foreach v,$(INSTALL_VARS),$(if $(value $(v)),$(eval export $(v))))
+
+install: all man
+	$(TOP)/tools/install/install install
+
+uninstall:
+	$(TOP)/tools/install/install uninstall
+
+install-check: all man
+	$(TOP)/tools/install/check
+
+man:
+	$(TOP)/tools/install/man3 $(TOP)/userspace/include/infiniband/verbs.h \
+		$(BUILD)/man/man3
+
+docs:
+	sphinx-build -q -W --keep-going -b html -d $(BUILD)/docs/.doctrees \
+		$(TOP)/Documentation $(BUILD)/docs
+
+dkms-check: module
+	$(TOP)/tools/install/dkms-check
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(TOP) clean

@@ -1440,7 +1440,7 @@ struct ibv_recv_wr {
  *
  * With IBV_SEND_INLINE the bytes the SGEs point to (virtual addresses;
  * lkeys are ignored) are copied into the send queue before the call
- * returns: the buffers may be reused at once and need no MR. The kernel
+ * returns, so the buffers may be reused at once and need no MR. The kernel
  * checks the rest (SGEs against their MRs, remote keys, an atomic's
  * 8-byte alignment, the AH's PD) when it executes the work request, and
  * reports a failure in its work completion.
