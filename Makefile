@@ -15,6 +15,7 @@
 #                 nothing but pkg-config against the stage (make check runs it)
 #   make man      verbs man pages (man3) from the header's kernel-doc
 #   make docs     HTML documentation with Sphinx into build/docs
+#   make doc-check  every public function has its kernel-doc comment
 #   make dkms-check  dkms add/build against KVER's headers, in build/dkms
 #
 # KDIR=    kernel build tree (default: headers of the kernel the VM boots,
@@ -28,7 +29,7 @@ KDIR ?= /lib/modules/$(KVER)/build
 export BUILD
 
 .PHONY: all module userspace tools selftests deps run check clean
-.PHONY: install uninstall install-check man docs dkms-check
+.PHONY: install uninstall install-check man docs doc-check dkms-check
 
 all: module userspace tools selftests
 
@@ -77,6 +78,10 @@ man:
 docs:
 	sphinx-build -q -W --keep-going -b html -d $(BUILD)/docs/.doctrees \
 		$(TOP)/Documentation $(BUILD)/docs
+
+doc-check: userspace
+	$(TOP)/tools/install/doc-check $(BUILD)/kernel-src/scripts/kernel-doc \
+		$(BUILD)/lib/librnic.so.1 $(wildcard $(TOP)/userspace/include/*/*.h)
 
 dkms-check: module
 	$(TOP)/tools/install/dkms-check

@@ -1358,7 +1358,7 @@ enum ibv_send_flags {
  *	IBV_SEND_INLINE: any number, their bytes up to max_inline_data)
  * @opcode: what to do
  * @send_flags: enum ibv_send_flags bits
- * @imm_data: immediate data, network byte order (*_WITH_IMM)
+ * @imm_data: immediate data, network byte order (the WITH_IMM opcodes)
  * @invalidate_rkey: not used by rnic
  * @wr: per-opcode part: @wr.rdma (RDMA WRITE, READ), @wr.atomic,
  *	@wr.ud (UD: address handle, remote QP number and Q_Key; a Q_Key
