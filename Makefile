@@ -62,18 +62,22 @@ INSTALL_VARS := DESTDIR PREFIX bindir sbindir libdir includedir mandir \
 	udevdir INSTALL_MOD_PATH INSTALL_MOD_DIR KVER KDIR
 $(foreach v,$(INSTALL_VARS),$(if $(value $(v)),$(eval export $(v))))
 
-install: all man
+install: all
 	$(TOP)/tools/install/install install
 
 uninstall:
 	$(TOP)/tools/install/install uninstall
 
-install-check: all man
+install-check: all
 	$(TOP)/tools/install/check
 
-man:
-	$(TOP)/tools/install/man3 $(TOP)/userspace/include/infiniband/verbs.h \
-		$(BUILD)/man/man3
+# Built by make (as the user), so that sudo make install writes nothing here.
+all: man
+man: $(BUILD)/man/man3/.stamp
+$(BUILD)/man/man3/.stamp: $(TOP)/userspace/include/infiniband/verbs.h \
+		$(TOP)/tools/install/man3 $(TOP)/userspace/Makefile
+	$(TOP)/tools/install/man3 $< $(@D)
+	touch $@
 
 docs:
 	sphinx-build -q -W --keep-going -b html -d $(BUILD)/docs/.doctrees \
