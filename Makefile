@@ -2,7 +2,8 @@
 #
 # rnic - software RDMA NIC. One entry point for everything:
 #
-#   make          build the module, librnic, the tools and the selftests
+#   make          build the module, librnic, the tools, the selftests and
+#                 the verbs man pages
 #   make run      install what is missing, build, boot the VM and demo rnic
 #   make check    install what is missing, static checks, unit tests and
 #                 every kselftest in the VM; ends with "N passed, N failed"
@@ -13,7 +14,7 @@
 #                 INSTALL_MOD_PATH INSTALL_MOD_DIR (tools/install/install)
 #   make install-check  staged install, then a verbs program built with
 #                 nothing but pkg-config against the stage (make check runs it)
-#   make man      verbs man pages (man3) from the header's kernel-doc
+#   make man      only the verbs man pages (man3), from the header's kernel-doc
 #   make docs     HTML documentation with Sphinx into build/docs
 #   make doc-check  every public function has its kernel-doc comment
 #   make dkms-check  dkms add/build against KVER's headers, in build/dkms
