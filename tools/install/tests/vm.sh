@@ -74,7 +74,9 @@ udev_other() {
 		udevadm test --action=add /sys/class/mem/null >/tmp/rnic-udev.out 2>&1
 	st=$?
 	rm -f /run/udev/rules.d/60-rnic.rules
-	[ $st -eq 0 ] && ! grep -q "60-rnic.rules" /tmp/rnic-udev.out ||
+	# The rule was read, and none of its lines applied.
+	[ $st -eq 0 ] && grep -q "rules file: .*/60-rnic.rules" /tmp/rnic-udev.out &&
+		! grep -q "60-rnic.rules:[0-9]" /tmp/rnic-udev.out ||
 		{ tail -n 20 /tmp/rnic-udev.out; return 1; }
 }
 
