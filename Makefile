@@ -72,20 +72,26 @@ uninstall:
 install-check: all
 	$(TOP)/tools/install/check
 
+# The kernel's scripts/kernel-doc makes the man pages and the verbs
+# reference; tools/deps extracts it (a tree from before it did needs this).
+KERNEL_DOC := $(BUILD)/kernel-src/scripts/kernel-doc
+$(KERNEL_DOC):
+	$(TOP)/tools/deps
+
 # Built by make (as the user), so that sudo make install writes nothing here.
 all: man
 man: $(BUILD)/man/man3/.stamp
 $(BUILD)/man/man3/.stamp: $(TOP)/userspace/include/infiniband/verbs.h \
-		$(TOP)/tools/install/man3 $(TOP)/userspace/Makefile
+		$(TOP)/tools/install/man3 $(TOP)/userspace/Makefile $(KERNEL_DOC)
 	$(TOP)/tools/install/man3 $< $(@D)
 	touch $@
 
-docs:
+docs: $(KERNEL_DOC)
 	sphinx-build -q -W --keep-going -b html -d $(BUILD)/docs/.doctrees \
 		$(TOP)/Documentation $(BUILD)/docs
 
-doc-check: userspace
-	$(TOP)/tools/install/doc-check $(BUILD)/kernel-src/scripts/kernel-doc \
+doc-check: userspace $(KERNEL_DOC)
+	$(TOP)/tools/install/doc-check $(KERNEL_DOC) \
 		$(BUILD)/lib/librnic.so.1 $(wildcard $(TOP)/userspace/include/*/*.h)
 
 dkms-check: module
