@@ -60,7 +60,7 @@ check: deps
 # (only those that are set: an empty one would hide librnic's defaults).
 PREFIX ?= /usr/local
 INSTALL_VARS := DESTDIR PREFIX bindir sbindir libdir includedir mandir \
-	udevdir INSTALL_MOD_PATH INSTALL_MOD_DIR KVER KDIR
+	udevdir INSTALL_MOD_PATH INSTALL_MOD_DIR
 $(foreach v,$(INSTALL_VARS),$(if $(value $(v)),$(eval export $(v))))
 
 install: all
