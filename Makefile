@@ -17,6 +17,8 @@
 #   make man      only the verbs man pages (man3), from the header's kernel-doc
 #   make docs     HTML documentation with Sphinx into build/docs
 #   make doc-check  every public function has its kernel-doc comment
+#   make dkms-install  rnic.ko for every installed kernel through DKMS;
+#                 make dkms-uninstall removes it (tools/install/dkms)
 #   make dkms-check  dkms add/build against KVER's headers, in build/dkms
 #
 # KDIR=    kernel build tree (default: headers of the kernel the VM boots,
@@ -31,6 +33,7 @@ export BUILD
 
 .PHONY: all module userspace tools selftests deps run check clean
 .PHONY: install uninstall install-check man docs doc-check dkms-check
+.PHONY: dkms-install dkms-uninstall
 
 all: module userspace tools selftests
 
@@ -93,6 +96,12 @@ docs: $(KERNEL_DOC)
 doc-check: userspace $(KERNEL_DOC)
 	$(TOP)/tools/install/doc-check $(KERNEL_DOC) \
 		$(BUILD)/lib/librnic.so.1 $(wildcard $(TOP)/userspace/include/*/*.h)
+
+dkms-install:
+	$(TOP)/tools/install/dkms install
+
+dkms-uninstall:
+	$(TOP)/tools/install/dkms uninstall
 
 dkms-check: module
 	$(TOP)/tools/install/dkms-check
