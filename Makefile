@@ -83,10 +83,11 @@ $(KERNEL_DOC):
 
 # Built by make (as the user), so that sudo make install writes nothing here.
 all: man
+PUBLIC_HEADERS := $(wildcard $(TOP)/userspace/include/*/*.h)
 man: $(BUILD)/man/man3/.stamp
-$(BUILD)/man/man3/.stamp: $(TOP)/userspace/include/infiniband/verbs.h \
-		$(TOP)/tools/install/man3 $(TOP)/userspace/Makefile $(KERNEL_DOC)
-	$(TOP)/tools/install/man3 $< $(@D)
+$(BUILD)/man/man3/.stamp: $(PUBLIC_HEADERS) $(TOP)/tools/install/man3 \
+		$(TOP)/userspace/Makefile $(KERNEL_DOC)
+	$(TOP)/tools/install/man3 $(@D) $(PUBLIC_HEADERS)
 	touch $@
 
 docs: $(KERNEL_DOC)
@@ -95,7 +96,7 @@ docs: $(KERNEL_DOC)
 
 doc-check: userspace $(KERNEL_DOC)
 	$(TOP)/tools/install/doc-check $(KERNEL_DOC) \
-		$(BUILD)/lib/librnic.so.1 $(wildcard $(TOP)/userspace/include/*/*.h)
+		$(BUILD)/lib/librnic.so.1 $(PUBLIC_HEADERS)
 
 dkms-install:
 	$(TOP)/tools/install/dkms install
