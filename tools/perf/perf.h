@@ -27,10 +27,14 @@
 #define PERF_TX_DEPTH		128
 /* Receives kept posted per QP by the send tests' receiving side. */
 #define PERF_RX_DEPTH		512
-/* Completions are requested every PERF_CQ_MOD sends (or TX depth). */
+/*
+ * Completions are requested every PERF_CQ_MOD sends (or TX depth), and
+ * for every send of a message over PERF_CQ_MOD_LIMIT bytes unless -a is
+ * given, as perftest does.
+ */
 #define PERF_CQ_MOD		100
-/* Inline data (bytes) asked for in the latency tests that send data. */
-#define PERF_LAT_INLINE		220
+#define PERF_CQ_MOD_LIMIT	8192
+#define PERF_MAX_INLINE		1024
 #define PERF_MIN_SIZE		2
 #define PERF_MAX_SIZE		(8u << 20)
 #define PERF_ATOMIC_SIZE	8
@@ -78,6 +82,8 @@ struct perf_test {
  * @duration: seconds per size, 0 to run @iters
  * @qps: queue pairs
  * @tx_depth: send queue depth of the bandwidth tests
+ * @inline_size: messages up to this size are sent inline (WRITE, SEND)
+ * @all_sizes: -a
  * @events: wait for completions on a completion channel
  * @poll: create the QPs in the driver's polling doorbell mode
  * @json: file for the results as JSON, or NULL
@@ -95,6 +101,8 @@ struct perf_opts {
 	unsigned int duration;
 	unsigned int qps;
 	unsigned int tx_depth;
+	uint32_t inline_size;
+	bool all_sizes;
 	bool events;
 	bool poll;
 	const char *json;
@@ -231,6 +239,7 @@ double perf_now_us(void);
 void perf_lat_stats(double *samples, uint64_t n, struct perf_result *r);
 double perf_peak_bw(const double *start, const double *end,
 		    const uint32_t *ops, size_t n, uint32_t size);
+unsigned int perf_cq_mod(const struct perf_opts *o, uint32_t size);
 void perf_print_header(const struct perf_ctx *c);
 void perf_print_row(const struct perf_ctx *c, const struct perf_result *r);
 void perf_print_footer(const struct perf_ctx *c);

@@ -146,8 +146,7 @@ void perf_print_header(const struct perf_ctx *c)
 	       o->ib_port);
 	if (o->test->bw)
 		printf(" TX depth       : %-18u CQ moderation  : %u\n",
-		       o->tx_depth,
-		       o->tx_depth < PERF_CQ_MOD ? o->tx_depth : PERF_CQ_MOD);
+		       o->tx_depth, perf_cq_mod(o, o->max_size));
 	printf(" Mtu            : %-18u GID index      : %d\n",
 	       128u << c->pattr.active_mtu, c->gid_index);
 	printf(" Max inline     : %-18u Completions    : %s\n",

@@ -190,10 +190,7 @@ static int create_qp(struct perf_ctx *c, unsigned int i)
 			.max_recv_wr = needs_recv(c) ? PERF_RX_DEPTH : 1,
 			.max_send_sge = 1,
 			.max_recv_sge = 1,
-			.max_inline_data = o->test->bw ||
-					   !(o->test->opcode == IBV_WR_SEND ||
-					     o->test->opcode == IBV_WR_RDMA_WRITE) ?
-					   0 : PERF_LAT_INLINE,
+			.max_inline_data = o->inline_size,
 		},
 	};
 	struct ibv_qp_attr attr = {
@@ -204,7 +201,6 @@ static int create_qp(struct perf_ctx *c, unsigned int i)
 				   IBV_ACCESS_REMOTE_READ |
 				   IBV_ACCESS_REMOTE_ATOMIC,
 	};
-	uint32_t asked = init.cap.max_inline_data;
 
 	if (posix_memalign((void **)&q->buf, 4096, len)) {
 		fprintf(stderr, "rnic-perf: out of memory for %zu bytes\n", len);
@@ -225,7 +221,7 @@ static int create_qp(struct perf_ctx *c, unsigned int i)
 			strerror(errno));
 		return -errno;
 	}
-	c->inline_max = min_u32(asked, init.cap.max_inline_data);
+	c->inline_max = o->inline_size;
 	if (ibv_modify_qp(q->qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)) {
 		fprintf(stderr, "rnic-perf: QP to INIT: %s\n", strerror(errno));
@@ -401,6 +397,18 @@ static int wc_error(const struct ibv_wc *wc)
 	fprintf(stderr, "rnic-perf: work completion of QP %#x: %s (%d)\n",
 		wc->qp_num, ibv_wc_status_str(wc->status), wc->status);
 	return -EIO;
+}
+
+/**
+ * perf_cq_mod() - every how many sends of @size a completion is asked for
+ * @o: the options
+ * @size: message size
+ */
+unsigned int perf_cq_mod(const struct perf_opts *o, uint32_t size)
+{
+	if (size > PERF_CQ_MOD_LIMIT && !o->all_sizes)
+		return 1;
+	return min_u32(o->tx_depth, PERF_CQ_MOD);
 }
 
 /*
@@ -624,7 +632,7 @@ static int bw_post_one(struct perf_ctx *c, unsigned int i, uint32_t size,
 static int bw_client(struct perf_ctx *c, uint32_t size, struct perf_result *r)
 {
 	const struct perf_opts *o = c->o;
-	unsigned int cq_mod = min_u32(o->tx_depth, PERF_CQ_MOD);
+	unsigned int cq_mod = perf_cq_mod(o, size);
 	struct ibv_wc wc[PERF_WC_BATCH];
 	struct batches b = { 0 };
 	size_t *open = NULL;

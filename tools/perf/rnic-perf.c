@@ -42,6 +42,7 @@ static const struct option long_opts[] = {
 	{ "duration", required_argument, NULL, 'D' },
 	{ "qp", required_argument, NULL, 'q' },
 	{ "tx-depth", required_argument, NULL, 't' },
+	{ "inline-size", required_argument, NULL, 'I' },
 	{ "events", no_argument, NULL, 'e' },
 	{ "poll", no_argument, NULL, OPT_POLL },
 	{ "ib-dev", required_argument, NULL, 'd' },
@@ -70,6 +71,7 @@ static void usage(FILE *f)
 		"  -D, --duration=SECS    run each size for SECS instead of -n\n"
 		"  -q, --qp=N             queue pairs, bandwidth tests (default 1)\n"
 		"  -t, --tx-depth=N       send queue depth, bandwidth tests (default %u)\n"
+		"  -I, --inline-size=N    send WRITEs and SENDs up to N bytes inline (default 0)\n"
 		"  -e, --events           wait for completions on a channel\n"
 		"      --poll             the driver's polling doorbell mode\n"
 		"  -d, --ib-dev=DEV       device (default: the first one)\n"
@@ -141,12 +143,16 @@ static int check_opts(struct perf_opts *o, bool size_set, bool iters_set,
 		o->min_size = PERF_ATOMIC_SIZE;
 		o->max_size = PERF_ATOMIC_SIZE;
 	} else if (all) {
+		o->all_sizes = true;
 		o->min_size = PERF_MIN_SIZE;
 		o->max_size = PERF_MAX_SIZE;
 	} else if (!size_set) {
 		o->min_size = t->bw ? PERF_BW_SIZE : PERF_LAT_SIZE;
 		o->max_size = o->min_size;
 	}
+	/* As perftest: READs and atomics carry no data to inline. */
+	if (t->opcode != IBV_WR_RDMA_WRITE && t->opcode != IBV_WR_SEND)
+		o->inline_size = 0;
 	if (!iters_set)
 		o->iters = t->bw ? PERF_BW_ITERS : PERF_LAT_ITERS;
 	if (o->poll) {
@@ -174,7 +180,7 @@ static int parse_opts(int argc, char **argv, struct perf_opts *o)
 		.qps = 1,
 		.tx_depth = PERF_TX_DEPTH,
 	};
-	while ((opt = getopt_long(argc, argv, "s:an:D:q:t:ed:i:x:p:h",
+	while ((opt = getopt_long(argc, argv, "s:an:D:q:t:I:ed:i:x:p:h",
 				  long_opts, NULL)) != -1) {
 		v = 0;
 		switch (opt) {
@@ -202,6 +208,10 @@ static int parse_opts(int argc, char **argv, struct perf_opts *o)
 		case 't':
 			v = number("-t", optarg, 1, 32768);
 			o->tx_depth = v;
+			break;
+		case 'I':
+			v = number("-I", optarg, 0, PERF_MAX_INLINE);
+			o->inline_size = v;
 			break;
 		case 'e':
 			o->events = true;
