@@ -16,7 +16,7 @@
 
 #define MB	1048576.0
 /* Peak bandwidth looks at windows of at most this many batches. */
-#define PERF_PEAK_WINDOW	4096
+#define PERF_PEAK_WINDOW	256
 
 static const char rule[] =
 	"---------------------------------------------------------------------------------------\n";

@@ -668,7 +668,9 @@ static int bw_client(struct perf_ctx *c, uint32_t size, struct perf_result *r)
 			progress |= ret;
 			posting -= done[i];
 		}
-		n = wait_cq(c, c->scq, wc, PERF_WC_BATCH, !progress, false);
+		/* Wait only with nothing to post and something in flight. */
+		n = wait_cq(c, c->scq, wc, PERF_WC_BATCH,
+			    !progress && completed < total, false);
 		if (n < 0) {
 			ret = n;
 			goto out;
