@@ -224,8 +224,8 @@ int perf_run_size(struct perf_ctx *c, uint32_t size, struct perf_result *r);
 
 /* perf_net.c */
 int perf_net_connect(struct perf_ctx *c);
-int perf_net_send(struct perf_ctx *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+__attribute__((format(printf, 2, 3)))
+int perf_net_send(struct perf_ctx *c, const char *fmt, ...);
 int perf_net_recv(struct perf_ctx *c, char *line, size_t len, int timeout_ms);
 int perf_net_peek(struct perf_ctx *c);
 int perf_net_sync(struct perf_ctx *c);

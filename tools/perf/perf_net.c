@@ -29,8 +29,10 @@
 #define PERF_CONNECT_MS		20000
 #define PERF_PROTO_VERSION	1
 
-/* Listen on every address, IPv6 and IPv4 (or IPv4 only on a kernel
- * without IPv6), and accept one connection. */
+/*
+ * Listen on every address, IPv6 and IPv4 (or IPv4 only on a kernel
+ * without IPv6), and accept one connection.
+ */
 static int tcp_listen(unsigned int port)
 {
 	struct sockaddr_in6 sa6 = {

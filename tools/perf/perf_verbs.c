@@ -756,12 +756,13 @@ static uint8_t round_mark(uint64_t i)
 static int wait_mark(struct perf_ctx *c, uint32_t size, uint8_t mark,
 		     bool watch_sock)
 {
-	const volatile uint8_t *p = target_area(&c->qps[0]) + size - 1;
+	const uint8_t *p = target_area(&c->qps[0]) + size - 1;
 	unsigned int spins = 0;
 	double stall = 0;
 	int ret;
 
-	while (*p != mark) {
+	/* The peer's WRITE changes the byte behind the compiler's back. */
+	while (__atomic_load_n(p, __ATOMIC_ACQUIRE) != mark) {
 		if (++spins % PERF_SPIN_CHECK)
 			continue;
 		ret = perf_net_peek(c);
@@ -779,7 +780,6 @@ static int wait_mark(struct perf_ctx *c, uint32_t size, uint8_t mark,
 			return -ETIMEDOUT;
 		}
 	}
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	return 0;
 }
 

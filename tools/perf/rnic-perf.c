@@ -32,6 +32,7 @@ static const struct perf_test tests[] = {
 			      false, IBV_WR_ATOMIC_FETCH_AND_ADD, false },
 };
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define OPT_POLL	256
 #define OPT_JSON	257
 
@@ -62,7 +63,7 @@ static void usage(FILE *f)
 		"Usage: rnic-perf TEST [OPTIONS]          (server)\n"
 		"       rnic-perf TEST [OPTIONS] HOST     (client)\n"
 		"TEST:");
-	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(tests); i++)
 		fprintf(f, " %s", tests[i].name);
 	fprintf(f, "\n"
 		"  -s, --size=BYTES       message size (default %u bw, %u lat)\n"
@@ -106,7 +107,7 @@ static const struct perf_test *find_test(const char *name)
 {
 	unsigned int i;
 
-	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(tests); i++)
 		if (!strcmp(tests[i].name, name))
 			return &tests[i];
 	return NULL;
@@ -131,7 +132,8 @@ static int check_opts(struct perf_opts *o, bool size_set, bool iters_set,
 		return -EINVAL;
 	}
 	if (t->opcode == IBV_WR_RDMA_WRITE && !t->bw && o->events) {
-		fprintf(stderr, "rnic-perf: write_lat waits on memory, not on completions: no -e\n");
+		fprintf(stderr,
+			"rnic-perf: write_lat waits on memory, not on completions: no -e\n");
 		return -EINVAL;
 	}
 	if (t->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
@@ -157,7 +159,8 @@ static int check_opts(struct perf_opts *o, bool size_set, bool iters_set,
 		o->iters = t->bw ? PERF_BW_ITERS : PERF_LAT_ITERS;
 	if (o->poll) {
 #ifdef PERF_RDMA_CORE
-		fprintf(stderr, "rnic-perf: --poll is librnic's polling doorbell mode; this build uses rdma-core\n");
+		fprintf(stderr,
+			"rnic-perf: --poll is librnic's polling doorbell mode; this build uses rdma-core\n");
 		return -EOPNOTSUPP;
 #else
 		if (setenv("RNIC_SQ_POLL", "1", 1))
@@ -186,7 +189,8 @@ static int parse_opts(int argc, char **argv, struct perf_opts *o)
 		switch (opt) {
 		case 's':
 			v = number("-s", optarg, 1, PERF_MAX_SIZE);
-			o->min_size = o->max_size = v;
+			o->min_size = v;
+			o->max_size = v;
 			size_set = true;
 			break;
 		case 'a':
