@@ -192,7 +192,6 @@ struct perf_result {
  * @pattr: port attributes
  * @gid: our GID
  * @gid_index: its index
- * @inline_max: largest message sent inline
  * @qps: @o->qps queue pairs
  * @sock: TCP connection to the peer
  * @sock_buf: bytes received on @sock and not consumed yet
@@ -209,7 +208,6 @@ struct perf_ctx {
 	struct ibv_port_attr pattr;
 	union ibv_gid gid;
 	int gid_index;
-	uint32_t inline_max;
 	struct perf_qp *qps;
 	int sock;
 	char sock_buf[512];
@@ -221,6 +219,7 @@ int perf_open(struct perf_ctx *c);
 int perf_connect_qps(struct perf_ctx *c);
 void perf_close(struct perf_ctx *c);
 int perf_run_size(struct perf_ctx *c, uint32_t size, struct perf_result *r);
+unsigned int perf_cq_mod(const struct perf_opts *o, uint32_t size);
 
 /* perf_net.c */
 int perf_net_connect(struct perf_ctx *c);
@@ -239,7 +238,6 @@ double perf_now_us(void);
 void perf_lat_stats(double *samples, uint64_t n, struct perf_result *r);
 double perf_peak_bw(const double *start, const double *end,
 		    const uint32_t *ops, size_t n, uint32_t size);
-unsigned int perf_cq_mod(const struct perf_opts *o, uint32_t size);
 void perf_print_header(const struct perf_ctx *c);
 void perf_print_row(const struct perf_ctx *c, const struct perf_result *r);
 void perf_print_footer(const struct perf_ctx *c);

@@ -150,7 +150,7 @@ void perf_print_header(const struct perf_ctx *c)
 	printf(" Mtu            : %-18u GID index      : %d\n",
 	       128u << c->pattr.active_mtu, c->gid_index);
 	printf(" Max inline     : %-18u Completions    : %s\n",
-	       c->inline_max, o->events ? "events" : "polling");
+	       o->inline_size, o->events ? "events" : "polling");
 	printf(" Doorbell       : %-18s Role           : %s\n",
 	       o->poll ? "polling (--poll)" : "ioctl",
 	       o->host ? "client" : "server");

@@ -221,7 +221,6 @@ static int create_qp(struct perf_ctx *c, unsigned int i)
 			strerror(errno));
 		return -errno;
 	}
-	c->inline_max = o->inline_size;
 	if (ibv_modify_qp(q->qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)) {
 		fprintf(stderr, "rnic-perf: QP to INIT: %s\n", strerror(errno));
@@ -524,7 +523,7 @@ static int post_send(struct perf_ctx *c, unsigned int i, uint32_t size,
 	}, *bad;
 	int ret;
 
-	if (size <= c->inline_max)
+	if (size <= c->o->inline_size)
 		wr.send_flags |= IBV_SEND_INLINE;
 	if (wr.opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
 		wr.wr.atomic.remote_addr = q->remote.addr;
