@@ -6,6 +6,8 @@
 #   make run      install what is missing, build, boot the VM and demo rnic
 #   make check    install what is missing, static checks, unit tests and
 #                 every kselftest in the VM; ends with "N passed, N failed"
+#   make stress   the long passes in the VM (fuzzer 1M, kill storm 1000,
+#                 churn 10000; tools/stress), under 60 minutes
 #   make clean
 #
 # KDIR=    kernel build tree (default: headers of the kernel the VM boots,
@@ -18,7 +20,7 @@ KDIR ?= /lib/modules/$(KVER)/build
 
 export BUILD
 
-.PHONY: all module userspace tools selftests deps run check clean
+.PHONY: all module userspace tools selftests deps run check clean stress
 
 all: module userspace tools selftests
 
@@ -43,6 +45,10 @@ run: deps
 
 check: deps
 	$(TOP)/tools/check
+
+stress: deps
+	$(MAKE) all
+	$(TOP)/tools/stress
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(TOP) clean

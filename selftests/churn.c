@@ -323,6 +323,7 @@ TEST_F_TIMEOUT(churn, two_processes, 3600)
 		       cycles, (dp_now_ms() - start) / 1000.0, 2 * cycles,
 		       kb_end - kb_warm, kb_cal, CALIBRATE,
 		       (unsigned long long)left);
+	fflush(stdout);	/* the harness ends the test with _exit() */
 	free(seen);
 }
 

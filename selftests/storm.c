@@ -274,6 +274,7 @@ TEST_F_TIMEOUT(storm, sigkill_workers, 3600)
 		       (unsigned long long)*completions,
 		       (dp_now_ms() - start) / 1000.0, (unsigned long long)left,
 		       (unsigned long long)self->res->counts[RNIC_RES_PINNED]);
+	fflush(stdout);	/* the harness ends the test with _exit() */
 	munmap(completions, sizeof(*completions));
 }
 
