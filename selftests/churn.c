@@ -175,7 +175,7 @@ out:
 	return ret;
 }
 
-/* The peer process: cycles until the socket closes; exit status 0 or the step. */
+/* The peer: cycles until the socket closes; exits 0 or with the step. */
 static void __attribute__((noreturn))
 peer_main(int sk, const union ibv_gid *gid)
 {

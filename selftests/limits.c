@@ -4,6 +4,8 @@
  * - max_mr: exactly max_mr MRs (one page each, all over the same page)
  *   register, the next one is ENOMEM, and deregistering them all leaves
  *   nothing (counts, pinned bytes, VmPin);
+ * - max_mr_size: one page more is EINVAL (over a mapping that reserves
+ *   nothing);
  * - a 1 GiB MR in the 2 GiB guest: registered, written with RDMA WRITE at
  *   its start, across its middle and at its end, read back with RDMA
  *   READ, every byte checked; VmPin back afterwards;
@@ -95,6 +97,26 @@ TEST_F_TIMEOUT(lim, max_mr, 600)
 	EXPECT_EQ(pin0, vm_pin_kb());
 	munmap(page, 4096);
 	free(mrs);
+}
+
+TEST_F(lim, mr_size_over_max)
+{
+	size_t len = self->env.dattr.max_mr_size + 4096;
+	uint64_t base[RNIC_RES_NR_KINDS];
+	void *p;
+
+	ASSERT_EQ(1ull << 40, self->env.dattr.max_mr_size);
+	ASSERT_EQ(0, rnic_res_get(self->env.g, DEV, self->env.res));
+	memcpy(base, self->env.res->counts, sizeof(base));
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_reg_mr(self->env.pd[0], p, len,
+				   IBV_ACCESS_LOCAL_WRITE));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_TRUE(counts_settle(&self->env, base));
+	munmap(p, len);
 }
 
 TEST_F_TIMEOUT(lim, one_gib_mr, 600)
@@ -267,10 +289,9 @@ static void __attribute__((noreturn)) memcg_child(long margin)
 		}
 	}
 	ksft_print_msg("margin %3ld KiB: %d QPs, %d CQs, %d MRs, %d PDs "
-		       "fitted; then %s, %s, %s, %s\n", margin >> 10,
-		       n[K_QP], n[K_CQ], n[K_MR], n[K_PD], strerror(err[K_QP]),
-		       strerror(err[K_CQ]), strerror(err[K_MR]),
-		       strerror(err[K_PD]));
+		       "fitted; errno then %d, %d, %d, %d\n", margin >> 10,
+		       n[K_QP], n[K_CQ], n[K_MR], n[K_PD], err[K_QP],
+		       err[K_CQ], err[K_MR], err[K_PD]);
 	fflush(stdout);
 	/* undo it all (with room again) */
 	put_file(CG "/memory.max", "max");

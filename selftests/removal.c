@@ -4,12 +4,12 @@
  * READ, empty SENDs into receives) with their CQ armed on a completion
  * channel, and the device goes away under them: by `rnic link del`
  * (netlink) or by deleting the dummy netdev it is bound to. Each process
- * must get
- * IBV_EVENT_DEVICE_FATAL on its async fd; then calls that create or
- * change something fail with ENODEV (ABI: "the device was removed"),
- * while every destroy call and closing the context still succeed, and
- * the process' pinned memory (VmPin) is back to 0. The kernel must not
- * warn, and rmmod afterwards (tools/vm/run) must find nothing left.
+ * must get IBV_EVENT_DEVICE_FATAL on its async fd; then calls that
+ * create or change something fail with ENODEV (ABI: "the device was
+ * removed"), while every destroy call and closing the context still
+ * succeed, and the process' pinned memory (VmPin) is back to 0. The
+ * kernel must not warn, and rmmod afterwards (tools/vm/run) must find
+ * nothing left.
  */
 #include "rnic_dp_test.h"
 

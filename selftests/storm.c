@@ -269,9 +269,9 @@ TEST_F_TIMEOUT(storm, sigkill_workers, 3600)
 	EXPECT_LE(rounds, *completions);
 	do_link_del(self->g, DEV);
 	ksft_print_msg("storm: %d rounds (%d workers killed, %d rounds with "
-		       "traffic running, %llu completions) in %.1f s, objects left %llu, pinned "
-		       "bytes left %llu\n", rounds, 2 * rounds, running,
-		       (unsigned long long)*completions,
+		       "traffic running, %llu completions) in %.1f s, "
+		       "objects left %llu, pinned bytes left %llu\n", rounds,
+		       2 * rounds, running, (unsigned long long)*completions,
 		       (dp_now_ms() - start) / 1000.0, (unsigned long long)left,
 		       (unsigned long long)self->res->counts[RNIC_RES_PINNED]);
 	fflush(stdout);	/* the harness ends the test with _exit() */
