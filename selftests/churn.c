@@ -16,7 +16,7 @@
  * idle QP pairs cost; a leak of a QP's worth per cycle exceeds it within
  * 50 cycles.
  *
- * RNIC_CHURN_CYCLES sets the cycles (default 300, what make check runs;
+ * RNIC_CHURN_CYCLES sets the cycles (default 200, what make check runs;
  * make stress runs 10000).
  */
 #include <sys/socket.h>
@@ -238,7 +238,7 @@ FIXTURE_TEARDOWN(churn)
 
 TEST_F_TIMEOUT(churn, two_processes, 3600)
 {
-	int cycles = env_int("RNIC_CHURN_CYCLES", 300);
+	int cycles = env_int("RNIC_CHURN_CYCLES", 200);
 	uint8_t *seen = calloc(1 << 21, 1);	/* a bit per QP number */
 	uint64_t base[RNIC_RES_NR_KINDS];
 	struct ibv_qp *idle[2 * CALIBRATE];

@@ -9,7 +9,7 @@
  * device accounts no object and no pinned byte, no context is left, and
  * the device can be deleted (rmmod afterwards is the harness' check).
  *
- * RNIC_STORM_ROUNDS sets the number of rounds (default 60, what make
+ * RNIC_STORM_ROUNDS sets the number of rounds (default 40, what make
  * check runs; make stress runs 1000). RNIC_DP_SEED changes the moments.
  */
 #include "rnic_dp_test.h"
@@ -184,7 +184,7 @@ static int read_within(int fd, void *buf, size_t len, int ms)
 
 TEST_F_TIMEOUT(storm, sigkill_workers, 3600)
 {
-	int rounds = env_int("RNIC_STORM_ROUNDS", 60);
+	int rounds = env_int("RNIC_STORM_ROUNDS", 40);
 	uint64_t rnd = dp_seed(0x5707, 0, 0);
 	struct rnic_link_info info;
 	int round, k, running = 0;
