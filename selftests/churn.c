@@ -32,13 +32,6 @@
 #define CALIBRATE 50		/* QP pairs the growth bound is worth */
 #define WARMUP	20
 
-static int env_int(const char *name, int dflt)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? atoi(v) : dflt;
-}
-
 /* What one side of the churn keeps for the whole run. */
 struct side {
 	struct ibv_context *ctx;
@@ -238,7 +231,7 @@ FIXTURE_TEARDOWN(churn)
 
 TEST_F_TIMEOUT(churn, two_processes, 3600)
 {
-	int cycles = env_int("RNIC_CHURN_CYCLES", 200);
+	int cycles = dp_env_int("RNIC_CHURN_CYCLES", 200);
 	uint8_t *seen = calloc(1 << 21, 1);	/* a bit per QP number */
 	uint64_t base[RNIC_RES_NR_KINDS];
 	struct ibv_qp *idle[2 * CALIBRATE];

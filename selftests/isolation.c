@@ -38,13 +38,6 @@
 #define IDX_BITS 17
 #define IDX_MASK ((1u << IDX_BITS) - 1)
 
-static int env_int(const char *name, int dflt)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? atoi(v) : dflt;
-}
-
 /* What the first process tells the guesser. */
 struct victim_info {
 	uint64_t base;			/* page i is MR i */
@@ -305,7 +298,7 @@ FIXTURE_TEARDOWN(iso)
 
 static void guess_keys(struct __test_metadata *_metadata, bool other_user)
 {
-	int guesses = env_int("RNIC_ISOLATION_GUESSES", 2048);
+	int guesses = dp_env_int("RNIC_ISOLATION_GUESSES", 2048);
 	struct ibv_mr *mrs[NMR], *stale;
 	struct victim_info vi = { 0 };
 	struct verdict v;

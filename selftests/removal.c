@@ -184,15 +184,6 @@ FIXTURE_TEARDOWN(rm)
 	munmap(progress, 2 * sizeof(*progress));
 }
 
-static int read_within(int fd, void *buf, size_t len, int ms)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-
-	if (poll(&p, 1, ms) != 1)
-		return -1;
-	return read(fd, buf, len) == (ssize_t)len ? 0 : -1;
-}
-
 TEST_F_TIMEOUT(rm, under_load, 120)
 {
 	int up[2][2], down[2][2], status, i;
@@ -222,8 +213,8 @@ TEST_F_TIMEOUT(rm, under_load, 120)
 		close(down[i][0]);
 	}
 	for (i = 0; i < 2; i++)
-		ASSERT_EQ(0, read_within(up[i][0], &pi[i], sizeof(pi[i]),
-					 20000));
+		ASSERT_EQ(0, dp_read_within(up[i][0], &pi[i], sizeof(pi[i]),
+					    20000));
 	for (i = 0; i < 2; i++)
 		ASSERT_EQ(sizeof(pi[0]), write(down[i][1], &pi[!i],
 					       sizeof(pi[0])));
@@ -247,8 +238,8 @@ TEST_F_TIMEOUT(rm, under_load, 120)
 	EXPECT_FALSE(rnic_sysfs_exists(DEV));
 
 	for (i = 0; i < 2; i++) {
-		ASSERT_EQ(0, read_within(up[i][0], &r[i], sizeof(r[i]),
-					 30000)) TH_LOG("worker %d silent", i);
+		ASSERT_EQ(0, dp_read_within(up[i][0], &r[i], sizeof(r[i]),
+					    30000)) TH_LOG("worker %d silent", i);
 		EXPECT_EQ(0, r[i].step)
 			TH_LOG("worker %d: check %d failed (%s)", i,
 			       r[i].step, strerror(r[i].err));

@@ -20,13 +20,6 @@
 #define NMR	4		/* MRs a worker keeps registered besides its buffer */
 #define CQE	512
 
-static int env_int(const char *name, int dflt)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? atoi(v) : dflt;
-}
-
 /* Successful completions of all workers, in memory shared with them. */
 static _Atomic uint64_t *completions;
 
@@ -172,19 +165,9 @@ FIXTURE_TEARDOWN(storm)
 	free(self->res);
 }
 
-/* Read @len bytes from @fd within @ms; 0 or -1. */
-static int read_within(int fd, void *buf, size_t len, int ms)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-
-	if (poll(&p, 1, ms) != 1)
-		return -1;
-	return read(fd, buf, len) == (ssize_t)len ? 0 : -1;
-}
-
 TEST_F_TIMEOUT(storm, sigkill_workers, 3600)
 {
-	int rounds = env_int("RNIC_STORM_ROUNDS", 40);
+	int rounds = dp_env_int("RNIC_STORM_ROUNDS", 40);
 	uint64_t rnd = dp_seed(0x5707, 0, 0);
 	struct rnic_link_info info;
 	int round, k, running = 0;
@@ -223,10 +206,10 @@ TEST_F_TIMEOUT(storm, sigkill_workers, 3600)
 		}
 		/* one round in four: kill at any moment, setup included */
 		if (dp_rand(&rnd) % 4) {
-			ASSERT_EQ(0, read_within(up[0][0], &pi[0],
-						 sizeof(pi[0]), 20000));
-			ASSERT_EQ(0, read_within(up[1][0], &pi[1],
-						 sizeof(pi[1]), 20000));
+			ASSERT_EQ(0, dp_read_within(up[0][0], &pi[0],
+						    sizeof(pi[0]), 20000));
+			ASSERT_EQ(0, dp_read_within(up[1][0], &pi[1],
+						    sizeof(pi[1]), 20000));
 			ASSERT_EQ(sizeof(pi[1]),
 				  write(down[0][1], &pi[1], sizeof(pi[1])));
 			ASSERT_EQ(sizeof(pi[0]),
