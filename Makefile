@@ -6,6 +6,8 @@
 #   make run      install what is missing, build, boot the VM and demo rnic
 #   make check    install what is missing, static checks, unit tests and
 #                 every kselftest in the VM; ends with "N passed, N failed"
+#   make fuzz     the ioctl/ring fuzzer in the VM: SEED=, ITERS= (default
+#                 the short pass of make check), REPLAY=seed:worker:chunk
 #   make clean
 #
 # KDIR=    kernel build tree (default: headers of the kernel the VM boots,
@@ -18,7 +20,7 @@ KDIR ?= /lib/modules/$(KVER)/build
 
 export BUILD
 
-.PHONY: all module userspace tools selftests deps run check clean
+.PHONY: all module userspace tools selftests deps run check clean fuzz
 
 all: module userspace tools selftests
 
@@ -43,6 +45,14 @@ run: deps
 
 check: deps
 	$(TOP)/tools/check
+
+# One million operations take about 15 minutes under TCG.
+fuzz: all
+	$(TOP)/tools/vm/run --timeout $(or $(FUZZ_TIMEOUT),3600) -- env \
+		$(if $(SEED),RNIC_FUZZ_SEED=$(SEED)) \
+		$(if $(ITERS),RNIC_FUZZ_ITERS=$(ITERS)) \
+		$(if $(REPLAY),RNIC_FUZZ_REPLAY=$(REPLAY)) \
+		$(BUILD)/selftests/fuzz
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(TOP) clean

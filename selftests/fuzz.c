@@ -24,6 +24,8 @@
  *   RNIC_FUZZ_THREADS  workers per process (default 2)
  *   RNIC_FUZZ_REPLAY   seed:worker:chunk: run that chunk alone and print
  *                      the shortest operation list that still fails
+ *   RNIC_FUZZ_INJECT   chunk:op: report a failure at that operation of
+ *                      every worker (checks the reporting and shrinking)
  *
  * Failures checked by the fuzzer itself: an errno outside the ABI's error
  * contract, a worker that crashes or hangs, a kernel log line of the kinds
@@ -66,6 +68,11 @@
 #define FZ_HANG_S		120
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* RNIC_FUZZ_INJECT=chunk:op: pretend that operation fails (to check the
+ * failure reporting and the shrinking). */
+static unsigned int fz_inject_chunk;
+static int fz_inject_op = -1;
 
 /* ---- randomness -------------------------------------------------------- */
 
@@ -1377,48 +1384,69 @@ static void fz_op_events(struct fz_worker *w, uint64_t *s)
 struct fz_racer {
 	int fd;
 	atomic_bool stop;
-	uint32_t qp;
 };
 
+/* Create and destroy objects on r->fd until told to stop. */
 static void *fz_racer_main(void *arg)
 {
 	struct fz_racer *r = arg;
-	struct rnic_query_device q;
-	struct rnic_kick_sq k = { .size = sizeof(k) };
+	struct rnic_alloc_pd pd;
+	struct rnic_create_cq cq;
+	struct rnic_destroy d = { .size = sizeof(d) };
 
-	k.qp_handle = r->qp;
 	while (!atomic_load(&r->stop)) {
-		memset(&q, 0, sizeof(q));
-		q.size = sizeof(q);
-		ioctl(r->fd, RNIC_IOCTL_QUERY_DEVICE, &q);
-		ioctl(r->fd, RNIC_IOCTL_KICK_SQ, &k);
+		memset(&pd, 0, sizeof(pd));
+		pd.size = sizeof(pd);
+		memset(&cq, 0, sizeof(cq));
+		cq.size = sizeof(cq);
+		cq.cqe = 64;
+		if (!ioctl(r->fd, RNIC_IOCTL_ALLOC_PD, &pd) && (pd.out_handle & 1)) {
+			d.handle = pd.out_handle;
+			ioctl(r->fd, RNIC_IOCTL_DEALLOC_PD, &d);
+		}
+		ioctl(r->fd, RNIC_IOCTL_CREATE_CQ, &cq);
 	}
 	return NULL;
 }
 
-/* Close a context (a third one, with a busy QP) while another thread is in
- * ioctls on it. */
+/*
+ * A third context, with a CQ ring mapped, closed while another thread
+ * creates objects in it: dup2() of /dev/null over the descriptor drops the
+ * context atomically, so the racer never reaches a reused number.
+ */
 static void fz_op_close_race(struct fz_worker *w, uint64_t *s)
 {
-	struct fz_racer r = { .fd = dup(w->side[0].fd) };
+	struct fz_racer r = { .fd = open(fz_uverbs_path(), O_RDWR | O_CLOEXEC) };
+	struct rnic_create_cq cq = { .size = sizeof(cq), .cqe = 8 };
+	void *ring = MAP_FAILED;
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	pthread_t t;
 
-	if (r.fd < 0)
-		return;
-	r.qp = w->side[0].rc.handle;
-	fz_log(w, "close a dup of ctx 0 under ioctls");
-	if (pthread_create(&t, NULL, fz_racer_main, &r)) {
-		close(r.fd);
-		return;
-	}
+	if (r.fd < 0 || null < 0)
+		goto out;
+	if (!ioctl(r.fd, RNIC_IOCTL_CREATE_CQ, &cq))
+		ring = mmap(NULL, cq.out_ring.size, PROT_READ | PROT_WRITE,
+			    MAP_SHARED, r.fd, cq.out_ring.offset);
+	fz_log(w, "close a context under ioctls");
+	if (pthread_create(&t, NULL, fz_racer_main, &r))
+		goto out;
 	usleep(fz_rand(s) % 500);
-	/* The racer's fd number may be reused by now; dup2 over it keeps it
-	 * ours until the racer is gone. */
-	dup2(w->side[1].fd, r.fd);
+	dup2(null, r.fd);
 	usleep(fz_rand(s) % 200);
+	if (ring != MAP_FAILED && fz_chance(s, 1, 2)) {
+		*(volatile uint32_t *)ring = fz_rand(s);
+		munmap(ring, cq.out_ring.size);
+		ring = MAP_FAILED;
+	}
 	atomic_store(&r.stop, true);
 	pthread_join(t, NULL);
-	close(r.fd);
+out:
+	if (ring != MAP_FAILED)
+		munmap(ring, cq.out_ring.size);
+	if (r.fd >= 0)
+		close(r.fd);
+	if (null >= 0)
+		close(null);
 }
 
 /* fork: the child uses and destroys the parent's objects, then exits. */
@@ -1608,6 +1636,8 @@ static int fz_chunk(struct fz_worker *w, unsigned int chunk, unsigned int nops)
 		if (w->mask && !w->mask[w->op])
 			continue;
 		fz_run_op(w, &s);
+		if (chunk == fz_inject_chunk && (int)w->op == fz_inject_op)
+			fz_failf(w, "failure injected by RNIC_FUZZ_INJECT");
 		if (w->fail[0])
 			break;
 	}
@@ -1733,7 +1763,8 @@ static int fz_process(const struct fz_config *cfg, int proc)
 static const char *const fz_bad_words[] = {
 	"WARNING:", "BUG:", "Oops", "general protection", "refcount_t",
 	"list_add corruption", "list_del corruption", "Kernel panic",
-	"rnic: leak", "UBSAN", "KASAN",
+	"rnic: leak", "UBSAN", "KASAN", "Call Trace:", "allocation failure",
+	"vmalloc error", "soft lockup", "blocked for more than",
 };
 
 /* Read new kernel log lines from @fd; print bad ones and the chunk markers
@@ -1888,49 +1919,82 @@ static bool fz_replay_once(const struct fz_config *cfg, int id,
 	return failed;
 }
 
+/*
+ * Run chunk @chunk of worker @id alone; if it fails, drop ever smaller
+ * runs of operations from @mask while it still fails. Number of
+ * operations left in @mask, or -1 if the chunk does not fail alone.
+ */
+static int fz_shrink(const struct fz_config *c, int id, unsigned int chunk,
+		     bool *mask, int kfd, struct rnic_genl *g)
+{
+	bool save[FZ_CHUNK_OPS];
+	unsigned int n, k, i, step;
+
+	for (i = 0; i < FZ_CHUNK_OPS; i++)
+		mask[i] = true;
+	if (!fz_replay_once(c, id, chunk, mask, false, kfd, g))
+		return -1;
+	for (step = FZ_CHUNK_OPS / 2; step; step /= 2) {
+		for (k = 0; k < FZ_CHUNK_OPS; k += step) {
+			memcpy(save, mask, sizeof(save));
+			for (i = k, n = 0; i < k + step; i++) {
+				n += mask[i];
+				mask[i] = false;
+			}
+			if (n && !fz_replay_once(c, id, chunk, mask, false, kfd, g))
+				memcpy(mask, save, sizeof(save));
+		}
+	}
+	for (i = 0, n = 0; i < FZ_CHUNK_OPS; i++)
+		n += mask[i];
+	return n;
+}
+
 static int fz_replay(const struct fz_config *cfg, const char *spec,
 		     struct rnic_genl *g)
 {
 	bool mask[FZ_CHUNK_OPS];
 	unsigned long long seed;
-	unsigned int chunk, n, k, i, step;
-	int id, kfd = fz_kmsg_open();
 	struct fz_config c = *cfg;
+	unsigned int chunk;
+	int id, n, kfd = fz_kmsg_open();
 
 	if (sscanf(spec, "%llu:%d:%u", &seed, &id, &chunk) != 3) {
-		printf("# RNIC_FUZZ_REPLAY must be seed:worker:chunk\n");
+		printf("not ok 1 - RNIC_FUZZ_REPLAY must be seed:worker:chunk\n");
 		return 1;
 	}
 	c.seed = seed;
-	for (i = 0; i < FZ_CHUNK_OPS; i++)
-		mask[i] = true;
 	printf("# replay seed %llu worker %d chunk %u\n", seed, id, chunk);
-	if (!fz_replay_once(&c, id, chunk, mask, false, kfd, g)) {
-		printf("# the chunk does not fail when run alone\n");
-		printf("ok 1 - fuzz replay (no failure reproduced)\n");
+	n = fz_shrink(&c, id, chunk, mask, kfd, g);
+	if (n < 0) {
+		printf("ok 1 - fuzz replay: the chunk does not fail when run alone\n");
 		return 0;
 	}
-	/* Drop ever smaller runs of operations while it still fails. */
-	for (step = FZ_CHUNK_OPS / 2; step; step /= 2) {
-		for (k = 0; k < FZ_CHUNK_OPS; k += step) {
-			bool save[FZ_CHUNK_OPS];
-
-			memcpy(save, mask, sizeof(mask));
-			for (i = k, n = 0; i < k + step; i++)
-				n += mask[i], mask[i] = false;
-			if (!n)
-				continue;
-			if (!fz_replay_once(&c, id, chunk, mask, false, kfd, g))
-				memcpy(mask, save, sizeof(mask));
-		}
-	}
-	for (i = 0, n = 0; i < FZ_CHUNK_OPS; i++)
-		n += mask[i];
-	printf("# minimal operation list: %u of %u operations\n", n,
+	printf("# minimal operation list: %d of %u operations:\n", n,
 	       FZ_CHUNK_OPS);
 	fz_replay_once(&c, id, chunk, mask, true, kfd, g);
 	printf("not ok 1 - fuzz replay: failure reproduced\n");
 	return 1;
+}
+
+/*
+ * The failure detection and shrinking machinery, checked on a failure
+ * injected at one operation: shrinking must keep exactly that one.
+ */
+static bool fz_check_shrink(const struct fz_config *cfg, struct rnic_genl *g)
+{
+	bool mask[FZ_CHUNK_OPS];
+	int n, kfd = fz_kmsg_open();
+
+	fz_inject_chunk = 1;
+	fz_inject_op = FZ_CHUNK_OPS / 3;
+	n = fz_shrink(cfg, 0, fz_inject_chunk, mask, kfd, g);
+	fz_inject_op = -1;
+	if (kfd >= 0)
+		close(kfd);
+	printf("# shrinking an injected failure at op %u left %d operation(s)\n",
+	       FZ_CHUNK_OPS / 3, n);
+	return n == 1 && mask[FZ_CHUNK_OPS / 3];
 }
 
 /* ---- main ---------------------------------------------------------------- */
@@ -1951,6 +2015,7 @@ int main(void)
 		.threads = fz_env("RNIC_FUZZ_THREADS", 2),
 	};
 	const char *replay = getenv("RNIC_FUZZ_REPLAY");
+	const char *inject = getenv("RNIC_FUZZ_INJECT");
 	unsigned int markers, idle = 0;
 	unsigned long nw;
 	struct timespec t0, t1;
@@ -1958,11 +2023,17 @@ int main(void)
 	char why[256] = "";
 	long pin0, pin1;
 	int kfd, p, st, failed = 0;
+	bool ok;
 	pid_t *pids;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGPIPE, SIG_IGN);
-	printf("TAP version 13\n1..1\n");
+	if (inject && sscanf(inject, "%u:%d", &fz_inject_chunk,
+			     &fz_inject_op) != 2) {
+		printf("not ok 1 - RNIC_FUZZ_INJECT must be chunk:op\n");
+		return 1;
+	}
+	printf("TAP version 13\n1..%d\n", replay ? 1 : 2);
 	g = rnic_genl_open();
 	if (!g || fz_device_add(g)) {
 		printf("not ok 1 - fuzz: cannot create device %s\n", FZ_DEV);
@@ -2036,6 +2107,10 @@ int main(void)
 	       failed ? " (see above)" : "");
 	printf("%s 1 - fuzz seed %" PRIu64 " iters %lu\n",
 	       failed ? "not ok" : "ok", cfg.seed, cfg.iters);
+	ok = fz_check_shrink(&cfg, g);
+	printf("%s 2 - fuzz: an injected failure shrinks to its one operation\n",
+	       ok ? "ok" : "not ok");
+	failed |= !ok;
 	rnic_link_del(g, FZ_DEV);
 	rnic_genl_close(g);
 	return failed;
