@@ -189,10 +189,14 @@ struct fz_qp {
  * @cq_handle: its handle
  * @buf: registered buffer, @lkey/@rkey its keys
  * @rc, @ud: the RC and UD QPs
+ * @srq: ring of the SRQ the RC QP receives from, -1: it has an RQ
+ * @srq_handle: its handle
  */
 struct fz_side {
 	int fd;
 	uint32_t pd;
+	int srq;
+	uint32_t srq_handle;
 	int cq;
 	uint32_t cq_handle;
 	uint8_t *buf;
@@ -632,11 +636,12 @@ static int fz_qp_connect(struct fz_worker *w, int ctx, struct fz_qp *qp,
 }
 
 static int fz_qp_create(struct fz_worker *w, int ctx, uint32_t type,
-			struct fz_qp *qp)
+			uint32_t flags, struct fz_qp *qp)
 {
 	struct fz_side *sd = &w->side[ctx];
 	struct rnic_create_qp c = {
-		.size = sizeof(c), .pd_handle = sd->pd,
+		.size = sizeof(c), .flags = flags, .pd_handle = sd->pd,
+		.srq_handle = sd->srq_handle,
 		.send_cq_handle = sd->cq_handle, .recv_cq_handle = sd->cq_handle,
 		.qp_type = type,
 		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
@@ -654,15 +659,24 @@ static int fz_qp_create(struct fz_worker *w, int ctx, uint32_t type,
 	qp->cap = c.out_cap;
 	qp->sq = fz_ring_map(w, ctx, &c.out_sq, c.out_sq_flags_off, qp->handle,
 			     false);
+	if (flags & RNIC_CREATE_QP_SRQ) {
+		qp->rq = sd->srq;
+		return qp->sq < 0 ? -ENOMEM : 0;
+	}
 	qp->rq = fz_ring_map(w, ctx, &c.out_rq, c.out_rq_flags_off, qp->handle,
 			     true);
 	return qp->sq < 0 || qp->rq < 0 ? -ENOMEM : 0;
 }
 
-/* Both contexts, each with a PD, a CQ, a registered buffer, an RC QP
- * connected to the other side's and a UD QP with an AH to the other's. */
-static int fz_traffic_setup(struct fz_worker *w)
+/*
+ * Both contexts, each with a PD, a CQ, a registered buffer, an RC QP
+ * connected to the other side's and a UD QP with an AH to the other's.
+ * Bits of @variant: side 0's and side 1's RC QP receive from an SRQ, the
+ * send queues are watched by the polling thread.
+ */
+static int fz_traffic_setup(struct fz_worker *w, uint32_t variant)
 {
+	uint32_t qp_flags = variant & 4 ? RNIC_CREATE_QP_SQ_POLL : 0;
 	int i, ret;
 
 	for (i = 0; i < 2; i++) {
@@ -702,8 +716,24 @@ static int fz_traffic_setup(struct fz_worker *w)
 			return ret;
 		sd->lkey = mr.out_lkey;
 		sd->rkey = mr.out_rkey;
-		ret = fz_qp_create(w, i, RNIC_QPT_RC, &sd->rc);
-		ret = ret ?: fz_qp_create(w, i, RNIC_QPT_UD, &sd->ud);
+		if (variant & (1 << i)) {
+			struct rnic_create_srq srq = {
+				.size = sizeof(srq), .pd_handle = sd->pd,
+				.max_wr = 32, .max_sge = 2, .srq_limit = 4,
+			};
+
+			ret = fz_ioctl(w, sd->fd,
+				       fz_cmd_index(RNIC_IOCTL_CREATE_SRQ), 0,
+				       &srq);
+			if (ret)
+				return ret;
+			sd->srq_handle = srq.out_handle;
+			sd->srq = fz_ring_map(w, i, &srq.out_ring, 0, 0, true);
+		}
+		ret = fz_qp_create(w, i, RNIC_QPT_RC, qp_flags |
+				   (variant & (1 << i) ? RNIC_CREATE_QP_SRQ : 0),
+				   &sd->rc);
+		ret = ret ?: fz_qp_create(w, i, RNIC_QPT_UD, qp_flags, &sd->ud);
 		if (ret)
 			return ret;
 	}
@@ -874,6 +904,66 @@ static void fz_op_corrupt(struct fz_worker *w, uint64_t *s)
 	w->st.corrupted++;
 	if (r->qp)
 		fz_kick(w, r->ctx, r->qp, fz_chance(s, 1, 2) ? RNIC_KICK_RQ : 0);
+}
+
+/* Move a traffic QP to another state under traffic: SQD (and back),
+ * SQE, ERR, RESET, or a bogus current state. */
+static void fz_op_state(struct fz_worker *w, uint64_t *s)
+{
+	int ctx = fz_rand(s) & 1;
+	struct fz_side *sd = &w->side[ctx];
+	struct fz_qp *qp = fz_chance(s, 1, 2) ? &sd->rc : &sd->ud;
+	struct rnic_qp_attr a = { .qp_state = fz_rand(s) % 7,
+				  .cur_qp_state = fz_rand(s) % 7,
+				  .en_sqd_async_notify = 1 };
+	uint32_t mask = RNIC_QP_STATE;
+
+	if (sd->fd < 0)
+		return;
+	if (fz_chance(s, 1, 3))
+		mask |= RNIC_QP_CUR_STATE;
+	if (a.qp_state == RNIC_QPS_SQD)
+		mask |= RNIC_QP_EN_SQD_ASYNC_NOTIFY;
+	fz_log(w, "modify ctx %d qp %u to state %u (mask 0x%x)", ctx,
+	       qp->handle, a.qp_state, mask);
+	fz_modify(w, ctx, qp->handle, mask, &a);
+}
+
+/* Resize a traffic CQ under traffic and map its new ring in place of the
+ * old one. */
+static void fz_op_resize(struct fz_worker *w, uint64_t *s)
+{
+	int ctx = fz_rand(s) & 1;
+	struct fz_side *sd = &w->side[ctx];
+	struct rnic_resize_cq r = { .size = sizeof(r), .handle = sd->cq_handle,
+				    .cqe = 1 + fz_rand(s) % 512 };
+
+	if (sd->fd < 0)
+		return;
+	fz_cq_drain(w, sd->cq);
+	fz_log(w, "resize the CQ of ctx %d to %u", ctx, r.cqe);
+	if (fz_ioctl(w, sd->fd, fz_cmd_index(RNIC_IOCTL_RESIZE_CQ), 0, &r))
+		return;
+	fz_ring_unmap(w, sd->cq);
+	sd->cq = fz_ring_map(w, ctx, &r.out_ring, r.out_arm_off, 0, false);
+}
+
+/* Arm a traffic SRQ's limit, or ask for a resize. */
+static void fz_op_srq(struct fz_worker *w, uint64_t *s)
+{
+	int ctx = fz_rand(s) & 1;
+	struct fz_side *sd = &w->side[ctx];
+	struct rnic_modify_srq m = { .size = sizeof(m),
+				     .handle = sd->srq_handle,
+				     .attr_mask = fz_chance(s, 7, 8) ?
+						  RNIC_SRQ_LIMIT : RNIC_SRQ_MAX_WR,
+				     .srq_limit = fz_rand(s) % 40 };
+
+	if (sd->fd < 0 || sd->srq < 0)
+		return;
+	fz_log(w, "modify the SRQ of ctx %d: mask %u limit %u", ctx,
+	       m.attr_mask, m.srq_limit);
+	fz_ioctl(w, sd->fd, fz_cmd_index(RNIC_IOCTL_MODIFY_SRQ), 0, &m);
 }
 
 /* Put a traffic QP back into RTS (after a fuzzed modify or a fatal WQE),
@@ -1468,6 +1558,9 @@ static void fz_op_fork(struct fz_worker *w, uint64_t *s)
 			fz_op_ioctl(w, &cs);
 			fz_op_post(w, &cs, false);
 		}
+		if (w->fail[0])
+			printf("# forked child of worker %d: %s\n", w->id,
+			       w->fail);
 		_exit(w->fail[0] ? 1 : 0);
 	}
 	if (waitpid(pid, &st, 0) == pid && (!WIFEXITED(st) || WEXITSTATUS(st)))
@@ -1479,13 +1572,15 @@ static void fz_op_fork(struct fz_worker *w, uint64_t *s)
 enum fz_op {
 	FZ_OP_IOCTL, FZ_OP_POST, FZ_OP_POST_BAD, FZ_OP_CORRUPT,
 	FZ_OP_RECONNECT, FZ_OP_BAD_NUMBER, FZ_OP_MMAP, FZ_OP_MUNMAP,
-	FZ_OP_EVENTS, FZ_OP_CLOSE_RACE, FZ_OP_FORK,
+	FZ_OP_EVENTS, FZ_OP_CLOSE_RACE, FZ_OP_FORK, FZ_OP_STATE, FZ_OP_RESIZE,
+	FZ_OP_SRQ,
 };
 
 /* weights out of 1000 */
 static const struct { enum fz_op op; int weight; } fz_weights[] = {
-	{ FZ_OP_IOCTL, 480 }, { FZ_OP_POST, 230 }, { FZ_OP_POST_BAD, 100 },
-	{ FZ_OP_CORRUPT, 100 }, { FZ_OP_RECONNECT, 30 },
+	{ FZ_OP_IOCTL, 440 }, { FZ_OP_POST, 230 }, { FZ_OP_POST_BAD, 100 },
+	{ FZ_OP_CORRUPT, 100 }, { FZ_OP_RECONNECT, 30 }, { FZ_OP_STATE, 20 },
+	{ FZ_OP_RESIZE, 10 }, { FZ_OP_SRQ, 10 },
 	{ FZ_OP_BAD_NUMBER, 20 }, { FZ_OP_MMAP, 15 }, { FZ_OP_MUNMAP, 10 },
 	{ FZ_OP_EVENTS, 10 }, { FZ_OP_CLOSE_RACE, 3 }, { FZ_OP_FORK, 2 },
 };
@@ -1534,6 +1629,15 @@ static void fz_run_op(struct fz_worker *w, uint64_t *s)
 	case FZ_OP_FORK:
 		fz_op_fork(w, s);
 		break;
+	case FZ_OP_STATE:
+		fz_op_state(w, s);
+		break;
+	case FZ_OP_RESIZE:
+		fz_op_resize(w, s);
+		break;
+	case FZ_OP_SRQ:
+		fz_op_srq(w, s);
+		break;
 	}
 }
 
@@ -1553,6 +1657,7 @@ static void fz_chunk_close(struct fz_worker *w)
 		memset(&w->side[i], 0, sizeof(w->side[i]));
 		w->side[i].fd = -1;
 		w->side[i].cq = -1;
+		w->side[i].srq = -1;
 	}
 	memset(w->pool, 0, sizeof(w->pool));
 }
@@ -1624,7 +1729,7 @@ static int fz_chunk(struct fz_worker *w, unsigned int chunk, unsigned int nops)
 	if (!ret)
 		ret = fz_find_gid(w);
 	if (!ret)
-		ret = fz_traffic_setup(w);
+		ret = fz_traffic_setup(w, fz_rand(&cs));
 	if (ret) {
 		fz_failf(w, "traffic setup failed: %d", ret);
 		fz_chunk_close(w);
@@ -1680,6 +1785,7 @@ static int fz_worker_init(struct fz_worker *w, struct fz_shared *sh, int id,
 	w->sh = sh;
 	w->side[0].fd = w->side[1].fd = -1;
 	w->side[0].cq = w->side[1].cq = -1;
+	w->side[0].srq = w->side[1].srq = -1;
 	w->scratch = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
 			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	w->ro = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
