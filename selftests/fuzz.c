@@ -24,6 +24,7 @@
  *   RNIC_FUZZ_THREADS  workers per process (default 2)
  *   RNIC_FUZZ_REPLAY   seed:worker:chunk: run that chunk alone and print
  *                      the shortest operation list that still fails
+ *   RNIC_FUZZ_TRACE    print every operation and ioctl result
  *   RNIC_FUZZ_INJECT   chunk:op: report a failure at that operation of
  *                      every worker (checks the reporting and shrinking)
  *
@@ -66,6 +67,8 @@
 #define FZ_FLAP_PAGES		4
 /* A worker that makes no progress for this long has hung. */
 #define FZ_HANG_S		120
+/* The rnic ioctls (fz_cmds[]). */
+#define FZ_NR_CMDS		27
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -187,7 +190,7 @@ struct fz_qp {
  * @pd: PD of the traffic objects
  * @cq: CQ of the traffic QPs (index into worker->rings)
  * @cq_handle: its handle
- * @buf: registered buffer, @lkey/@rkey its keys
+ * @buf: registered buffer, @mr_handle its MR, @lkey/@rkey its keys
  * @rc, @ud: the RC and UD QPs
  * @srq: ring of the SRQ the RC QP receives from, -1: it has an RQ
  * @srq_handle: its handle
@@ -200,7 +203,7 @@ struct fz_side {
 	int cq;
 	uint32_t cq_handle;
 	uint8_t *buf;
-	uint32_t lkey, rkey;
+	uint32_t mr_handle, lkey, rkey;
 	struct fz_qp rc, ud;
 };
 
@@ -213,10 +216,13 @@ struct fz_shared;
  * @posted: work requests posted, @corrupted: ring words corrupted
  * @cqe_ok: successful completions seen, @cqe_err: failed ones
  * @chunks: chunks run
+ * @cmd_ok: successes per ioctl (index of fz_cmds), @cmd_err: failures
  */
 struct fz_stats {
 	unsigned long ok, err, created, posted, corrupted, cqe_ok, cqe_err;
 	unsigned long chunks;
+	unsigned long cmd_ok[FZ_NR_CMDS], cmd_err[FZ_NR_CMDS];
+
 };
 
 /**
@@ -314,7 +320,7 @@ static void fz_log(struct fz_worker *w, const char *fmt, ...)
 
 /* ---- ioctls and the error contract ----------------------------------- */
 
-static const unsigned int fz_cmds[] = {
+static const unsigned int fz_cmds[FZ_NR_CMDS] = {
 	RNIC_IOCTL_QUERY_DEVICE, RNIC_IOCTL_QUERY_PORT, RNIC_IOCTL_QUERY_GID,
 	RNIC_IOCTL_QUERY_PKEY, RNIC_IOCTL_ALLOC_PD, RNIC_IOCTL_DEALLOC_PD,
 	RNIC_IOCTL_REG_MR, RNIC_IOCTL_DEREG_MR, RNIC_IOCTL_CREATE_ASYNC_FD,
@@ -327,7 +333,7 @@ static const unsigned int fz_cmds[] = {
 	RNIC_IOCTL_CREATE_AH, RNIC_IOCTL_DESTROY_AH,
 };
 
-static const char *const fz_cmd_names[] = {
+static const char *const fz_cmd_names[ARRAY_SIZE(fz_cmds)] = {
 	"QUERY_DEVICE", "QUERY_PORT", "QUERY_GID", "QUERY_PKEY", "ALLOC_PD",
 	"DEALLOC_PD", "REG_MR", "DEREG_MR", "CREATE_ASYNC_FD",
 	"CREATE_COMP_CHANNEL", "DESTROY_COMP_CHANNEL", "CREATE_CQ",
@@ -389,6 +395,12 @@ static int fz_ioctl(struct fz_worker *w, int fd, int i, unsigned long num,
 		w->st.err++;
 	else
 		w->st.ok++;
+	if (i >= 0 && ret)
+		w->st.cmd_err[i]++;
+	else if (i >= 0)
+		w->st.cmd_ok[i]++;
+	if (w->verbose)
+		printf("#            -> %s\n", ret ? strerror(err) : "ok");
 	if (ret && !fz_errno_ok(i, err))
 		fz_failf(w, "ioctl %s (0x%lx) failed with errno %d (%s), not in the ABI's contract",
 			 i >= 0 ? fz_cmd_names[i] : "unknown", num, err,
@@ -430,14 +442,26 @@ static void fz_pool_add(struct fz_worker *w, int kind, int ctx,
 					 .handle = handle, .used = true };
 }
 
-/* A handle for an argument of kind @kind in context @ctx: mostly a live one
- * of that kind, else one of another kind, context, a dead one or junk. */
+/*
+ * A handle for an argument of kind @kind in context @ctx: mostly a live one
+ * of that kind (one the fuzzed ioctls created, or one of the traffic
+ * pairs), else one of another kind or context, a dead one or junk.
+ */
 static uint32_t fz_handle(struct fz_worker *w, uint64_t *s, int kind, int ctx)
 {
 	unsigned int i, n = 0, pick, start = fz_rand(s) % FZ_POOL;
-	uint32_t r = fz_rand(s) % 16;
+	uint32_t r = fz_rand(s) % 32;
 
-	if (r < 10) {
+	if (r < 26) {
+		struct fz_side *sd = &w->side[ctx];
+		uint32_t traffic[FZ_NR_KINDS] = {
+			[FZ_PD] = sd->pd, [FZ_MR] = sd->mr_handle,
+			[FZ_CQ] = sd->cq_handle, [FZ_SRQ] = sd->srq_handle,
+			[FZ_AH] = sd->ud.ah,
+			[FZ_QP] = fz_chance(s, 1, 2) ? sd->rc.handle :
+						       sd->ud.handle,
+		};
+
 		for (i = 0; i < FZ_POOL; i++) {
 			struct fz_obj *o = &w->pool[(start + i) % FZ_POOL];
 
@@ -445,8 +469,11 @@ static uint32_t fz_handle(struct fz_worker *w, uint64_t *s, int kind, int ctx)
 			    o->ctx == ctx)
 				return o->handle;
 		}
+		/* none of the fuzzed ones: the traffic's, half of the time */
+		if (kind != FZ_CHANNEL && fz_chance(s, 1, 2))
+			return traffic[kind];
 	}
-	if (r < 14) {
+	if (r < 30) {
 		for (i = 0; i < FZ_POOL; i++)
 			n += w->pool[i].used;
 		if (n) {
@@ -456,7 +483,7 @@ static uint32_t fz_handle(struct fz_worker *w, uint64_t *s, int kind, int ctx)
 					return w->pool[i].handle;
 		}
 	}
-	if (r == 14) {
+	if (r == 30) {
 		/* one of the traffic objects, of any kind */
 		struct fz_side *sd = &w->side[fz_rand(s) & 1];
 		uint32_t h[] = { sd->pd, sd->cq_handle, sd->rc.handle,
@@ -714,6 +741,7 @@ static int fz_traffic_setup(struct fz_worker *w, uint32_t variant)
 			       &mr);
 		if (ret)
 			return ret;
+		sd->mr_handle = mr.out_handle;
 		sd->lkey = mr.out_lkey;
 		sd->rkey = mr.out_rkey;
 		if (variant & (1 << i)) {
@@ -1075,7 +1103,7 @@ static void fz_fill(struct fz_worker *w, uint64_t *s, int i, int ctx,
 		static const uint32_t types[] = { RNIC_QPT_RC, RNIC_QPT_UC,
 						  RNIC_QPT_UD };
 
-		c->flags = fz_rand(s) & 7;
+		c->flags = fz_rand(s) & (fz_chance(s, 1, 4) ? 7 : 6);
 		c->pd_handle = fz_handle(w, s, FZ_PD, ctx);
 		c->send_cq_handle = fz_handle(w, s, FZ_CQ, ctx);
 		c->recv_cq_handle = fz_chance(s, 1, 2) ? c->send_cq_handle :
@@ -1093,7 +1121,7 @@ static void fz_fill(struct fz_worker *w, uint64_t *s, int i, int ctx,
 		c->cap.max_recv_sge = fz_chance(s, 3, 4) ? fz_rand(s) % 5 :
 				      fz_bound(s);
 		c->cap.max_inline_data = fz_chance(s, 3, 4) ?
-					 fz_rand(s) % 600 : fz_bound(s);
+					 fz_rand(s) % 520 : fz_bound(s);
 		break;
 	}
 	case RNIC_IOCTL_MODIFY_QP: {
@@ -1230,7 +1258,7 @@ static void fz_note(struct fz_worker *w, uint64_t *s, int i, int ctx,
 		struct rnic_create_cq *c = buf;
 
 		fz_pool_add(w, FZ_CQ, ctx, c->out_handle);
-		if (fz_chance(s, 1, 2))
+		if (fz_chance(s, 1, 4))
 			fz_ring_map(w, ctx, &c->out_ring, c->out_arm_off, 0,
 				    false);
 		break;
@@ -1239,7 +1267,7 @@ static void fz_note(struct fz_worker *w, uint64_t *s, int i, int ctx,
 		struct rnic_create_qp *c = buf;
 
 		fz_pool_add(w, FZ_QP, ctx, c->out_handle);
-		if (fz_chance(s, 1, 2)) {
+		if (fz_chance(s, 1, 4)) {
 			fz_ring_map(w, ctx, &c->out_sq, c->out_sq_flags_off,
 				    c->out_handle, false);
 			fz_ring_map(w, ctx, &c->out_rq, c->out_rq_flags_off,
@@ -1251,7 +1279,7 @@ static void fz_note(struct fz_worker *w, uint64_t *s, int i, int ctx,
 		struct rnic_create_srq *c = buf;
 
 		fz_pool_add(w, FZ_SRQ, ctx, c->out_handle);
-		if (fz_chance(s, 1, 2))
+		if (fz_chance(s, 1, 4))
 			fz_ring_map(w, ctx, &c->out_ring, 0, 0, true);
 		break;
 	}
@@ -1283,7 +1311,16 @@ static void fz_note(struct fz_worker *w, uint64_t *s, int i, int ctx,
  * ways (size, flags, a reserved or any word, the pointer). */
 static void fz_op_ioctl(struct fz_worker *w, uint64_t *s)
 {
-	int i = fz_rand(s) % ARRAY_SIZE(fz_cmds);
+	static const unsigned long creates[] = {
+		RNIC_IOCTL_ALLOC_PD, RNIC_IOCTL_REG_MR,
+		RNIC_IOCTL_CREATE_COMP_CHANNEL, RNIC_IOCTL_CREATE_CQ,
+		RNIC_IOCTL_CREATE_QP, RNIC_IOCTL_CREATE_SRQ,
+		RNIC_IOCTL_CREATE_AH,
+	};
+	/* a fifth of them create objects, for the others to use */
+	int i = fz_chance(s, 1, 5) ?
+		fz_cmd_index(creates[fz_rand(s) % ARRAY_SIZE(creates)]) :
+		(int)(fz_rand(s) % ARRAY_SIZE(fz_cmds));
 	int ctx = fz_rand(s) & 1;
 	size_t size = fz_cmd_sizes[i], room = 4096;
 	uint8_t *buf = w->scratch, *arg;
@@ -1358,6 +1395,14 @@ static void fz_op_ioctl(struct fz_worker *w, uint64_t *s)
 	}
 	fz_log(w, "ioctl %s ctx %d size %u flags 0x%x (%s)", fz_cmd_names[i],
 	       ctx, *(uint32_t *)buf, ((uint32_t *)buf)[1], how);
+	if (w->verbose) {
+		unsigned int k;
+
+		printf("#            ");
+		for (k = 0; k < size / 4 && k < 12; k++)
+			printf(" %08x", ((uint32_t *)buf)[k]);
+		printf("\n");
+	}
 	ret = fz_ioctl(w, w->side[ctx].fd, i, 0, arg);
 	if (arg == w->ro)
 		mprotect(w->ro, 4096, PROT_READ | PROT_WRITE);
@@ -1578,11 +1623,11 @@ enum fz_op {
 
 /* weights out of 1000 */
 static const struct { enum fz_op op; int weight; } fz_weights[] = {
-	{ FZ_OP_IOCTL, 440 }, { FZ_OP_POST, 230 }, { FZ_OP_POST_BAD, 100 },
+	{ FZ_OP_IOCTL, 460 }, { FZ_OP_POST, 230 }, { FZ_OP_POST_BAD, 100 },
 	{ FZ_OP_CORRUPT, 100 }, { FZ_OP_RECONNECT, 30 }, { FZ_OP_STATE, 20 },
-	{ FZ_OP_RESIZE, 10 }, { FZ_OP_SRQ, 10 },
-	{ FZ_OP_BAD_NUMBER, 20 }, { FZ_OP_MMAP, 15 }, { FZ_OP_MUNMAP, 10 },
-	{ FZ_OP_EVENTS, 10 }, { FZ_OP_CLOSE_RACE, 3 }, { FZ_OP_FORK, 2 },
+	{ FZ_OP_RESIZE, 5 }, { FZ_OP_SRQ, 10 },
+	{ FZ_OP_BAD_NUMBER, 20 }, { FZ_OP_MMAP, 6 }, { FZ_OP_MUNMAP, 6 },
+	{ FZ_OP_EVENTS, 10 }, { FZ_OP_CLOSE_RACE, 2 }, { FZ_OP_FORK, 1 },
 };
 
 static void fz_run_op(struct fz_worker *w, uint64_t *s)
@@ -1825,6 +1870,7 @@ static int fz_process(const struct fz_config *cfg, int proc)
 	struct fz_shared sh = { 0 };
 	struct fz_thread *t;
 	pthread_t flap;
+	unsigned int k;
 	int i, failed = 0;
 	unsigned long nw = (unsigned long)cfg->procs * cfg->threads;
 
@@ -1839,6 +1885,7 @@ static int fz_process(const struct fz_config *cfg, int proc)
 
 		if (fz_worker_init(&t[i].w, &sh, id, cfg->seed))
 			return 1;
+		t[i].w.verbose = getenv("RNIC_FUZZ_TRACE");
 		t[i].nops = cfg->iters / nw + (id < (int)(cfg->iters % nw));
 		pthread_create(&t[i].tid, NULL, fz_worker_main, &t[i]);
 	}
@@ -1849,6 +1896,11 @@ static int fz_process(const struct fz_config *cfg, int proc)
 		printf("# worker %d: %lu chunks, ioctls %lu ok %lu failed, %lu objects created, %lu WRs posted, %lu ring words corrupted, CQEs %lu ok %lu failed\n",
 		       t[i].w.id, st->chunks, st->ok, st->err, st->created,
 		       st->posted, st->corrupted, st->cqe_ok, st->cqe_err);
+		printf("# worker %d ioctls ok/failed:", t[i].w.id);
+		for (k = 0; k < ARRAY_SIZE(fz_cmds); k++)
+			printf(" %s %lu/%lu", fz_cmd_names[k], st->cmd_ok[k],
+			       st->cmd_err[k]);
+		printf("\n");
 		if (t[i].w.fail[0]) {
 			printf("# FAIL seed %" PRIu64 " worker %d chunk %u op %u: %s\n",
 			       cfg->seed, t[i].w.id, t[i].w.chunk, t[i].w.op,
