@@ -30,8 +30,10 @@
  *
  * Failures checked by the fuzzer itself: an errno outside the ABI's error
  * contract, a worker that crashes or hangs, a kernel log line of the kinds
- * tools/vm/run rejects, resource counts (netlink RES_GET) not back to zero
- * or pinned memory not returned at the end. Output is TAP.
+ * tools/vm/run rejects or any other stack dump (allocation failures too),
+ * resource counts (netlink RES_GET) not back to zero or pinned memory not
+ * returned at the end. Output is TAP: the run, then a check of the
+ * failure detection and shrinking on an injected failure.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -72,8 +74,10 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* RNIC_FUZZ_INJECT=chunk:op: pretend that operation fails (to check the
- * failure reporting and the shrinking). */
+/*
+ * RNIC_FUZZ_INJECT=chunk:op: pretend that operation fails (to check the
+ * failure reporting and the shrinking).
+ */
 static unsigned int fz_inject_chunk;
 static int fz_inject_op = -1;
 
@@ -360,8 +364,10 @@ static const size_t fz_cmd_sizes[] = {
 	sizeof(struct rnic_create_ah), sizeof(struct rnic_destroy),
 };
 
-/* Is @err one the ABI allows for rnic command @cmd (index, or -1 for an
- * unknown number)? */
+/*
+ * Is @err one the ABI allows for rnic command @cmd (index, or -1 for an
+ * unknown number)?
+ */
 static bool fz_errno_ok(int cmd, int err)
 {
 	switch (err) {
@@ -380,8 +386,10 @@ static bool fz_errno_ok(int cmd, int err)
 	}
 }
 
-/* Issue ioctl number @i of fz_cmds (or raw @num if @i < 0) and check the
- * errno; 0 or -errno. */
+/*
+ * Issue ioctl number @i of fz_cmds (or raw @num if @i < 0) and check the
+ * errno; 0 or -errno.
+ */
 static int fz_ioctl(struct fz_worker *w, int fd, int i, unsigned long num,
 		    void *arg)
 {
@@ -856,8 +864,10 @@ static void fz_make_recv(struct fz_worker *w, uint64_t *s, int ctx, uint8_t *e,
 	sge->lkey = w->side[ctx].lkey;
 }
 
-/* Post a valid receive or send on a traffic QP, maybe corrupt one field of
- * it first, publish and kick. */
+/*
+ * Post a valid receive or send on a traffic QP, maybe corrupt one field of
+ * it first, publish and kick.
+ */
 static void fz_op_post(struct fz_worker *w, uint64_t *s, bool corrupt)
 {
 	int ctx = fz_rand(s) & 1;
@@ -898,8 +908,10 @@ static void fz_op_post(struct fz_worker *w, uint64_t *s, bool corrupt)
 		fz_kick(w, ctx, qp->handle, recv ? RNIC_KICK_RQ : 0);
 }
 
-/* Write a random value into an index, flags or arm word or a random word
- * of a mapped ring, then kick its QP. */
+/*
+ * Write a random value into an index, flags or arm word or a random word
+ * of a mapped ring, then kick its QP.
+ */
 static void fz_op_corrupt(struct fz_worker *w, uint64_t *s)
 {
 	struct fz_ring *r = &w->rings[fz_rand(s) % FZ_RINGS];
@@ -934,8 +946,10 @@ static void fz_op_corrupt(struct fz_worker *w, uint64_t *s)
 		fz_kick(w, r->ctx, r->qp, fz_chance(s, 1, 2) ? RNIC_KICK_RQ : 0);
 }
 
-/* Move a traffic QP to another state under traffic: SQD (and back),
- * SQE, ERR, RESET, or a bogus current state. */
+/*
+ * Move a traffic QP to another state under traffic: SQD (and back),
+ * SQE, ERR, RESET, or a bogus current state.
+ */
 static void fz_op_state(struct fz_worker *w, uint64_t *s)
 {
 	int ctx = fz_rand(s) & 1;
@@ -957,8 +971,10 @@ static void fz_op_state(struct fz_worker *w, uint64_t *s)
 	fz_modify(w, ctx, qp->handle, mask, &a);
 }
 
-/* Resize a traffic CQ under traffic and map its new ring in place of the
- * old one. */
+/*
+ * Resize a traffic CQ under traffic and map its new ring in place of the
+ * old one.
+ */
 static void fz_op_resize(struct fz_worker *w, uint64_t *s)
 {
 	int ctx = fz_rand(s) & 1;
@@ -994,8 +1010,10 @@ static void fz_op_srq(struct fz_worker *w, uint64_t *s)
 	fz_ioctl(w, sd->fd, fz_cmd_index(RNIC_IOCTL_MODIFY_SRQ), 0, &m);
 }
 
-/* Put a traffic QP back into RTS (after a fuzzed modify or a fatal WQE),
- * with its ring indexes back at 0 as RESET leaves them. */
+/*
+ * Put a traffic QP back into RTS (after a fuzzed modify or a fatal WQE),
+ * with its ring indexes back at 0 as RESET leaves them.
+ */
 static void fz_op_reconnect(struct fz_worker *w, uint64_t *s)
 {
 	int ctx = fz_rand(s) & 1;
@@ -1236,8 +1254,10 @@ static void fz_note(struct fz_worker *w, uint64_t *s, int i, int ctx,
 		struct rnic_event_desc ev;
 
 		fz_pool_add(w, FZ_CHANNEL, ctx, c->out_handle);
-		/* a non-blocking read of the new descriptor, then close it
-		 * (the channel lives on) */
+		/*
+		 * a non-blocking read of the new descriptor, then close it
+		 * (the channel lives on)
+		 */
 		fcntl(c->out_fd, F_SETFL, O_NONBLOCK);
 		if (read(c->out_fd, &ev, fz_chance(s, 1, 2) ? sizeof(ev) : 3) > 0)
 			fz_failf(w, "a new completion channel had an event");
@@ -1307,8 +1327,10 @@ static void fz_note(struct fz_worker *w, uint64_t *s, int i, int ctx,
 	}
 }
 
-/* One fuzzed ioctl: a plausible struct, then malformed in one or more
- * ways (size, flags, a reserved or any word, the pointer). */
+/*
+ * One fuzzed ioctl: a plausible struct, then malformed in one or more
+ * ways (size, flags, a reserved or any word, the pointer).
+ */
 static void fz_op_ioctl(struct fz_worker *w, uint64_t *s)
 {
 	static const unsigned long creates[] = {
@@ -1329,8 +1351,10 @@ static void fz_op_ioctl(struct fz_worker *w, uint64_t *s)
 
 	if (w->side[ctx].fd < 0)
 		return;
-	/* Place the struct at the end of the first page sometimes, so that a
-	 * longer size runs into the PROT_NONE page. */
+	/*
+	 * Place the struct at the end of the first page sometimes, so that a
+	 * longer size runs into the PROT_NONE page.
+	 */
 	if (fz_chance(s, 1, 4)) {
 		buf = w->scratch + 4096 - size;
 		room = size;
@@ -1438,8 +1462,10 @@ static void fz_op_bad_number(struct fz_worker *w, uint64_t *s)
 	fz_ioctl(w, w->side[fz_rand(s) & 1].fd, -1, num, w->scratch);
 }
 
-/* mmap with a wrong size, offset, protection or flags; must fail or
- * give a mapping that works. */
+/*
+ * mmap with a wrong size, offset, protection or flags; must fail or
+ * give a mapping that works.
+ */
 static void fz_op_mmap(struct fz_worker *w, uint64_t *s)
 {
 	struct fz_ring *r = &w->rings[fz_rand(s) % FZ_RINGS];
@@ -1925,8 +1951,10 @@ static const char *const fz_bad_words[] = {
 	"vmalloc error", "soft lockup", "blocked for more than",
 };
 
-/* Read new kernel log lines from @fd; print bad ones and the chunk markers
- * before them. Number of bad lines. */
+/*
+ * Read new kernel log lines from @fd; print bad ones and the chunk markers
+ * before them. Number of bad lines.
+ */
 static int fz_kmsg_scan(int fd, bool print_markers, unsigned int *markers)
 {
 	char line[1024], last[8][128];
@@ -2038,8 +2066,10 @@ static int fz_device_add(struct rnic_genl *g)
 
 /* ---- replay and shrinking ------------------------------------------------- */
 
-/* Run chunk @chunk of worker @id alone with the ops of @mask; did it fail
- * (worker failure, kernel log lines, or resources left)? */
+/*
+ * Run chunk @chunk of worker @id alone with the ops of @mask; did it fail
+ * (worker failure, kernel log lines, or resources left)?
+ */
 static bool fz_replay_once(const struct fz_config *cfg, int id,
 			   unsigned int chunk, const bool *mask, bool verbose,
 			   int kfd, struct rnic_genl *g)
@@ -2219,8 +2249,10 @@ int main(void)
 		if (!pids[p])
 			_exit(fz_process(&cfg, p));
 	}
-	/* Wait, watching the kernel log; a run making no progress (no new
-	 * chunk marker) for FZ_HANG_S is a hang. */
+	/*
+	 * Wait, watching the kernel log; a run making no progress (no new
+	 * chunk marker) for FZ_HANG_S is a hang.
+	 */
 	for (p = 0; p < cfg.procs;) {
 		pid_t pid = waitpid(-1, &st, WNOHANG);
 
