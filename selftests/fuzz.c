@@ -55,6 +55,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <infiniband/verbs.h>
 #include <rdma/rnic-abi.h>
 
 #include "rnic_genl.h"
@@ -220,11 +221,12 @@ struct fz_shared;
  * @posted: work requests posted, @corrupted: ring words corrupted
  * @cqe_ok: successful completions seen, @cqe_err: failed ones
  * @chunks: chunks run
+ * @verbs_pairs: librnic pairs that carried their messages
  * @cmd_ok: successes per ioctl (index of fz_cmds), @cmd_err: failures
  */
 struct fz_stats {
 	unsigned long ok, err, created, posted, corrupted, cqe_ok, cqe_err;
-	unsigned long chunks;
+	unsigned long chunks, verbs_pairs;
 	unsigned long cmd_ok[FZ_NR_CMDS], cmd_err[FZ_NR_CMDS];
 
 };
@@ -1675,18 +1677,184 @@ static void fz_op_fork(struct fz_worker *w, uint64_t *s)
 		fz_failf(w, "forked child failed (status 0x%x)", st);
 }
 
+/* ---- librnic traffic in a context of its own ---------------------------- */
+
+static int fz_verbs_connect(struct fz_worker *w, struct ibv_qp *qp,
+			    uint32_t dqpn)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
+	};
+	int ret;
+
+	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = dqpn;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 1;
+	memcpy(a.ah_attr.grh.dgid.raw, w->gid, 16);
+	a.ah_attr.grh.sgid_index = w->gid_index;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.port_num = 1;
+	ret = ret ?: ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
+				   IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+				   IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+				   IBV_QP_MIN_RNR_TIMER);
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	return ret ?: ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+				    IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+				    IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+/*
+ * An RC pair in a librnic context of its own, carrying SENDs while the
+ * other workers fuzz: every message must arrive intact and complete
+ * successfully, whatever the others do to their own contexts.
+ */
+static void fz_op_verbs(struct fz_worker *w, uint64_t *s)
+{
+	enum { N = 8, LEN = 1024 };
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_qp_init_attr init = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = N, .max_recv_wr = N,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_context *ctx = NULL;
+	struct ibv_qp *qp[2] = { NULL, NULL };
+	struct ibv_pd *pd = NULL;
+	struct ibv_cq *cq = NULL;
+	struct ibv_mr *mr = NULL;
+	uint8_t *buf = calloc(2 * N, LEN);
+	int i, n = 0, got = 0, tries;
+	struct ibv_wc wc[2 * N];
+	uint32_t len[N];
+
+	fz_log(w, "librnic RC pair, %d SENDs", N);
+	for (i = 0; list && list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), FZ_DEV))
+			ctx = ibv_open_device(list[i]);
+	if (list)
+		ibv_free_device_list(list);
+	if (!ctx || !buf) {
+		fz_failf(w, "librnic: cannot open %s", FZ_DEV);
+		goto out;
+	}
+	pd = ibv_alloc_pd(ctx);
+	cq = pd ? ibv_create_cq(ctx, 2 * N, NULL, NULL, 0) : NULL;
+	mr = cq ? ibv_reg_mr(pd, buf, 2 * N * LEN, IBV_ACCESS_LOCAL_WRITE) :
+	     NULL;
+	if (!mr) {
+		fz_failf(w, "librnic: objects for a pair: %s", strerror(errno));
+		goto out;
+	}
+	init.send_cq = cq;
+	init.recv_cq = cq;
+	for (i = 0; i < 2; i++) {
+		qp[i] = ibv_create_qp(pd, &init);
+		if (!qp[i]) {
+			fz_failf(w, "librnic: create QP: %s", strerror(errno));
+			goto out;
+		}
+	}
+	if (fz_verbs_connect(w, qp[0], qp[1]->qp_num) ||
+	    fz_verbs_connect(w, qp[1], qp[0]->qp_num)) {
+		fz_failf(w, "librnic: connect the pair: %s", strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < N; i++) {
+		struct ibv_sge rs = { (uintptr_t)buf + (N + i) * LEN, LEN,
+				      mr->lkey };
+		struct ibv_sge ss = { (uintptr_t)buf + i * LEN,
+				      len[i] = 1 + fz_rand(s) % LEN, mr->lkey };
+		struct ibv_recv_wr rwr = { .wr_id = N + i, .sg_list = &rs,
+					   .num_sge = 1 }, *rbad;
+		struct ibv_send_wr swr = { .wr_id = i, .sg_list = &ss,
+					   .num_sge = 1, .opcode = IBV_WR_SEND,
+					   .send_flags = IBV_SEND_SIGNALED },
+				   *sbad;
+
+		memset(buf + i * LEN, 0xa0 + i, LEN);
+		if (ibv_post_recv(qp[1], &rwr, &rbad) ||
+		    ibv_post_send(qp[0], &swr, &sbad)) {
+			fz_failf(w, "librnic: post: %s", strerror(errno));
+			goto out;
+		}
+	}
+	for (tries = 0; got < 2 * N && tries < 20000; tries++) {
+		n = ibv_poll_cq(cq, 2 * N - got, wc + got);
+		if (n < 0)
+			break;
+		got += n;
+		if (!n)
+			usleep(500);
+	}
+	if (got < 2 * N) {
+		fz_failf(w, "librnic: %d of %d completions of an undisturbed pair",
+			 got, 2 * N);
+		goto out;
+	}
+	for (i = 0; i < 2 * N; i++) {
+		if (wc[i].status != IBV_WC_SUCCESS) {
+			fz_failf(w, "librnic: completion of wr %" PRIu64 ": %s",
+				 wc[i].wr_id, ibv_wc_status_str(wc[i].status));
+			goto out;
+		}
+		if (wc[i].wr_id >= N && wc[i].byte_len != len[wc[i].wr_id - N]) {
+			fz_failf(w, "librnic: receive %" PRIu64 " of %u bytes, sent %u",
+				 wc[i].wr_id - N, wc[i].byte_len,
+				 len[wc[i].wr_id - N]);
+			goto out;
+		}
+	}
+	for (i = 0; i < N; i++) {
+		uint8_t *r = buf + (N + i) * LEN;
+		int k;
+
+		for (k = 0; k < (int)len[i]; k++) {
+			if (r[k] != 0xa0 + i) {
+				fz_failf(w, "librnic: message %d byte %d is 0x%x",
+					 i, k, r[k]);
+				goto out;
+			}
+		}
+	}
+	w->st.verbs_pairs++;
+out:
+	for (i = 0; i < 2; i++)
+		if (qp[i])
+			ibv_destroy_qp(qp[i]);
+	if (mr)
+		ibv_dereg_mr(mr);
+	if (cq)
+		ibv_destroy_cq(cq);
+	if (pd)
+		ibv_dealloc_pd(pd);
+	if (ctx)
+		ibv_close_device(ctx);
+	free(buf);
+}
+
 /* ---- chunks ---------------------------------------------------------------- */
 
 enum fz_op {
 	FZ_OP_IOCTL, FZ_OP_POST, FZ_OP_POST_BAD, FZ_OP_CORRUPT,
 	FZ_OP_RECONNECT, FZ_OP_BAD_NUMBER, FZ_OP_MMAP, FZ_OP_MUNMAP,
 	FZ_OP_EVENTS, FZ_OP_CLOSE_RACE, FZ_OP_FORK, FZ_OP_STATE, FZ_OP_RESIZE,
-	FZ_OP_SRQ,
+	FZ_OP_SRQ, FZ_OP_VERBS,
 };
 
 /* weights out of 1000 */
 static const struct { enum fz_op op; int weight; } fz_weights[] = {
-	{ FZ_OP_IOCTL, 460 }, { FZ_OP_POST, 230 }, { FZ_OP_POST_BAD, 100 },
+	{ FZ_OP_IOCTL, 458 }, { FZ_OP_VERBS, 2 }, { FZ_OP_POST, 230 }, { FZ_OP_POST_BAD, 100 },
 	{ FZ_OP_CORRUPT, 100 }, { FZ_OP_RECONNECT, 30 }, { FZ_OP_STATE, 20 },
 	{ FZ_OP_RESIZE, 5 }, { FZ_OP_SRQ, 10 },
 	{ FZ_OP_BAD_NUMBER, 20 }, { FZ_OP_MMAP, 6 }, { FZ_OP_MUNMAP, 6 },
@@ -1745,6 +1913,9 @@ static void fz_run_op(struct fz_worker *w, uint64_t *s)
 		break;
 	case FZ_OP_SRQ:
 		fz_op_srq(w, s);
+		break;
+	case FZ_OP_VERBS:
+		fz_op_verbs(w, s);
 		break;
 	}
 }
@@ -1974,9 +2145,10 @@ static int fz_process(const struct fz_config *cfg, int proc)
 		struct fz_stats *st = &t[i].w.st;
 
 		pthread_join(t[i].tid, NULL);
-		printf("# worker %d: %lu chunks, ioctls %lu ok %lu failed, %lu objects created, %lu WRs posted, %lu ring words corrupted, CQEs %lu ok %lu failed\n",
+		printf("# worker %d: %lu chunks, ioctls %lu ok %lu failed, %lu objects created, %lu WRs posted, %lu ring words corrupted, CQEs %lu ok %lu failed, %lu librnic pairs\n",
 		       t[i].w.id, st->chunks, st->ok, st->err, st->created,
-		       st->posted, st->corrupted, st->cqe_ok, st->cqe_err);
+		       st->posted, st->corrupted, st->cqe_ok, st->cqe_err,
+		       st->verbs_pairs);
 		printf("# worker %d ioctls ok/failed:", t[i].w.id);
 		for (k = 0; k < ARRAY_SIZE(fz_cmds); k++)
 			printf(" %s %lu/%lu", fz_cmd_names[k], st->cmd_ok[k],
