@@ -1560,7 +1560,7 @@ static void fz_op_munmap(struct fz_worker *w, uint64_t *s)
 	}
 }
 
-/* Destroy a traffic QP or CQ under traffic, or read the async queue. */
+/* Open the context's asynchronous event descriptor and read what it holds. */
 static void fz_op_events(struct fz_worker *w, uint64_t *s)
 {
 	int ctx = fz_rand(s) & 1;
