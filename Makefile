@@ -61,7 +61,7 @@ run: deps
 check: deps
 	$(TOP)/tools/check
 
-# One million operations take about 15 minutes under TCG.
+# One million operations take 9 to 15 minutes under TCG.
 fuzz: all
 	$(TOP)/tools/vm/run --timeout $(or $(FUZZ_TIMEOUT),3600) -- env \
 		$(if $(SEED),RNIC_FUZZ_SEED=$(SEED)) \
