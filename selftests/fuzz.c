@@ -247,6 +247,7 @@ struct fz_stats {
  * @mask: operations to run (replay shrinking), NULL: all
  * @fail: first failure of this worker, "" if none
  * @verbose: print every operation (replay)
+ * @kfd: replay: the kernel log, read after every operation, else -1
  * @st: what happened, for the summary
  */
 struct fz_worker {
@@ -265,6 +266,7 @@ struct fz_worker {
 	const bool *mask;
 	char fail[256];
 	bool verbose;
+	int kfd;
 	struct fz_stats st;
 };
 
@@ -1983,6 +1985,8 @@ static int fz_find_gid(struct fz_worker *w)
 	return -ENOENT;
 }
 
+static int fz_kmsg_scan(int fd, bool print_markers, unsigned int *markers);
+
 /* Run chunk @chunk of worker @w (ops enabled in w->mask, or all). */
 static int fz_chunk(struct fz_worker *w, unsigned int chunk, unsigned int nops)
 {
@@ -2022,6 +2026,8 @@ static int fz_chunk(struct fz_worker *w, unsigned int chunk, unsigned int nops)
 		fz_run_op(w, &s);
 		if (chunk == fz_inject_chunk && (int)w->op == fz_inject_op)
 			fz_failf(w, "failure injected by RNIC_FUZZ_INJECT");
+		if (w->kfd >= 0 && fz_kmsg_scan(w->kfd, false, NULL))
+			fz_failf(w, "kernel log lines after this operation");
 		if (w->fail[0])
 			break;
 	}
@@ -2079,6 +2085,7 @@ static int fz_worker_init(struct fz_worker *w, struct fz_shared *sh, int id,
 	w->seed = seed;
 	w->sh = sh;
 	w->side[0].fd = w->side[1].fd = -1;
+	w->kfd = -1;
 	w->side[0].cq = w->side[1].cq = -1;
 	w->side[0].srq = w->side[1].srq = -1;
 	w->scratch = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
@@ -2294,7 +2301,7 @@ static int fz_device_add(struct rnic_genl *g)
  */
 static bool fz_replay_once(const struct fz_config *cfg, int id,
 			   unsigned int chunk, const bool *mask, bool verbose,
-			   int kfd, struct rnic_genl *g)
+			   int kfd, struct rnic_genl *g, unsigned int *fail_op)
 {
 	struct fz_shared sh = { 0 };
 	struct fz_worker *w = calloc(1, sizeof(*w));
@@ -2309,10 +2316,19 @@ static bool fz_replay_once(const struct fz_config *cfg, int id,
 	pthread_create(&flap, NULL, fz_flapper, &sh);
 	w->mask = mask;
 	w->verbose = verbose;
+	w->kfd = kfd;
 	fz_chunk(w, chunk, FZ_CHUNK_OPS);
 	atomic_store(&sh.stop, true);
 	pthread_join(flap, NULL);
 	failed = w->fail[0];
+	if (failed && fail_op)
+		*fail_op = w->op;
+	/*
+	 * The kernel rate-limits some reports (allocation failures: 10 in
+	 * 5 s): leave it room for the next trial's.
+	 */
+	if (failed && strstr(w->fail, "kernel log"))
+		usleep(600000);
 	if (failed && verbose)
 		printf("# worker failure: %s\n", w->fail);
 	if (fz_kmsg_scan(kfd, false, NULL))
@@ -2340,10 +2356,15 @@ static int fz_shrink(const struct fz_config *c, int id, unsigned int chunk,
 	bool save[FZ_CHUNK_OPS];
 	unsigned int n, k, i, step;
 
+	unsigned int fail_op = FZ_CHUNK_OPS - 1;
+
 	for (i = 0; i < FZ_CHUNK_OPS; i++)
 		mask[i] = true;
-	if (!fz_replay_once(c, id, chunk, mask, false, kfd, g))
+	if (!fz_replay_once(c, id, chunk, mask, false, kfd, g, &fail_op))
 		return -1;
+	/* the chunk stops at its first failure: later operations never ran */
+	for (i = fail_op + 1; i < FZ_CHUNK_OPS; i++)
+		mask[i] = false;
 	for (step = FZ_CHUNK_OPS / 2; step; step /= 2) {
 		for (k = 0; k < FZ_CHUNK_OPS; k += step) {
 			memcpy(save, mask, sizeof(save));
@@ -2351,7 +2372,8 @@ static int fz_shrink(const struct fz_config *c, int id, unsigned int chunk,
 				n += mask[i];
 				mask[i] = false;
 			}
-			if (n && !fz_replay_once(c, id, chunk, mask, false, kfd, g))
+			if (n && !fz_replay_once(c, id, chunk, mask, false, kfd,
+						 g, NULL))
 				memcpy(mask, save, sizeof(save));
 		}
 	}
@@ -2382,7 +2404,7 @@ static int fz_replay(const struct fz_config *cfg, const char *spec,
 	}
 	printf("# minimal operation list: %d of %u operations:\n", n,
 	       FZ_CHUNK_OPS);
-	fz_replay_once(&c, id, chunk, mask, true, kfd, g);
+	fz_replay_once(&c, id, chunk, mask, true, kfd, g, NULL);
 	printf("not ok 1 - fuzz replay: failure reproduced\n");
 	return 1;
 }
