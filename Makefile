@@ -9,6 +9,10 @@
 #                 every kselftest in the VM; ends with "N passed, N failed"
 #   make fuzz     the ioctl/ring fuzzer in the VM: SEED=, ITERS= (default
 #                 the short pass of make check), REPLAY=seed:worker:chunk
+#   make bench    build, then rnic against rdma_rxe in one VM boot: prints the
+#                 table, writes bench/results/latest.{md,json} (tools/bench)
+#   make stress   the long passes in the VM (fuzzer 1M, kill storm 1000,
+#                 churn 10000; tools/stress), under 60 minutes
 #   make clean
 #   make install  install everything (below); make uninstall removes it
 #                 DESTDIR= staging root, PREFIX= (default /usr/local), finer:
@@ -33,7 +37,7 @@ KDIR ?= /lib/modules/$(KVER)/build
 
 export BUILD
 
-.PHONY: all module userspace tools selftests deps run check clean
+.PHONY: all module userspace tools selftests deps run check bench clean stress
 .PHONY: install uninstall install-check man docs doc-check dkms-check
 .PHONY: dkms-install dkms-uninstall fuzz
 
@@ -68,6 +72,14 @@ fuzz: all
 		$(if $(ITERS),RNIC_FUZZ_ITERS=$(ITERS)) \
 		$(if $(REPLAY),RNIC_FUZZ_REPLAY=$(REPLAY)) \
 		$(BUILD)/selftests/fuzz
+
+bench: deps
+	$(MAKE) all
+	$(TOP)/tools/bench/run
+
+stress: deps
+	$(MAKE) all
+	$(TOP)/tools/stress
 
 # Installation (tools/install): the script reads these from the environment
 # (only those that are set: an empty one would hide librnic's defaults).
