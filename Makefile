@@ -7,6 +7,8 @@
 #   make run      install what is missing, build, boot the VM and demo rnic
 #   make check    install what is missing, static checks, unit tests and
 #                 every kselftest in the VM; ends with "N passed, N failed"
+#   make fuzz     the ioctl/ring fuzzer in the VM: SEED=, ITERS= (default
+#                 the short pass of make check), REPLAY=seed:worker:chunk
 #   make bench    build, then rnic against rdma_rxe in one VM boot: prints the
 #                 table, writes bench/results/latest.{md,json} (tools/bench)
 #   make stress   the long passes in the VM (fuzzer 1M, kill storm 1000,
@@ -37,7 +39,7 @@ export BUILD
 
 .PHONY: all module userspace tools selftests deps run check bench clean stress
 .PHONY: install uninstall install-check man docs doc-check dkms-check
-.PHONY: dkms-install dkms-uninstall
+.PHONY: dkms-install dkms-uninstall fuzz
 
 all: module userspace tools selftests
 
@@ -62,6 +64,14 @@ run: deps
 
 check: deps
 	$(TOP)/tools/check
+
+# One million operations take 9 to 15 minutes under TCG.
+fuzz: all
+	$(TOP)/tools/vm/run --timeout $(or $(FUZZ_TIMEOUT),3600) -- env \
+		$(if $(SEED),RNIC_FUZZ_SEED=$(SEED)) \
+		$(if $(ITERS),RNIC_FUZZ_ITERS=$(ITERS)) \
+		$(if $(REPLAY),RNIC_FUZZ_REPLAY=$(REPLAY)) \
+		$(BUILD)/selftests/fuzz
 
 bench: deps
 	$(MAKE) all

@@ -29,6 +29,30 @@ static bool rnic_access_writable(u32 access)
 			 RNIC_ACCESS_REMOTE_ATOMIC);
 }
 
+/*
+ * Is every page of [@start, @end) inside a VMA of the caller? Checked
+ * before the page array is allocated, whose size follows the length
+ * userspace asks for (up to RNIC_MAX_MR_SIZE).
+ */
+static bool rnic_range_mapped(unsigned long start, unsigned long end)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	bool mapped = true;
+
+	mmap_read_lock(mm);
+	while (start < end) {
+		vma = find_vma(mm, start);
+		if (!vma || vma->vm_start > start) {
+			mapped = false;
+			break;
+		}
+		start = vma->vm_end;
+	}
+	mmap_read_unlock(mm);
+	return mapped;
+}
+
 static int rnic_mr_pin(struct rnic_mr *mr, u64 addr)
 {
 	unsigned long start = addr & PAGE_MASK;
@@ -40,12 +64,14 @@ static int rnic_mr_pin(struct rnic_mr *mr, u64 addr)
 		gup_flags |= FOLL_WRITE;
 	mr->npages = (PAGE_ALIGN(addr + mr->length) - start) >> PAGE_SHIFT;
 	mr->offset = addr & ~PAGE_MASK;
+	if (!rnic_range_mapped(start, start + (mr->npages << PAGE_SHIFT)))
+		return -EFAULT;
 
 	mr->mm = rnic_charge_pinned(mr->npages);
 	if (IS_ERR(mr->mm))
 		return PTR_ERR(mr->mm);
 	mr->pages = kvcalloc(mr->npages, sizeof(*mr->pages),
-			     GFP_KERNEL_ACCOUNT);
+			     GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!mr->pages) {
 		ret = -ENOMEM;
 		goto err_uncharge;

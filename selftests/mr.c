@@ -168,6 +168,16 @@ TEST_F(mr, ranges)
 	errno = 0;
 	EXPECT_EQ(NULL, ibv_reg_mr(self->pd, (void *)(1UL << 47), 4096, 0));
 	EXPECT_EQ(EFAULT, errno);
+	/*
+	 * The largest length, mostly unmapped: EFAULT before the kernel
+	 * allocates a page array for it (it used to try a 2 GB vmalloc,
+	 * fail with ENOMEM and dump an allocation failure in the log).
+	 */
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_reg_mr(self->pd, self->buf, 1ULL << 40,
+				   IBV_ACCESS_LOCAL_WRITE));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(0, vm_pin_kb());
 
 	/* Read-only memory: readable MR yes, writable MR no. */
 	ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
