@@ -46,11 +46,11 @@ listening() {
 server() {
 	tcp_port=$((tcp_port + 1))
 	rm -f "$tmp"/server.* "$tmp"/client.*
-	timeout 60 "$@" -d $dev -p $tcp_port >"$tmp/server.out" \
+	timeout 120 "$@" -d $dev -p $tcp_port >"$tmp/server.out" \
 		2>"$tmp/server.err" &
 	spid=$!
 	i=0
-	while ! listening $tcp_port && [ $i -lt 100 ]; do
+	while ! listening $tcp_port && [ $i -lt 300 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
@@ -65,7 +65,7 @@ pair() {
 	name="$ex $*"
 	t0=$(date +%s.%N)
 	server rnic-$ex-pingpong -s "$size" -n "$iters" -r 32 "$@"
-	timeout 60 rnic-$ex-pingpong -d $dev -p $tcp_port -s "$size" \
+	timeout 120 rnic-$ex-pingpong -d $dev -p $tcp_port -s "$size" \
 		-n "$iters" -r 32 "$@" 127.0.0.1 >"$tmp/client.out" 2>"$tmp/client.err"
 	crc=$?
 	wait $spid
@@ -95,7 +95,7 @@ fails() {
 	name=$1 pat=$2
 	shift 2
 	rm -f "$tmp"/client.*
-	timeout 60 "$@" >"$tmp/client.out" 2>"$tmp/client.err"
+	timeout 120 "$@" >"$tmp/client.out" 2>"$tmp/client.err"
 	rc=$?
 	why=
 	[ $rc -eq 1 ] || why="exit $rc, want 1"
