@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "rnic_json.h"
@@ -150,6 +151,16 @@ void rnic_json_int(struct rnic_json *j, int64_t v)
 {
 	before_value(j);
 	fprintf(j->f, "%" PRId64, v);
+	after_value(j);
+}
+
+void rnic_json_double(struct rnic_json *j, double v, int decimals)
+{
+	before_value(j);
+	if (isfinite(v))
+		fprintf(j->f, "%.*f", decimals, v);
+	else
+		fputs("null", j->f);
 	after_value(j);
 }
 

@@ -52,6 +52,8 @@ void rnic_json_key(struct rnic_json *j, const char *key);
 void rnic_json_string(struct rnic_json *j, const char *s);
 void rnic_json_uint(struct rnic_json *j, uint64_t v);
 void rnic_json_int(struct rnic_json *j, int64_t v);
+/* @v with @decimals digits after the point; NaN and infinities as null. */
+void rnic_json_double(struct rnic_json *j, double v, int decimals);
 void rnic_json_bool(struct rnic_json *j, bool v);
 void rnic_json_null(struct rnic_json *j);
 
