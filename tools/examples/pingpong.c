@@ -23,8 +23,9 @@
  * At the end each side writes "done" on the TCP connection and waits for
  * the peer's, so that neither destroys its QPs while the other still
  * needs them (an RC sender still waiting for the last ACK, say). While
- * the messages fly the TCP connection is watched: if the peer goes away
- * the run stops with an error instead of waiting forever.
+ * the messages fly the TCP connection is watched: if the peer goes away,
+ * or no completion comes for a minute (a UC or UD message lost, say), the
+ * run stops with an error instead of waiting forever.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -49,6 +50,7 @@
 #define PP_CQ_BATCH 16
 #define PP_IDLE_POLLS 16384	/* empty CQ polls between looks at the peer */
 #define PP_DRAIN_MS 5000	/* how long to wait for messages once the peer is done */
+#define PP_STALL_MS 60000	/* longest wait for a completion before giving up */
 #define PP_MAX_QP 1024
 #define PP_LINE_MAX 128
 
@@ -185,7 +187,7 @@ static bool pp_parse_mtu(const char *s, enum ibv_mtu *mtu)
 	return false;
 }
 
-/* Fills @o from the command line; 0, or the exit status to leave with. */
+/* Fills @o from the command line: -1 to go on, else the exit status to leave with. */
 static int pp_parse_args(int argc, char **argv, const struct pp_example *ex,
 			 struct pp_opts *o)
 {
@@ -611,7 +613,33 @@ static int pp_post_recv(struct pp_ctx *c, uint64_t buf_index)
 	return ret ? -1 : 0;
 }
 
-static void pp_close(struct pp_ctx *c);
+/* Destroys what pp_open() and pp_connect() made, in reverse order. */
+static void pp_close(struct pp_ctx *c)
+{
+	unsigned int i;
+
+	if (c->qps) {
+		for (i = c->o->num_qp; i-- > 0;) {
+			if (c->qps[i].ah)
+				ibv_destroy_ah(c->qps[i].ah);
+			if (c->qps[i].qp)
+				ibv_destroy_qp(c->qps[i].qp);
+		}
+		free(c->qps);
+	}
+	if (c->srq)
+		ibv_destroy_srq(c->srq);
+	if (c->cq)
+		ibv_destroy_cq(c->cq);
+	if (c->mr)
+		ibv_dereg_mr(c->mr);
+	free(c->buf);
+	if (c->pd)
+		ibv_dealloc_pd(c->pd);
+	if (c->channel)
+		ibv_destroy_comp_channel(c->channel);
+	ibv_close_device(c->ctx);
+}
 
 /*
  * Opens the device and creates everything up to QPs in INIT with their
@@ -726,34 +754,6 @@ static int pp_open(struct pp_ctx *c)
 err:
 	pp_close(c);
 	return -1;
-}
-
-/* Destroys what pp_open() and pp_connect() made, in reverse order. */
-static void pp_close(struct pp_ctx *c)
-{
-	unsigned int i;
-
-	if (c->qps) {
-		for (i = c->o->num_qp; i-- > 0;) {
-			if (c->qps[i].ah)
-				ibv_destroy_ah(c->qps[i].ah);
-			if (c->qps[i].qp)
-				ibv_destroy_qp(c->qps[i].qp);
-		}
-		free(c->qps);
-	}
-	if (c->srq)
-		ibv_destroy_srq(c->srq);
-	if (c->cq)
-		ibv_destroy_cq(c->cq);
-	if (c->mr)
-		ibv_dereg_mr(c->mr);
-	free(c->buf);
-	if (c->pd)
-		ibv_dealloc_pd(c->pd);
-	if (c->channel)
-		ibv_destroy_comp_channel(c->channel);
-	ibv_close_device(c->ctx);
 }
 
 static struct ibv_ah_attr pp_ah_attr(struct pp_ctx *c,
@@ -944,9 +944,10 @@ static int pp_exchange(struct pp_ctx *c)
 /* ---- the ping-pong ------------------------------------------------------ */
 
 /*
- * Byte @off of message @iter from sender @seed. Four consecutive bytes
- * hold the whole message number, so a stale or repeated message never
- * matches; a hash of the offset catches data in the wrong place.
+ * Byte @off of message @iter from sender @seed. Every four consecutive
+ * bytes hold the whole message number, so a stale or repeated message of
+ * four bytes or more never matches; a hash of the offset catches data in
+ * the wrong place, and @seed data from the wrong sender or QP.
  */
 static uint8_t pp_pattern(unsigned int seed, unsigned int iter, size_t off)
 {
@@ -1105,10 +1106,10 @@ static long long pp_now_us(void)
 }
 
 /*
- * Looks at the TCP connection, waiting up to @timeout_ms (-1: forever)
- * for it or, with -e, for a completion event. The peer closing the
- * connection is an error; its "done" line is left for pp_finish() and
- * starts the drain deadline. 0 or -1.
+ * Looks at the TCP connection, waiting up to @timeout_ms for it or, with
+ * -e, for a completion event. The peer closing the connection is an
+ * error; its "done" line is left for pp_finish(), and from then on
+ * pp_run() waits at most PP_DRAIN_MS for what is still missing. 0 or -1.
  */
 static int pp_wait(struct pp_ctx *c, int timeout_ms)
 {
@@ -1153,9 +1154,9 @@ static int pp_wait(struct pp_ctx *c, int timeout_ms)
 static int pp_run(struct pp_ctx *c)
 {
 	struct ibv_wc wc[PP_CQ_BATCH];
-	long long deadline = 0;
+	long long last = pp_now_us(), quiet;
 	unsigned int idle = 0, i;
-	int n;
+	int n, ret;
 
 	if (c->channel && ibv_req_notify_cq(c->cq, 0)) {
 		pp_err("can't request completion events");
@@ -1175,18 +1176,25 @@ static int pp_run(struct pp_ctx *c)
 				return -1;
 		if (n) {
 			idle = 0;
+			last = pp_now_us();
 			continue;
 		}
-		if (c->peer_done && !deadline)
-			deadline = pp_now_us() + PP_DRAIN_MS * 1000LL;
-		if (deadline && pp_now_us() > deadline) {
+		if (c->channel)
+			ret = pp_wait(c, 1000);
+		else if (++idle % PP_IDLE_POLLS)
+			continue;
+		else
+			ret = pp_wait(c, 0);
+		if (ret)
+			return -1;
+		quiet = (pp_now_us() - last) / 1000;
+		if (c->peer_done && quiet > PP_DRAIN_MS) {
 			pp_err("the peer has finished but messages are missing");
 			return -1;
 		}
-		if (c->channel) {
-			if (pp_wait(c, c->peer_done ? 100 : -1))
-				return -1;
-		} else if (++idle % PP_IDLE_POLLS == 0 && pp_wait(c, 0)) {
+		if (quiet > PP_STALL_MS) {
+			pp_err("no completion for %lld s: a message was lost",
+			       quiet / 1000);
 			return -1;
 		}
 	}

@@ -118,16 +118,16 @@ while ! rnic-devinfo -d $dev -v | grep -q 'GID\[  1\]:.*ffff:7f00:0001' &&
 done
 
 pair rc 1 1 200
-pair rc 1 4096 200 -e -r 500
+pair rc 1 4096 100 -e -r 500
 pair rc 1 10000 100 -m 1024 -g 1
 pair uc 1 1 200 -e
-pair uc 1 4096 200
+pair uc 1 4096 100
 pair uc 1 10000 100 -m 1024 -e
 pair ud 1 1 200
-pair ud 1 4096 200 -e -g 1
+pair ud 1 4096 100 -e -g 1
 pair srq 4 1 50 -q 4
-pair srq 8 4096 25 -q 8 -e
-pair srq 3 10000 50 -q 3 -m 1024 -r 8
+pair srq 8 4096 20 -q 8 -e
+pair srq 3 10000 30 -q 3 -m 1024 -r 8
 
 fails "no server: error exit" "can't connect to 127.0.0.1" \
 	rnic-rc-pingpong -d $dev -p 1 -n 10 127.0.0.1
