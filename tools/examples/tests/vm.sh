@@ -70,7 +70,8 @@ pair() {
 	crc=$?
 	wait $spid
 	src=$?
-	echo "# $name: $(awk "BEGIN { print $(date +%s.%N) - $t0 }") s"
+	echo "# $name: $(awk "BEGIN { print $(date +%s.%N) - $t0 }") s;" \
+		"client: $(tail -n 1 "$tmp/client.out")"
 	why=
 	[ $src -eq 0 ] || why="server exit $src"
 	[ $crc -eq 0 ] || why="$why client exit $crc"
