@@ -2,11 +2,24 @@
 #
 # rnic - software RDMA NIC. One entry point for everything:
 #
-#   make          build the module, librnic, the tools and the selftests
+#   make          build the module, librnic, the tools, the selftests and
+#                 the verbs man pages
 #   make run      install what is missing, build, boot the VM and demo rnic
 #   make check    install what is missing, static checks, unit tests and
 #                 every kselftest in the VM; ends with "N passed, N failed"
 #   make clean
+#   make install  install everything (below); make uninstall removes it
+#                 DESTDIR= staging root, PREFIX= (default /usr/local), finer:
+#                 bindir sbindir libdir includedir mandir udevdir
+#                 INSTALL_MOD_PATH INSTALL_MOD_DIR (tools/install/install)
+#   make install-check  staged install, then a verbs program built with
+#                 nothing but pkg-config against the stage (make check runs it)
+#   make man      only the verbs man pages (man3), from the header's kernel-doc
+#   make docs     HTML documentation with Sphinx into build/docs
+#   make doc-check  every public function has its kernel-doc comment
+#   make dkms-install  rnic.ko for every installed kernel through DKMS;
+#                 make dkms-uninstall removes it (tools/install/dkms)
+#   make dkms-check  dkms add/build against KVER's headers, in build/dkms
 #
 # KDIR=    kernel build tree (default: headers of the kernel the VM boots,
 #          picked by tools/kver; never the running host kernel)
@@ -19,6 +32,8 @@ KDIR ?= /lib/modules/$(KVER)/build
 export BUILD
 
 .PHONY: all module userspace tools selftests deps run check clean
+.PHONY: install uninstall install-check man docs doc-check dkms-check
+.PHONY: dkms-install dkms-uninstall
 
 all: module userspace tools selftests
 
@@ -43,6 +58,54 @@ run: deps
 
 check: deps
 	$(TOP)/tools/check
+
+# Installation (tools/install): the script reads these from the environment
+# (only those that are set: an empty one would hide librnic's defaults).
+PREFIX ?= /usr/local
+INSTALL_VARS := DESTDIR PREFIX bindir sbindir libdir includedir mandir \
+	udevdir INSTALL_MOD_PATH INSTALL_MOD_DIR
+$(foreach v,$(INSTALL_VARS),$(if $(value $(v)),$(eval export $(v))))
+
+install: all
+	$(TOP)/tools/install/install install
+
+uninstall:
+	$(TOP)/tools/install/install uninstall
+
+install-check: all
+	$(TOP)/tools/install/check
+
+# The kernel's scripts/kernel-doc makes the man pages and the verbs
+# reference; tools/deps extracts it (a tree from before it did needs this).
+KERNEL_DOC := $(BUILD)/kernel-src/scripts/kernel-doc
+$(KERNEL_DOC):
+	$(TOP)/tools/deps
+
+# Built by make (as the user), so that sudo make install writes nothing here.
+all: man
+PUBLIC_HEADERS := $(wildcard $(TOP)/userspace/include/*/*.h)
+man: $(BUILD)/man/man3/.stamp
+$(BUILD)/man/man3/.stamp: $(PUBLIC_HEADERS) $(TOP)/tools/install/man3 \
+		$(TOP)/userspace/Makefile $(KERNEL_DOC)
+	$(TOP)/tools/install/man3 $(@D) $(PUBLIC_HEADERS)
+	touch $@
+
+docs: $(KERNEL_DOC)
+	sphinx-build -q -W --keep-going -b html -d $(BUILD)/docs/.doctrees \
+		$(TOP)/Documentation $(BUILD)/docs
+
+doc-check: userspace $(KERNEL_DOC)
+	$(TOP)/tools/install/doc-check $(KERNEL_DOC) \
+		$(BUILD)/lib/librnic.so.1 $(PUBLIC_HEADERS)
+
+dkms-install:
+	$(TOP)/tools/install/dkms install
+
+dkms-uninstall:
+	$(TOP)/tools/install/dkms uninstall
+
+dkms-check: module
+	$(TOP)/tools/install/dkms-check
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(TOP) clean

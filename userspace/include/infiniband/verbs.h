@@ -1358,7 +1358,7 @@ enum ibv_send_flags {
  *	IBV_SEND_INLINE: any number, their bytes up to max_inline_data)
  * @opcode: what to do
  * @send_flags: enum ibv_send_flags bits
- * @imm_data: immediate data, network byte order (*_WITH_IMM)
+ * @imm_data: immediate data, network byte order (the WITH_IMM opcodes)
  * @invalidate_rkey: not used by rnic
  * @wr: per-opcode part: @wr.rdma (RDMA WRITE, READ), @wr.atomic,
  *	@wr.ud (UD: address handle, remote QP number and Q_Key; a Q_Key
@@ -1440,7 +1440,7 @@ struct ibv_recv_wr {
  *
  * With IBV_SEND_INLINE the bytes the SGEs point to (virtual addresses;
  * lkeys are ignored) are copied into the send queue before the call
- * returns: the buffers may be reused at once and need no MR. The kernel
+ * returns, so the buffers may be reused at once and need no MR. The kernel
  * checks the rest (SGEs against their MRs, remote keys, an atomic's
  * 8-byte alignment, the AH's PD) when it executes the work request, and
  * reports a failure in its work completion.
