@@ -96,8 +96,10 @@ fails() {
 	name=$1 pat=$2
 	shift 2
 	rm -f "$tmp"/client.*
+	t0=$(date +%s.%N)
 	timeout 120 "$@" >"$tmp/client.out" 2>"$tmp/client.err"
 	rc=$?
+	echo "# $name: $(awk "BEGIN { print $(date +%s.%N) - $t0 }") s"
 	why=
 	[ $rc -eq 1 ] || why="exit $rc, want 1"
 	grep -q -e "$pat" "$tmp/client.err" || why="$why; stderr lacks '$pat'"
@@ -131,26 +133,26 @@ pair srq 8 4096 20 -q 8 -e
 pair srq 3 10000 30 -q 3 -m 1024 -r 8
 
 fails "no server: error exit" "can't connect to 127.0.0.1" \
-	rnic-rc-pingpong -d $dev -p 1 -n 10 127.0.0.1
+	rnic-rc-pingpong -d $dev -p 1 -n 10 -r 8 127.0.0.1
 fails "unknown device: error exit" "RDMA device nosuchdev not found" \
 	rnic-rc-pingpong -d nosuchdev 127.0.0.1
 fails "UD message larger than the MTU: error exit" \
 	"-s 8192 is larger than the port's active MTU 4096" \
-	rnic-ud-pingpong -d $dev -s 8192 127.0.0.1
+	rnic-ud-pingpong -d $dev -s 8192 -r 8 127.0.0.1
 fails "MTU not a power of two: error exit" "invalid value '3000' for -m" \
 	rnic-rc-pingpong -d $dev -m 3000 127.0.0.1
 fails "UD has no -m" "invalid option" rnic-ud-pingpong -d $dev -m 1024
 fails "bad number: error exit" "invalid value 'x' for -n" \
 	rnic-uc-pingpong -d $dev -n x
 fails "empty GID index: error exit" "GID 60 of port 1 is empty" \
-	rnic-rc-pingpong -d $dev -g 60 127.0.0.1
+	rnic-rc-pingpong -d $dev -g 60 -r 8 127.0.0.1
 fails "SRQ -r below -q: error exit" "-r 2 is less than -q 4" \
 	rnic-srq-pingpong -d $dev -q 4 -r 2
 
 # Two different examples refuse to talk.
-server rnic-rc-pingpong -n 10
+server rnic-rc-pingpong -n 10 -r 8
 fails "RC server, UC client: error exit" "the peer does not match" \
-	rnic-uc-pingpong -d $dev -p $tcp_port -n 10 127.0.0.1
+	rnic-uc-pingpong -d $dev -p $tcp_port -n 10 -r 8 127.0.0.1
 wait $spid
 src=$?
 why=
