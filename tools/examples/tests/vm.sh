@@ -56,6 +56,22 @@ server() {
 	done
 }
 
+# report FILE QPS BYTES ITERS: what FILE lacks of the output of a run
+# with QPS QPs (one awk: every process started costs time under TCG)
+report() {
+	awk -v qps="$2" -v bytes="$3" -v iters="$4" '
+	/^  local address:  LID 0x[0-9a-f]+, QPN 0x[0-9a-f]+, PSN 0x[0-9a-f]+, GID [0-9a-f:.]+$/ { l++ }
+	/^  remote address: LID 0x[0-9a-f]+, QPN 0x[0-9a-f]+, PSN 0x[0-9a-f]+, GID [0-9a-f:.]+$/ { r++ }
+	$0 ~ "^" bytes " bytes in [0-9.]+ seconds = [0-9.]+ Mbit/sec$" { b++ }
+	$0 ~ "^" iters " iters in [0-9.]+ seconds = [0-9.]+ usec/iter$" { i++ }
+	END {
+		if (l != qps) printf " %d local address lines, not %d;", l, qps
+		if (r != qps) printf " %d remote address lines, not %d;", r, qps
+		if (b != 1) printf " no \"%s bytes\" line;", bytes
+		if (i != 1) printf " no \"%s iters\" line;", iters
+	}' "$1"
+}
+
 # pair EXAMPLE QPS SIZE ITERS ARGS...: server and client with ARGS (and
 # -r 32 unless ARGS say otherwise); both must succeed and print QPS pairs
 # of address lines and the report for SIZE-byte messages.
@@ -63,32 +79,26 @@ pair() {
 	ex=$1 qps=$2 size=$3 iters=$4
 	shift 4
 	name="$ex $*"
-	t0=$(date +%s.%N)
 	server rnic-$ex-pingpong -s "$size" -n "$iters" -r 32 "$@"
 	timeout 120 rnic-$ex-pingpong -d $dev -p $tcp_port -s "$size" \
 		-n "$iters" -r 32 "$@" 127.0.0.1 >"$tmp/client.out" 2>"$tmp/client.err"
 	crc=$?
 	wait $spid
 	src=$?
-	echo "# $name: $(awk "BEGIN { print $(date +%s.%N) - $t0 }") s;" \
-		"client: $(tail -n 1 "$tmp/client.out")"
 	why=
-	[ $src -eq 0 ] || why="server exit $src"
-	[ $crc -eq 0 ] || why="$why client exit $crc"
+	[ $src -eq 0 ] || why="server exit $src;"
+	[ $crc -eq 0 ] || why="$why client exit $crc;"
 	bytes=$((2 * size * iters * qps))
 	for side in server client; do
-		out=$tmp/$side.out
-		[ "$(grep -c '^  local address:  LID 0x[0-9a-f]\{4\}, QPN 0x[0-9a-f]\{6\}, PSN 0x[0-9a-f]\{6\}, GID ' "$out")" -eq "$qps" ] ||
-			why="$why $side: not $qps local address lines"
-		[ "$(grep -c '^  remote address: LID ' "$out")" -eq "$qps" ] ||
-			why="$why $side: not $qps remote address lines"
-		grep -q "^$bytes bytes in [0-9.]* seconds = [0-9.]* Mbit/sec\$" "$out" ||
-			why="$why $side: no '$bytes bytes' line"
-		grep -q "^$iters iters in [0-9.]* seconds = [0-9.]* usec/iter\$" "$out" ||
-			why="$why $side: no '$iters iters' line"
-		[ -s "$tmp/$side.err" ] && why="$why $side: stderr"
+		lacks=$(report "$tmp/$side.out" "$qps" "$bytes" "$iters")
+		[ -z "$lacks" ] || why="$why $side:$lacks"
+		[ -s "$tmp/$side.err" ] && why="$why $side: stderr;"
 	done
 	result "$name" "$why"
+	while read -r line; do
+		last=$line
+	done <"$tmp/client.out"
+	echo "# client: $last"
 }
 
 # fails NAME PATTERN COMMAND...: COMMAND exits 1 with PATTERN on stderr
@@ -96,10 +106,8 @@ fails() {
 	name=$1 pat=$2
 	shift 2
 	rm -f "$tmp"/client.*
-	t0=$(date +%s.%N)
 	timeout 120 "$@" >"$tmp/client.out" 2>"$tmp/client.err"
 	rc=$?
-	echo "# $name: $(awk "BEGIN { print $(date +%s.%N) - $t0 }") s"
 	why=
 	[ $rc -eq 1 ] || why="exit $rc, want 1"
 	grep -q -e "$pat" "$tmp/client.err" || why="$why; stderr lacks '$pat'"
