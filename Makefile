@@ -7,6 +7,10 @@
 #   make run      install what is missing, build, boot the VM and demo rnic
 #   make check    install what is missing, static checks, unit tests and
 #                 every kselftest in the VM; ends with "N passed, N failed"
+#   make bench    build, then rnic against rdma_rxe in one VM boot: prints the
+#                 table, writes bench/results/latest.{md,json} (tools/bench)
+#   make stress   the long passes in the VM (fuzzer 1M, kill storm 1000,
+#                 churn 10000; tools/stress), under 60 minutes
 #   make clean
 #   make install  install everything (below); make uninstall removes it
 #                 DESTDIR= staging root, PREFIX= (default /usr/local), finer:
@@ -31,7 +35,7 @@ KDIR ?= /lib/modules/$(KVER)/build
 
 export BUILD
 
-.PHONY: all module userspace tools selftests deps run check clean
+.PHONY: all module userspace tools selftests deps run check bench clean stress
 .PHONY: install uninstall install-check man docs doc-check dkms-check
 .PHONY: dkms-install dkms-uninstall
 
@@ -58,6 +62,14 @@ run: deps
 
 check: deps
 	$(TOP)/tools/check
+
+bench: deps
+	$(MAKE) all
+	$(TOP)/tools/bench/run
+
+stress: deps
+	$(MAKE) all
+	$(TOP)/tools/stress
 
 # Installation (tools/install): the script reads these from the environment
 # (only those that are set: an empty one would hide librnic's defaults).

@@ -156,30 +156,36 @@ static void rnic_req_complete(struct rnic_qp *qp, u32 status)
 	struct rnic_req *req = &qp->req;
 	struct rnic_kwqe *kw = rnic_kwqe(qp, req->done);
 	struct rnic_cqe cqe;
-	bool failed = false;
+	bool signaled, failed = false;
 
 	lockdep_assert_held(&req->lock);
 	if (kw->rd_credit) {
 		kw->rd_credit = false;
 		req->rd_atomic--;
 	}
-	if (status || qp->sq_sig_all ||
-	    (kw->wqe.send_flags & RNIC_SEND_SIGNALED)) {
+	signaled = status || qp->sq_sig_all ||
+		   (kw->wqe.send_flags & RNIC_SEND_SIGNALED);
+	if (signaled) {
 		memset(&cqe, 0, sizeof(cqe));
 		cqe.wr_id = kw->wqe.wr_id;
 		cqe.status = status;
 		cqe.opcode = rnic_wc_opcode(kw->wqe.opcode);
 		cqe.byte_len = kw->length;
 		cqe.qp_num = qp->qpn;
-		failed = rnic_cq_post(qp->send_cq, &cqe, false);
 	}
 	if (req->next == req->done) {
 		req->next++;
 		req->offset = 0;
 	}
 	req->done++;
-	/* Slot free for userspace: after our last read of it. */
+	/*
+	 * Slot free for userspace (our copy is not read any more), before
+	 * the completion shows: whoever polls it may post at once and must
+	 * not find the ring full.
+	 */
 	smp_store_release(qp->sq.consumer, req->done);
+	if (signaled)
+		failed = rnic_cq_post(qp->send_cq, &cqe, false);
 	if (failed)
 		rnic_qp_error(qp, U32_MAX);
 }

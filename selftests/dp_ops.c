@@ -786,6 +786,74 @@ TEST_F_TIMEOUT(dp, full_send_queue_in_order, 90)
 }
 
 /*
+ * A polled completion frees its send queue slot at once: posting one work
+ * request for each completion, with the queue kept exactly full (as
+ * perftest does), never meets ENOMEM. Once the kernel published the
+ * completion before it moved the consumer index, and a busy poller could
+ * see the completion and a full ring together.
+ */
+TEST_F_TIMEOUT(dp, completion_frees_its_send_slot, 120)
+{
+	struct dp_qp_opts o = dp_opts(IBV_QPT_RC);
+	struct ibv_qp_init_attr init;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_qp_attr a;
+	struct dp_buf lb, rb;
+	struct ibv_sge sge;
+	struct ibv_wc wc;
+	const size_t len = 4096;
+	const int total = 6000;
+	int depth, posted = 0, done = 0, r;
+	long end;
+
+	o.max_send_wr = 32;
+	/* The device's thread completes them, on another CPU. */
+	ASSERT_EQ(0, setenv("RNIC_SQ_POLL", "1", 1));
+	dp_pair_open(_metadata, &self->env, &o, &self->p);
+	ASSERT_EQ(0, unsetenv("RNIC_SQ_POLL"));
+	ASSERT_EQ(0, ibv_query_qp(self->p.qp[0], &a, 0, &init));
+	depth = init.cap.max_send_wr;
+	do_buf_alloc(self->env.pd[0], len, DP_ACCESS_ALL, &lb);
+	do_buf_alloc(self->env.pd[1], len, DP_ACCESS_ALL, &rb);
+	while (done < total) {
+		while (posted < total && posted - done < depth) {
+			sge = (struct ibv_sge) {
+				.addr = (uintptr_t)lb.mem,
+				.length = len,
+				.lkey = lb.mr->lkey,
+			};
+			/* READs complete in the path of their responses. */
+			wr = (struct ibv_send_wr) {
+				.wr_id = posted,
+				.sg_list = &sge,
+				.num_sge = 1,
+				.opcode = posted % 2 ? IBV_WR_RDMA_READ :
+						       IBV_WR_RDMA_WRITE,
+				.send_flags = IBV_SEND_SIGNALED,
+				.wr.rdma.remote_addr = (uintptr_t)rb.mem,
+				.wr.rdma.rkey = rb.mr->rkey,
+			};
+			ASSERT_EQ(0, ibv_post_send(self->p.qp[0], &wr, &bad))
+				TH_LOG("WR %d, with %d of %d in flight", posted,
+				       posted - done, depth);
+			posted++;
+		}
+		/* Busy polling, to post the moment a completion shows. */
+		end = dp_now_ms() + DP_TIMEOUT_MS;
+		while (!(r = ibv_poll_cq(self->env.scq[0], 1, &wc)) &&
+		       dp_now_ms() < end)
+			;
+		ASSERT_EQ(1, r);
+		ASSERT_WC(&wc, done, IBV_WC_SUCCESS, done % 2 ?
+			  IBV_WC_RDMA_READ : IBV_WC_RDMA_WRITE);
+		done++;
+	}
+	EXPECT_EQ(0, dp_buf_free(&lb));
+	EXPECT_EQ(0, dp_buf_free(&rb));
+	dp_pair_close(_metadata, &self->p);
+}
+
+/*
  * IBV_SEND_FENCE: a WRITE whose source is the destination of the READ
  * before it waits for the READ, so it carries what the READ brought.
  */

@@ -53,6 +53,24 @@ static inline long dp_now_ms(void)
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
 }
 
+/* An integer from the environment (a test's knob), or @dflt. */
+static inline int dp_env_int(const char *name, int dflt)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? atoi(v) : dflt;
+}
+
+/* Read exactly @len bytes from @fd if they come within @ms; 0 or -1. */
+static inline int dp_read_within(int fd, void *buf, size_t len, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	if (poll(&p, 1, ms) != 1)
+		return -1;
+	return read(fd, buf, len) == (ssize_t)len ? 0 : -1;
+}
+
 /* ---- patterns -------------------------------------------------------- */
 
 static inline uint64_t dp_mix(uint64_t x)

@@ -27,10 +27,14 @@
 #define PERF_TX_DEPTH		128
 /* Receives kept posted per QP by the send tests' receiving side. */
 #define PERF_RX_DEPTH		512
-/* Completions are requested every PERF_CQ_MOD sends (or TX depth). */
+/*
+ * Completions are requested every PERF_CQ_MOD sends (or TX depth), and
+ * for every send of a message over PERF_CQ_MOD_LIMIT bytes unless -a is
+ * given, as perftest does.
+ */
 #define PERF_CQ_MOD		100
-/* Inline data (bytes) asked for in the latency tests that send data. */
-#define PERF_LAT_INLINE		220
+#define PERF_CQ_MOD_LIMIT	8192
+#define PERF_MAX_INLINE		1024
 #define PERF_MIN_SIZE		2
 #define PERF_MAX_SIZE		(8u << 20)
 #define PERF_ATOMIC_SIZE	8
@@ -78,6 +82,8 @@ struct perf_test {
  * @duration: seconds per size, 0 to run @iters
  * @qps: queue pairs
  * @tx_depth: send queue depth of the bandwidth tests
+ * @inline_size: messages up to this size are sent inline (WRITE, SEND)
+ * @all_sizes: -a
  * @events: wait for completions on a completion channel
  * @poll: create the QPs in the driver's polling doorbell mode
  * @json: file for the results as JSON, or NULL
@@ -95,6 +101,8 @@ struct perf_opts {
 	unsigned int duration;
 	unsigned int qps;
 	unsigned int tx_depth;
+	uint32_t inline_size;
+	bool all_sizes;
 	bool events;
 	bool poll;
 	const char *json;
@@ -184,7 +192,6 @@ struct perf_result {
  * @pattr: port attributes
  * @gid: our GID
  * @gid_index: its index
- * @inline_max: largest message sent inline
  * @qps: @o->qps queue pairs
  * @sock: TCP connection to the peer
  * @sock_buf: bytes received on @sock and not consumed yet
@@ -201,7 +208,6 @@ struct perf_ctx {
 	struct ibv_port_attr pattr;
 	union ibv_gid gid;
 	int gid_index;
-	uint32_t inline_max;
 	struct perf_qp *qps;
 	int sock;
 	char sock_buf[512];
@@ -213,11 +219,12 @@ int perf_open(struct perf_ctx *c);
 int perf_connect_qps(struct perf_ctx *c);
 void perf_close(struct perf_ctx *c);
 int perf_run_size(struct perf_ctx *c, uint32_t size, struct perf_result *r);
+unsigned int perf_cq_mod(const struct perf_opts *o, uint32_t size);
 
 /* perf_net.c */
 int perf_net_connect(struct perf_ctx *c);
-int perf_net_send(struct perf_ctx *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+__attribute__((format(printf, 2, 3)))
+int perf_net_send(struct perf_ctx *c, const char *fmt, ...);
 int perf_net_recv(struct perf_ctx *c, char *line, size_t len, int timeout_ms);
 int perf_net_peek(struct perf_ctx *c);
 int perf_net_sync(struct perf_ctx *c);

@@ -29,20 +29,36 @@
 #define PERF_CONNECT_MS		20000
 #define PERF_PROTO_VERSION	1
 
+/*
+ * Listen on every address, IPv6 and IPv4 (or IPv4 only on a kernel
+ * without IPv6), and accept one connection.
+ */
 static int tcp_listen(unsigned int port)
 {
-	struct sockaddr_in6 sa = {
+	struct sockaddr_in6 sa6 = {
 		.sin6_family = AF_INET6,
 		.sin6_port = htons(port),
 		.sin6_addr = IN6ADDR_ANY_INIT,
 	};
+	struct sockaddr_in sa4 = {
+		.sin_family = AF_INET,
+		.sin_port = htons(port),
+		.sin_addr.s_addr = htonl(INADDR_ANY),
+	};
+	struct sockaddr *sa = (struct sockaddr *)&sa6;
+	socklen_t len = sizeof(sa6);
 	int one = 1, fd, conn;
 
 	fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 && errno == EAFNOSUPPORT) {
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		sa = (struct sockaddr *)&sa4;
+		len = sizeof(sa4);
+	}
 	if (fd < 0)
 		return -errno;
 	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 1))
+	    bind(fd, sa, len) || listen(fd, 1))
 		goto err;
 	conn = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
 	if (conn < 0)

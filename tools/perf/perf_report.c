@@ -16,7 +16,7 @@
 
 #define MB	1048576.0
 /* Peak bandwidth looks at windows of at most this many batches. */
-#define PERF_PEAK_WINDOW	4096
+#define PERF_PEAK_WINDOW	256
 
 static const char rule[] =
 	"---------------------------------------------------------------------------------------\n";
@@ -146,12 +146,11 @@ void perf_print_header(const struct perf_ctx *c)
 	       o->ib_port);
 	if (o->test->bw)
 		printf(" TX depth       : %-18u CQ moderation  : %u\n",
-		       o->tx_depth,
-		       o->tx_depth < PERF_CQ_MOD ? o->tx_depth : PERF_CQ_MOD);
+		       o->tx_depth, perf_cq_mod(o, o->max_size));
 	printf(" Mtu            : %-18u GID index      : %d\n",
 	       128u << c->pattr.active_mtu, c->gid_index);
 	printf(" Max inline     : %-18u Completions    : %s\n",
-	       c->inline_max, o->events ? "events" : "polling");
+	       o->inline_size, o->events ? "events" : "polling");
 	printf(" Doorbell       : %-18s Role           : %s\n",
 	       o->poll ? "polling (--poll)" : "ioctl",
 	       o->host ? "client" : "server");

@@ -190,10 +190,7 @@ static int create_qp(struct perf_ctx *c, unsigned int i)
 			.max_recv_wr = needs_recv(c) ? PERF_RX_DEPTH : 1,
 			.max_send_sge = 1,
 			.max_recv_sge = 1,
-			.max_inline_data = o->test->bw ||
-					   !(o->test->opcode == IBV_WR_SEND ||
-					     o->test->opcode == IBV_WR_RDMA_WRITE) ?
-					   0 : PERF_LAT_INLINE,
+			.max_inline_data = o->inline_size,
 		},
 	};
 	struct ibv_qp_attr attr = {
@@ -204,7 +201,6 @@ static int create_qp(struct perf_ctx *c, unsigned int i)
 				   IBV_ACCESS_REMOTE_READ |
 				   IBV_ACCESS_REMOTE_ATOMIC,
 	};
-	uint32_t asked = init.cap.max_inline_data;
 
 	if (posix_memalign((void **)&q->buf, 4096, len)) {
 		fprintf(stderr, "rnic-perf: out of memory for %zu bytes\n", len);
@@ -225,7 +221,6 @@ static int create_qp(struct perf_ctx *c, unsigned int i)
 			strerror(errno));
 		return -errno;
 	}
-	c->inline_max = min_u32(asked, init.cap.max_inline_data);
 	if (ibv_modify_qp(q->qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)) {
 		fprintf(stderr, "rnic-perf: QP to INIT: %s\n", strerror(errno));
@@ -403,6 +398,18 @@ static int wc_error(const struct ibv_wc *wc)
 	return -EIO;
 }
 
+/**
+ * perf_cq_mod() - every how many sends of @size a completion is asked for
+ * @o: the options
+ * @size: message size
+ */
+unsigned int perf_cq_mod(const struct perf_opts *o, uint32_t size)
+{
+	if (size > PERF_CQ_MOD_LIMIT && !o->all_sizes)
+		return 1;
+	return min_u32(o->tx_depth, PERF_CQ_MOD);
+}
+
 /*
  * Block until the channel has an event (acknowledged, its CQ re-armed:
  * return 1) or, with @watch_sock, the peer sent a line (return 2), for at
@@ -516,7 +523,7 @@ static int post_send(struct perf_ctx *c, unsigned int i, uint32_t size,
 	}, *bad;
 	int ret;
 
-	if (size <= c->inline_max)
+	if (size <= c->o->inline_size)
 		wr.send_flags |= IBV_SEND_INLINE;
 	if (wr.opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
 		wr.wr.atomic.remote_addr = q->remote.addr;
@@ -624,7 +631,7 @@ static int bw_post_one(struct perf_ctx *c, unsigned int i, uint32_t size,
 static int bw_client(struct perf_ctx *c, uint32_t size, struct perf_result *r)
 {
 	const struct perf_opts *o = c->o;
-	unsigned int cq_mod = min_u32(o->tx_depth, PERF_CQ_MOD);
+	unsigned int cq_mod = perf_cq_mod(o, size);
 	struct ibv_wc wc[PERF_WC_BATCH];
 	struct batches b = { 0 };
 	size_t *open = NULL;
@@ -660,7 +667,9 @@ static int bw_client(struct perf_ctx *c, uint32_t size, struct perf_result *r)
 			progress |= ret;
 			posting -= done[i];
 		}
-		n = wait_cq(c, c->scq, wc, PERF_WC_BATCH, !progress, false);
+		/* Wait only with nothing to post and something in flight. */
+		n = wait_cq(c, c->scq, wc, PERF_WC_BATCH,
+			    !progress && completed < total, false);
 		if (n < 0) {
 			ret = n;
 			goto out;
@@ -746,12 +755,13 @@ static uint8_t round_mark(uint64_t i)
 static int wait_mark(struct perf_ctx *c, uint32_t size, uint8_t mark,
 		     bool watch_sock)
 {
-	const volatile uint8_t *p = target_area(&c->qps[0]) + size - 1;
+	const uint8_t *p = target_area(&c->qps[0]) + size - 1;
 	unsigned int spins = 0;
 	double stall = 0;
 	int ret;
 
-	while (*p != mark) {
+	/* The peer's WRITE changes the byte behind the compiler's back. */
+	while (__atomic_load_n(p, __ATOMIC_ACQUIRE) != mark) {
 		if (++spins % PERF_SPIN_CHECK)
 			continue;
 		ret = perf_net_peek(c);
@@ -769,7 +779,6 @@ static int wait_mark(struct perf_ctx *c, uint32_t size, uint8_t mark,
 			return -ETIMEDOUT;
 		}
 	}
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	return 0;
 }
 

@@ -32,6 +32,7 @@ static const struct perf_test tests[] = {
 			      false, IBV_WR_ATOMIC_FETCH_AND_ADD, false },
 };
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define OPT_POLL	256
 #define OPT_JSON	257
 
@@ -42,6 +43,7 @@ static const struct option long_opts[] = {
 	{ "duration", required_argument, NULL, 'D' },
 	{ "qp", required_argument, NULL, 'q' },
 	{ "tx-depth", required_argument, NULL, 't' },
+	{ "inline-size", required_argument, NULL, 'I' },
 	{ "events", no_argument, NULL, 'e' },
 	{ "poll", no_argument, NULL, OPT_POLL },
 	{ "ib-dev", required_argument, NULL, 'd' },
@@ -61,7 +63,7 @@ static void usage(FILE *f)
 		"Usage: rnic-perf TEST [OPTIONS]          (server)\n"
 		"       rnic-perf TEST [OPTIONS] HOST     (client)\n"
 		"TEST:");
-	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(tests); i++)
 		fprintf(f, " %s", tests[i].name);
 	fprintf(f, "\n"
 		"  -s, --size=BYTES       message size (default %u bw, %u lat)\n"
@@ -70,6 +72,7 @@ static void usage(FILE *f)
 		"  -D, --duration=SECS    run each size for SECS instead of -n\n"
 		"  -q, --qp=N             queue pairs, bandwidth tests (default 1)\n"
 		"  -t, --tx-depth=N       send queue depth, bandwidth tests (default %u)\n"
+		"  -I, --inline-size=N    send WRITEs and SENDs up to N bytes inline (default 0)\n"
 		"  -e, --events           wait for completions on a channel\n"
 		"      --poll             the driver's polling doorbell mode\n"
 		"  -d, --ib-dev=DEV       device (default: the first one)\n"
@@ -104,7 +107,7 @@ static const struct perf_test *find_test(const char *name)
 {
 	unsigned int i;
 
-	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(tests); i++)
 		if (!strcmp(tests[i].name, name))
 			return &tests[i];
 	return NULL;
@@ -129,7 +132,8 @@ static int check_opts(struct perf_opts *o, bool size_set, bool iters_set,
 		return -EINVAL;
 	}
 	if (t->opcode == IBV_WR_RDMA_WRITE && !t->bw && o->events) {
-		fprintf(stderr, "rnic-perf: write_lat waits on memory, not on completions: no -e\n");
+		fprintf(stderr,
+			"rnic-perf: write_lat waits on memory, not on completions: no -e\n");
 		return -EINVAL;
 	}
 	if (t->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
@@ -141,17 +145,22 @@ static int check_opts(struct perf_opts *o, bool size_set, bool iters_set,
 		o->min_size = PERF_ATOMIC_SIZE;
 		o->max_size = PERF_ATOMIC_SIZE;
 	} else if (all) {
+		o->all_sizes = true;
 		o->min_size = PERF_MIN_SIZE;
 		o->max_size = PERF_MAX_SIZE;
 	} else if (!size_set) {
 		o->min_size = t->bw ? PERF_BW_SIZE : PERF_LAT_SIZE;
 		o->max_size = o->min_size;
 	}
+	/* As perftest: READs and atomics carry no data to inline. */
+	if (t->opcode != IBV_WR_RDMA_WRITE && t->opcode != IBV_WR_SEND)
+		o->inline_size = 0;
 	if (!iters_set)
 		o->iters = t->bw ? PERF_BW_ITERS : PERF_LAT_ITERS;
 	if (o->poll) {
 #ifdef PERF_RDMA_CORE
-		fprintf(stderr, "rnic-perf: --poll is librnic's polling doorbell mode; this build uses rdma-core\n");
+		fprintf(stderr,
+			"rnic-perf: --poll is librnic's polling doorbell mode; this build uses rdma-core\n");
 		return -EOPNOTSUPP;
 #else
 		if (setenv("RNIC_SQ_POLL", "1", 1))
@@ -174,13 +183,14 @@ static int parse_opts(int argc, char **argv, struct perf_opts *o)
 		.qps = 1,
 		.tx_depth = PERF_TX_DEPTH,
 	};
-	while ((opt = getopt_long(argc, argv, "s:an:D:q:t:ed:i:x:p:h",
+	while ((opt = getopt_long(argc, argv, "s:an:D:q:t:I:ed:i:x:p:h",
 				  long_opts, NULL)) != -1) {
 		v = 0;
 		switch (opt) {
 		case 's':
 			v = number("-s", optarg, 1, PERF_MAX_SIZE);
-			o->min_size = o->max_size = v;
+			o->min_size = v;
+			o->max_size = v;
 			size_set = true;
 			break;
 		case 'a':
@@ -202,6 +212,10 @@ static int parse_opts(int argc, char **argv, struct perf_opts *o)
 		case 't':
 			v = number("-t", optarg, 1, 32768);
 			o->tx_depth = v;
+			break;
+		case 'I':
+			v = number("-I", optarg, 0, PERF_MAX_INLINE);
+			o->inline_size = v;
 			break;
 		case 'e':
 			o->events = true;

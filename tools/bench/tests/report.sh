@@ -1,0 +1,96 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Host test of tools/bench/report (make -C tools test): the table and the
+# JSON file made from a canned run (sample.raw: made-up figures in the
+# format tools/bench/guest prints), and --check on good and bad files.
+# TAP output; exit status 1 if a test failed.
+
+dir=$(cd "$(dirname "$0")" && pwd)
+report=$dir/../report
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+n=0
+failed=0
+
+ok() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=1
+	fi
+}
+
+# has FILE REGEX: FILE has a line matching REGEX
+has() { grep -qE -- "$2" "$1"; }
+
+"$report" --raw "$dir/sample.raw" --md "$tmp/t.md" --json "$tmp/t.json" \
+	--info reps=3 --info "cpu_model=max,erms=off" >"$tmp/out" 2>"$tmp/err"
+ok $? "report exits 0 when every test has figures on both stacks"
+cmp -s "$tmp/out" "$tmp/t.md"
+ok $? "the printed table is the markdown file"
+"$report" --check "$tmp/t.json" 2>"$tmp/err"
+ok $? "the JSON file it writes passes --check"
+
+# medians of 3 runs: write_bw 64K rnic 400,300,500 rxe 30,20,25; memcpy 800,900,1000
+has "$tmp/t.md" '^\| write_bw \| 65536 \| MB/s \| 400 \| 25.0 \| 16.0 \| 44% \| MISS '
+ok $? "write_bw 64K row: medians, ratios, memcpy goal missed"
+has "$tmp/t.md" '^\| write_lat \| 8 \| usec \| 11.00 \| 500 \| 0.02 \| - \| PASS '
+ok $? "write_lat 8 row: t_typical medians, goal met"
+has "$tmp/t.md" '^\| send_bw \| 64 \| Mpps \| 0.250 \| 0.050 \| 5.00 \| 16% \| PASS '
+ok $? "send_bw 64 row: Mpps, compared with memcpy as bytes/s"
+has "$tmp/t.md" '^\| read_bw \| 65536 \| MB/s \| 225 \| 15.0 \| 15.0 .* \[figures from rnic 2, rxe 2 of 3 runs\]'
+ok $? "read_bw row: median of the runs that worked, and says so"
+has "$tmp/t.md" '^Goals: 3 PASS, 1 MISS\.$'
+ok $? "goal summary"
+has "$tmp/t.md" '^- CPU model: max,erms=off$'
+ok $? "VM configuration listed"
+python3 - "$tmp/t.json" <<'PY'
+import json, sys
+d = {(r["test"], r["size"], r["stack"]): (r["value"], r["unit"]) for r in json.load(open(sys.argv[1]))}
+assert d[("write_bw", 65536, "rnic")] == (400, "MB/s"), d
+assert d[("write_bw", 65536, "memcpy")] == (900, "MB/s"), d
+assert d[("send_bw", 64, "rxe")] == (0.05, "Mpps"), d
+assert d[("write_lat", 8, "rxe")] == (500, "usec"), d
+assert d[("null_syscall", 0, "syscall")] == (0.2, "usec"), d
+assert ("write_lat", 8, "memcpy") not in d
+assert len(d) == 12, len(d)
+PY
+ok $? "JSON records: values, units, one memcpy per bandwidth row, the syscall"
+
+# all rxe read_bw runs failed: the row has no rxe figure, exit status 1
+sed 's/^\(BENCH run rxe read_bw 65536 [0-9]\) .*/\1 []/' "$dir/sample.raw" >"$tmp/fail.raw"
+"$report" --raw "$tmp/fail.raw" --md "$tmp/f.md" --json "$tmp/f.json" >/dev/null 2>&1
+[ $? = 1 ]
+ok $? "report exits 1 when a test has no figure on a stack"
+has "$tmp/f.md" '^\| read_bw \| 65536 \| MB/s \| 225 \| - \| - \| 25% \| MISS '
+ok $? "... and shows the missing figure as - and the goal as missed"
+
+printf 'BENCH run rnic write_bw x 1 []\n' >"$tmp/bad.raw"
+"$report" --raw "$tmp/bad.raw" --md "$tmp/b.md" --json "$tmp/b.json" >/dev/null 2>&1
+[ $? = 1 ]
+ok $? "report rejects a malformed raw line"
+
+# --check on broken files
+bad() {
+	printf '%s\n' "$2" >"$tmp/bad.json"
+	"$report" --check "$tmp/bad.json" >/dev/null 2>"$tmp/err"
+	st=$?
+	[ $st = 1 ] && has "$tmp/err" "$3"
+	ok $? "--check rejects $1"
+}
+good='{"test": "write_bw", "size": 65536, "stack": "rnic", "value": 1.5, "unit": "MB/s"}'
+rest=$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(json.dumps(d[1:]))' "$tmp/t.json")
+rest=${rest#[}
+bad "a file that is not a list" '{}' 'not a non-empty JSON list'
+bad "a missing key" "[{\"test\": \"write_bw\", \"size\": 1, \"stack\": \"rnic\", \"value\": 1}, $rest" 'keys'
+bad "a wrong unit" "[{\"test\": \"send_bw\", \"size\": 64, \"stack\": \"rnic\", \"value\": 1, \"unit\": \"MB/s\"}, $rest" "unit 'MB/s' for send_bw"
+bad "an unknown stack" "[{\"test\": \"write_bw\", \"size\": 1, \"stack\": \"siw\", \"value\": 1, \"unit\": \"MB/s\"}, $rest" "stack 'siw'"
+bad "a string value" "[{\"test\": \"write_bw\", \"size\": 1, \"stack\": \"rnic\", \"value\": \"1\", \"unit\": \"MB/s\"}, $rest" 'value'
+bad "a duplicate record" "[$good, $good, $rest" 'twice'
+bad "a file without a goal row" "[$good]" 'no rnic figure for the goal row write_lat 8'
+
+echo "1..$n"
+exit $failed
