@@ -440,6 +440,9 @@ int rnic_qp_dp_init(struct rnic_qp *qp)
 	timer_setup(&req->timer, rnic_req_timer, 0);
 	INIT_WORK(&req->work, rnic_req_work);
 	INIT_LIST_HEAD(&qp->poll_node);
+	qp->scratch = kmalloc(sizeof(*qp->scratch), GFP_KERNEL_ACCOUNT);
+	if (!qp->scratch)
+		return -ENOMEM;
 	if (qp->sq.region) {
 		req->stride = ALIGN(sizeof(struct rnic_kwqe) +
 				    qp->sq.entry_size -
@@ -484,6 +487,7 @@ void rnic_qp_dp_stop(struct rnic_qp *qp)
 void rnic_qp_dp_fini(struct rnic_qp *qp)
 {
 	kvfree(qp->req.wqes);
+	kfree(qp->scratch);
 }
 
 /* Back to the state of a new QP: nothing in flight, empty rings. */

@@ -157,6 +157,43 @@ struct rnic_pkt {
 };
 
 /**
+ * struct rnic_req_step - one packet the requester sends
+ * @pkt: the packet
+ * @pl: its payload
+ * @av: its path
+ * @index: the WQE it belongs to
+ * @last: it is the WQE's last packet
+ * @gen: rnic_req.gen when it was built
+ */
+struct rnic_req_step {
+	struct rnic_pkt pkt;
+	struct rnic_payload pl;
+	struct rnic_av av;
+	u32 index;
+	bool last;
+	u32 gen;
+};
+
+/**
+ * struct rnic_qp_scratch - a QP's room for the large per-packet structs
+ * @step: the packet being sent; only the thread that runs the requester
+ *	(rnic_req.running) uses it
+ * @resp_pl: the payload the responder resolves (where a SEND or WRITE
+ *	goes, what a READ or an atomic reads); under rnic_resp.lock
+ * @comp_pl: where the completer places a READ response; under
+ *	rnic_req.lock
+ *
+ * They are a KiB each, and the kernel may clear every automatic
+ * variable on entry (CONFIG_INIT_STACK_ALL_ZERO): on the stack they would
+ * be cleared for every packet. Allocated with the QP (rnic_qp_dp_init()).
+ */
+struct rnic_qp_scratch {
+	struct rnic_req_step step;
+	struct rnic_payload resp_pl;
+	struct rnic_payload comp_pl;
+};
+
+/**
  * struct rnic_kwqe - the kernel's copy of a send work request
  * @wqe: the header as posted, validated
  * @length: message bytes

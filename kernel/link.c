@@ -20,17 +20,22 @@
  * rnic_dev_has_gid() - is @gid in the device's GID table?
  * @rdev: the device
  * @gid: a GID, network byte order
+ *
+ * Context: any but hard interrupt; lockless (rnic_port.gid_seq).
  */
 bool rnic_dev_has_gid(struct rnic_dev *rdev, const u8 *gid)
 {
-	bool found = false;
-	unsigned int i;
+	struct rnic_port *port = &rdev->port;
+	unsigned int seq, i;
+	bool found;
 
-	spin_lock_bh(&rdev->port.lock);
-	for (i = 0; i < RNIC_GID_TABLE_LEN && !found; i++)
-		found = rdev->port.gids[i].valid &&
-			!memcmp(rdev->port.gids[i].raw, gid, 16);
-	spin_unlock_bh(&rdev->port.lock);
+	do {
+		seq = read_seqcount_begin(&port->gid_seq);
+		found = false;
+		for (i = 0; i < RNIC_GID_TABLE_LEN && !found; i++)
+			found = port->gids[i].valid &&
+				!memcmp(port->gids[i].raw, gid, 16);
+	} while (read_seqcount_retry(&port->gid_seq, seq));
 	return found;
 }
 

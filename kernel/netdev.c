@@ -34,6 +34,7 @@ void rnic_port_init(struct rnic_dev *rdev)
 	struct rnic_gid *gid = &port->gids[0];
 
 	spin_lock_init(&port->lock);
+	seqcount_spinlock_init(&port->gid_seq, &port->lock);
 	port->state = RNIC_PORT_ACTIVE;
 	gid->raw[0] = 0xfe;
 	gid->raw[1] = 0x80;
@@ -59,8 +60,10 @@ static bool rnic_gid_add(struct rnic_port *port, const struct in6_addr *addr)
 		pr_debug("rnic: GID table full, %pI6 not added\n", addr);
 		return false;
 	}
+	write_seqcount_begin(&port->gid_seq);
 	memcpy(port->gids[free].raw, addr, sizeof(*addr));
 	port->gids[free].valid = true;
+	write_seqcount_end(&port->gid_seq);
 	return true;
 }
 
@@ -74,7 +77,9 @@ static bool rnic_gid_del(struct rnic_port *port, const struct in6_addr *addr)
 	for (i = 1; i < RNIC_GID_TABLE_LEN; i++) {
 		if (port->gids[i].valid &&
 		    !memcmp(port->gids[i].raw, addr, sizeof(*addr))) {
+			write_seqcount_begin(&port->gid_seq);
 			memset(&port->gids[i], 0, sizeof(port->gids[i]));
+			write_seqcount_end(&port->gid_seq);
 			return true;
 		}
 	}

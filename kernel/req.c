@@ -414,24 +414,6 @@ static bool rnic_comp_ack(struct rnic_qp *qp, u32 psn)
 	return progress;
 }
 
-/**
- * struct rnic_req_step - one packet the requester sends
- * @pkt: the packet
- * @pl: its payload
- * @av: its path
- * @index: the WQE it belongs to
- * @last: it is the WQE's last packet
- * @gen: rnic_req.gen when it was built
- */
-struct rnic_req_step {
-	struct rnic_pkt pkt;
-	struct rnic_payload pl;
-	struct rnic_av av;
-	u32 index;
-	bool last;
-	u32 gen;
-};
-
 static u8 rnic_seg_opcode(u32 wr_opcode, bool first, bool last)
 {
 	bool imm = wr_opcode == RNIC_WR_SEND_WITH_IMM ||
@@ -741,23 +723,23 @@ static void rnic_req_sent(struct rnic_qp *qp, const struct rnic_req_step *st)
 static bool rnic_req_send(struct rnic_qp *qp)
 {
 	struct rnic_req *req = &qp->req;
-	struct rnic_req_step st;
+	struct rnic_req_step *st = &qp->scratch->step;
 	int budget, ret;
 
 	for (budget = RNIC_REQ_BUDGET; budget; budget--) {
 		spin_lock_bh(&req->lock);
-		ret = rnic_req_step(qp, &st, budget == 1);
+		ret = rnic_req_step(qp, st, budget == 1);
 		spin_unlock_bh(&req->lock);
 		if (!ret)
 			return false;
 		if (ret < 0)
 			continue;
 		local_bh_disable();
-		rnic_link_xmit(&st.pkt);
+		rnic_link_xmit(&st->pkt);
 		local_bh_enable();
-		rnic_payload_put(&st.pl);
-		if (st.last && qp->type != RNIC_QPT_RC)
-			rnic_req_sent(qp, &st);
+		rnic_payload_put(&st->pl);
+		if (st->last && qp->type != RNIC_QPT_RC)
+			rnic_req_sent(qp, st);
 	}
 	return true;
 }
@@ -795,12 +777,14 @@ void rnic_req_run(struct rnic_qp *qp)
 				return;
 		}
 		clear_bit(RNIC_RUN_AGAIN, &req->running);
+		WRITE_ONCE(req->runner, current);
 		for (batch = 0; batch < RNIC_REQ_BATCHES; batch++) {
 			more = rnic_req_send(qp);
 			if (!more)
 				break;
 			cond_resched();
 		}
+		WRITE_ONCE(req->runner, NULL);
 		clear_bit_unlock(RNIC_RUNNING, &req->running);
 		/* Pairs with the barrier after a kicker's RUN_AGAIN. */
 		smp_mb__after_atomic();
@@ -814,6 +798,13 @@ void rnic_req_run(struct rnic_qp *qp)
 /* After the completer freed something, make sure the requester looks. */
 static void rnic_req_poke(struct rnic_qp *qp)
 {
+	/*
+	 * The local link answers a request while its requester hands it
+	 * over: that requester steps again after the call, no need to
+	 * run it again.
+	 */
+	if (in_task() && READ_ONCE(qp->req.runner) == current)
+		return;
 	set_bit(RNIC_RUN_AGAIN, &qp->req.running);
 	/* Pairs with the barrier after the runner let go of RUNNING. */
 	smp_mb__after_atomic();
@@ -838,7 +829,7 @@ static int rnic_comp_read(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 {
 	struct rnic_req *req = &qp->req;
 	struct rnic_kwqe *kw = rnic_kwqe(qp, req->done);
-	struct rnic_payload dst;
+	struct rnic_payload *dst = &qp->scratch->comp_pl;
 	u64 off;
 
 	if (req->done == req->fetched || !kw->started ||
@@ -850,17 +841,17 @@ static int rnic_comp_read(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	if (off + pkt->len > kw->length)
 		return RNIC_COMP_IGNORED;
 	if (pkt->len) {
-		dst.inline_data = NULL;
-		dst.nsegs = 0;
-		if (rnic_payload_from_sgl(&dst, qp->rdev, qp->pd, kw->sge,
+		dst->inline_data = NULL;
+		dst->nsegs = 0;
+		if (rnic_payload_from_sgl(dst, qp->rdev, qp->pd, kw->sge,
 					  kw->wqe.num_sge, off, pkt->len,
 					  RNIC_ACCESS_LOCAL_WRITE)) {
-			rnic_payload_put(&dst);
+			rnic_payload_put(dst);
 			rnic_req_fail(qp, RNIC_WC_LOC_PROT_ERR);
 			return RNIC_COMP_DONE;
 		}
-		rnic_payload_copy(&dst, 0, pkt->payload, pkt->len);
-		rnic_payload_put(&dst);
+		rnic_payload_copy(dst, 0, pkt->payload, pkt->len);
+		rnic_payload_put(dst);
 	}
 	if (pkt->psn != kw->last_psn)
 		return RNIC_COMP_PLACED;

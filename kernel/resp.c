@@ -241,22 +241,22 @@ static u32 rnic_resp_place(struct rnic_qp *qp, u32 off,
 {
 	struct rnic_resp *resp = &qp->resp;
 	struct rnic_pd *pd = qp->srq ? qp->srq->pd : qp->pd;
-	struct rnic_payload dst;
+	struct rnic_payload *dst = &qp->scratch->resp_pl;
 	u32 status = 0;
 
 	if ((u64)off + len > rnic_resp_room(resp))
 		return RNIC_WC_LOC_LEN_ERR;
 	if (!len)
 		return 0;
-	dst.inline_data = NULL;
-	dst.nsegs = 0;
-	if (rnic_payload_from_sgl(&dst, qp->rdev, pd, resp->rwqe_sges,
+	dst->inline_data = NULL;
+	dst->nsegs = 0;
+	if (rnic_payload_from_sgl(dst, qp->rdev, pd, resp->rwqe_sges,
 				  resp->rwqe.num_sge, off, len,
 				  RNIC_ACCESS_LOCAL_WRITE))
 		status = RNIC_WC_LOC_PROT_ERR;
 	else
-		rnic_payload_copy(&dst, 0, src, len);
-	rnic_payload_put(&dst);
+		rnic_payload_copy(dst, 0, src, len);
+	rnic_payload_put(dst);
 	return status;
 }
 
@@ -417,7 +417,7 @@ static bool rnic_resp_write_pkt(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 {
 	struct rnic_resp *resp = &qp->resp;
 	u8 oper = pkt->opcode & RNIC_OPER_MASK;
-	struct rnic_payload dst;
+	struct rnic_payload *dst = &qp->scratch->resp_pl;
 	int ret;
 
 	if (rnic_oper_starts(oper)) {
@@ -434,17 +434,17 @@ static bool rnic_resp_write_pkt(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	/* The receive WQE of WRITE_WITH_IMM is needed before any byte lands. */
 	if (rnic_oper_has_imm(oper) && !rnic_resp_need_rwqe(qp, pkt))
 		return false;
-	ret = rnic_resp_rkey(qp, &dst, resp->write_rkey, resp->write_va,
+	ret = rnic_resp_rkey(qp, dst, resp->write_rkey, resp->write_va,
 			     pkt->len, RNIC_ACCESS_REMOTE_WRITE);
 	if (ret) {
-		rnic_payload_put(&dst);
+		rnic_payload_put(dst);
 		rnic_resp_nak(qp, pkt, RNIC_NAK_REM_ACCESS,
 			      RNIC_EVENT_QP_ACCESS_ERR);
 		return false;
 	}
 	if (pkt->len)
-		rnic_payload_copy(&dst, 0, pkt->payload, pkt->len);
-	rnic_payload_put(&dst);
+		rnic_payload_copy(dst, 0, pkt->payload, pkt->len);
+	rnic_payload_put(dst);
 	resp->write_va += pkt->len;
 	resp->write_left -= pkt->len;
 	resp->in_msg = !rnic_oper_ends(oper);
@@ -460,7 +460,7 @@ static bool rnic_resp_read(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 {
 	struct rnic_resp *resp = &qp->resp;
 	struct rnic_pkt rsp = {};
-	struct rnic_payload src;
+	struct rnic_payload *src = &qp->scratch->resp_pl;
 	u32 npkts, i, off, len;
 	u64 base;
 
@@ -469,15 +469,15 @@ static bool rnic_resp_read(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 		rnic_resp_nak(qp, pkt, RNIC_NAK_INV_REQ, RNIC_EVENT_QP_REQ_ERR);
 		return false;
 	}
-	if (rnic_resp_rkey(qp, &src, pkt->rkey, pkt->va, pkt->dma_len,
+	if (rnic_resp_rkey(qp, src, pkt->rkey, pkt->va, pkt->dma_len,
 			   RNIC_ACCESS_REMOTE_READ)) {
-		rnic_payload_put(&src);
+		rnic_payload_put(src);
 		rnic_resp_nak(qp, pkt, RNIC_NAK_REM_ACCESS,
 			      RNIC_EVENT_QP_ACCESS_ERR);
 		return false;
 	}
 	/* one MR piece (none for 0 bytes), moved along for each response */
-	base = src.nsegs ? src.segs[0].off : 0;
+	base = src->nsegs ? src->segs[0].off : 0;
 	for (i = 0, off = 0; i < npkts; i++, off += len) {
 		len = min(pkt->dma_len - off, resp->mtu);
 		if (npkts == 1)
@@ -492,13 +492,13 @@ static bool rnic_resp_read(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 		rsp.psn = rnic_psn_add(pkt->psn, i);
 		rsp.len = len;
 		if (len) {
-			src.segs[0].off = base + off;
-			src.segs[0].len = len;
-			rsp.payload = &src;
+			src->segs[0].off = base + off;
+			src->segs[0].len = len;
+			rsp.payload = src;
 		}
 		rnic_resp_send(qp, &rsp);
 	}
-	rnic_payload_put(&src);
+	rnic_payload_put(src);
 	return true;
 }
 
@@ -511,7 +511,7 @@ static bool rnic_resp_atomic(struct rnic_qp *qp, const struct rnic_pkt *pkt,
 		.opcode = RNIC_TRANSPORT_RC | RNIC_ATOMIC_ACK,
 		.psn = pkt->psn,
 	};
-	struct rnic_payload dst;
+	struct rnic_payload *dst = &qp->scratch->resp_pl;
 	atomic64_t *word;
 	u32 i;
 
@@ -528,10 +528,10 @@ static bool rnic_resp_atomic(struct rnic_qp *qp, const struct rnic_pkt *pkt,
 		rnic_resp_nak(qp, pkt, RNIC_NAK_INV_REQ, RNIC_EVENT_QP_REQ_ERR);
 		return false;
 	}
-	if (rnic_resp_rkey(qp, &dst, pkt->rkey, pkt->va, 8,
+	if (rnic_resp_rkey(qp, dst, pkt->rkey, pkt->va, 8,
 			   RNIC_ACCESS_REMOTE_ATOMIC) ||
-	    (dst.segs[0].mr->iova ^ dst.segs[0].mr->offset) & 7) {
-		rnic_payload_put(&dst);
+	    (dst->segs[0].mr->iova ^ dst->segs[0].mr->offset) & 7) {
+		rnic_payload_put(dst);
 		rnic_resp_nak(qp, pkt, RNIC_NAK_REM_ACCESS,
 			      RNIC_EVENT_QP_ACCESS_ERR);
 		return false;
@@ -540,13 +540,13 @@ static bool rnic_resp_atomic(struct rnic_qp *qp, const struct rnic_pkt *pkt,
 	 * A CPU atomic on the word: atomic against every other atomic of
 	 * the device and of the CPUs (IBV_ATOMIC_HCA and more).
 	 */
-	word = (atomic64_t *)rnic_payload_map_u64(&dst);
+	word = (atomic64_t *)rnic_payload_map_u64(dst);
 	if ((pkt->opcode & RNIC_OPER_MASK) == RNIC_CMP_SWAP)
 		rsp.orig = atomic64_cmpxchg(word, pkt->compare_add, pkt->swap);
 	else
 		rsp.orig = atomic64_fetch_add(pkt->compare_add, word);
 	kunmap_local(word);
-	rnic_payload_put(&dst);
+	rnic_payload_put(dst);
 
 	i = resp->atomic_next++ % RNIC_RESP_ATOMICS;
 	resp->atomic_psn[i] = pkt->psn;

@@ -13,6 +13,7 @@
 #include <linux/refcount.h>
 #include <linux/rwsem.h>
 #include <linux/sched.h>
+#include <linux/seqlock.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
 #include <linux/types.h>
@@ -124,12 +125,16 @@ struct rnic_dpref {
  * struct rnic_port - the (single) port of a device
  * @lock: protects every field below; taken in any context (softirq
  *	included, the IPv6 address notifier is atomic), so always with _bh
+ * @gid_seq: bumped around every change of @gids, under @lock, so that the
+ *	local link can look a GID up for each packet without the lock
+ *	(rnic_dev_has_gid())
  * @state: logical port state, RNIC_PORT_DOWN or RNIC_PORT_ACTIVE
  * @netdev_mtu: MTU of the bound netdev, 0 when unbound
  * @gids: GID table; entry 0 is the permanent link-local GID
  */
 struct rnic_port {
 	spinlock_t lock; /* see above */
+	seqcount_spinlock_t gid_seq;
 	u8 state;
 	u32 netdev_mtu;
 	struct rnic_gid gids[RNIC_GID_TABLE_LEN];
@@ -709,6 +714,7 @@ int rnic_dereg_mr(struct rnic_ucmd *ucmd);
 
 struct rnic_kwqe;
 struct rnic_poller;
+struct rnic_qp_scratch;
 
 /* Atomics whose answers a responder keeps for duplicates. */
 #define RNIC_RESP_ATOMICS	4
@@ -720,6 +726,8 @@ struct rnic_poller;
  *	packet is handed to the link, so responses may arrive at once
  * @running: bit 0: a thread runs the requester (rnic_req_run()), the
  *	only one that may transmit; bit 1: run again, new work arrived
+ * @runner: the task that holds bit 0 of @running while it steps, else
+ *	NULL; written only by that task
  * @wqes: kernel copies of the send WQEs, @stride bytes each, one per SQ
  *	slot: copied once when fetched, then trusted
  * @stride: bytes per entry of @wqes
@@ -761,6 +769,7 @@ struct rnic_poller;
 struct rnic_req {
 	spinlock_t lock; /* see above */
 	unsigned long running;
+	struct task_struct *runner;
 	struct rnic_kwqe *wqes;
 	u32 stride;
 	u32 fetched;
@@ -919,6 +928,8 @@ void rnic_cq_notify(struct rnic_cq *cq, bool solicited);
  * @poll_gen: rnic_req.gen when it did; both under the poller's lock
  * @req: requester and completer state (dp.c, req.c, resp.c)
  * @resp: responder state (dp.c, req.c, resp.c)
+ * @scratch: large per-packet structs of the requester, the responder and
+ *	the completer, each under its own rule (engine.h)
  *
  * Defined here rather than with the family's types: it embeds struct
  * rnic_av, which comes after them.
@@ -958,6 +969,7 @@ struct rnic_qp {
 	u32 poll_gen;
 	struct rnic_req req;
 	struct rnic_resp resp;
+	struct rnic_qp_scratch *scratch;
 };
 
 static inline struct rnic_qp *to_rnic_qp(struct rnic_uobj *uobj)
