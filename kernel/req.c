@@ -107,14 +107,9 @@ static void rnic_req_timer_set(struct rnic_qp *qp, unsigned long delay)
 	struct rnic_req *req = &qp->req;
 
 	lockdep_assert_held(&req->lock);
-	if (req->dead)
+	if (req->dead || !rnic_dpref_get(&qp->dp))
 		return;
-	if (timer_pending(&req->timer)) {
-		mod_timer(&req->timer, jiffies + delay);
-		return;
-	}
-	if (!rnic_dpref_get(&qp->dp))
-		return;
+	/* it was pending: it had a reference already */
 	if (mod_timer(&req->timer, jiffies + delay))
 		rnic_qp_put(qp);
 }
