@@ -10,9 +10,18 @@
  * with the payload still in the sender's memory (struct rnic_payload), so
  * that the receiver copies it once, straight into its own memory. A wire
  * link would build a real packet from the same struct.
+ *
+ * On the local link a SEND or WRITE request carries up to
+ * RNIC_BURST_BYTES of its message at once (struct rnic_pkt.npkts): a burst
+ * of consecutive MTU-sized packets, each with its own PSN, that arrive
+ * together. The responder treats it exactly as that run of packets, and
+ * per-packet costs are paid once per burst. A wire link would cut a burst
+ * into packets.
  */
 #ifndef RNIC_ENGINE_H
 #define RNIC_ENGINE_H
+
+#include <linux/sizes.h>
 
 #include "rnic.h"
 
@@ -63,6 +72,8 @@ enum rnic_oper {
 #define RNIC_READ_CHUNK_PKTS	64
 /* RC: an ACK is asked for at least every so many packets (a power of 2). */
 #define RNIC_ACK_EVERY		64
+/* Bytes of a SEND or WRITE message a request carries at most. */
+#define RNIC_BURST_BYTES	SZ_64K
 /* Packets the requester sends per batch, and batches per run. */
 #define RNIC_REQ_BUDGET		64
 #define RNIC_REQ_BATCHES	16
@@ -101,7 +112,10 @@ struct rnic_payload {
  * @solicited: BTH SE bit
  * @ack_req: BTH AckReq bit
  * @dqpn: destination QP
- * @psn: packet sequence number
+ * @psn: packet sequence number; of the first packet of a burst
+ * @npkts: requests: packets (PSNs) of the burst, at least 1; all but the
+ *	last carry exactly an MTU of payload, the opcode is that of the
+ *	whole run (FIRST, MIDDLE, LAST or ONLY) and AckReq that of its last
  * @sqpn: source QP (DETH; the local link has it for every packet)
  * @qkey: Q_Key (DETH)
  * @imm: immediate data, network byte order
@@ -124,6 +138,7 @@ struct rnic_pkt {
 	bool ack_req;
 	u32 dqpn;
 	u32 psn;
+	u32 npkts;
 	u32 sqpn;
 	u32 qkey;
 	__be32 imm;

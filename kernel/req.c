@@ -4,7 +4,8 @@
  *
  * The requester copies each send WQE once from the SQ ring into kernel
  * memory (struct rnic_kwqe), checks the copy, and turns it into packets:
- * MTU-sized SEND and WRITE segments, RDMA READ requests (in chunks of at
+ * SEND and WRITE bursts of MTU-sized segments (engine.h), RDMA READ
+ * requests (in chunks of at
  * most RNIC_READ_CHUNK_PKTS responses, so that no responder loop is
  * long), atomics. One thread at a time runs it (rnic_req.running); it
  * builds each packet under rnic_req.lock and hands it to the link without
@@ -578,6 +579,7 @@ static u32 rnic_req_build(struct rnic_qp *qp, struct rnic_kwqe *kw,
 		pkt->rkey = w->wr.rdma.rkey;
 		pkt->dma_len = len;
 		pkt->ack_req = true;
+		pkt->npkts = 1;
 		req->psn = rnic_psn_add(req->psn, npkts);
 		req->offset += len;
 		st->last = req->offset >= kw->length;
@@ -592,13 +594,16 @@ static u32 rnic_req_build(struct rnic_qp *qp, struct rnic_kwqe *kw,
 		pkt->swap = w->wr.atomic.swap;
 		pkt->compare_add = w->wr.atomic.compare_add;
 		pkt->ack_req = true;
+		pkt->npkts = 1;
 		req->psn = rnic_psn_add(req->psn, 1);
 		st->last = true;
 		return 0;
 	}
 
-	/* SEND and WRITE: one segment of at most an MTU */
-	len = min(kw->length - req->offset, req->mtu);
+	/* SEND and WRITE: a burst of MTU segments (one for UD) */
+	len = min(kw->length - req->offset,
+		  qp->type == RNIC_QPT_UD ? req->mtu : RNIC_BURST_BYTES);
+	npkts = max_t(u32, DIV_ROUND_UP(len, req->mtu), 1);
 	if (w->send_flags & RNIC_SEND_INLINE)
 		st->pl.inline_data = (const u8 *)kw->sge + req->offset;
 	else if (rnic_payload_from_sgl(&st->pl, qp->rdev, qp->pd, kw->sge,
@@ -614,12 +619,17 @@ static u32 rnic_req_build(struct rnic_qp *qp, struct rnic_kwqe *kw,
 		pkt->dma_len = kw->length;
 	}
 	pkt->solicited = st->last && (w->send_flags & RNIC_SEND_SOLICITED);
-	/* at the end, and now and then in long messages: progress for the timer */
+	/*
+	 * At the end, and at every RNIC_ACK_EVERY-th packet of a long
+	 * message: progress for the timer.
+	 */
 	pkt->ack_req = qp->type == RNIC_QPT_RC &&
-		       (st->last || !(~pkt->psn & (RNIC_ACK_EVERY - 1)));
+		       (st->last || (pkt->psn & (RNIC_ACK_EVERY - 1)) + npkts >=
+				    RNIC_ACK_EVERY);
+	pkt->npkts = npkts;
 	pkt->len = len;
 	pkt->payload = len ? &st->pl : NULL;
-	req->psn = rnic_psn_add(req->psn, 1);
+	req->psn = rnic_psn_add(req->psn, npkts);
 	req->offset += len;
 	return 0;
 }

@@ -616,7 +616,7 @@ static void rnic_resp_rc_uc(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 {
 	struct rnic_resp *resp = &qp->resp;
 	u8 oper = pkt->opcode & RNIC_OPER_MASK;
-	u32 npkts = 1;
+	u32 npkts = pkt->npkts;
 	bool done;
 
 	if (!rnic_resp_check_seq(qp, pkt))
@@ -643,9 +643,11 @@ static void rnic_resp_rc_uc(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	resp->epsn = rnic_psn_add(pkt->psn, npkts);
 	if (rnic_oper_ends(oper))
 		resp->msn++;
+	/* a burst is acknowledged up to its last packet */
 	if (qp->type == RNIC_QPT_RC && pkt->ack_req &&
 	    (rnic_oper_is_send(oper) || rnic_oper_is_write(oper)))
-		rnic_resp_aeth(qp, pkt->psn, RNIC_SYN_ACK);
+		rnic_resp_aeth(qp, rnic_psn_add(pkt->psn, npkts - 1),
+			       RNIC_SYN_ACK);
 }
 
 /**

@@ -185,6 +185,9 @@ static int sizes(enum ibv_mtu mtu, size_t *sz)
 	sz[n++] = m + 1;
 	sz[n++] = 3 * m + 7;
 	sz[n++] = 64 << 10;
+	/* one byte past a burst of the local link (RNIC_BURST_BYTES) */
+	sz[n++] = (64 << 10) + 1;
+	sz[n++] = (192 << 10) + 7;
 	sz[n++] = 1 << 20;
 	return n;
 }
