@@ -1146,7 +1146,7 @@ TEST_F(err, rnr_timer_resolution)
 
 /*
  * A SEND stuck in an RNR wait of 655.36 ms (code 0), no receive posted:
- * it has had its first RNR NAK after 50 ms quiet.
+ * after 50 ms without a completion it has had its first RNR NAK.
  */
 static void rnr_stuck(struct __test_metadata *_metadata,
 		      FIXTURE_DATA(err) *self)
@@ -1164,7 +1164,8 @@ static void rnr_stuck(struct __test_metadata *_metadata,
 
 /*
  * Destroying a QP in an RNR wait cancels the wait: destroy does not wait
- * for it to end (it holds a reference on the QP), nothing leaks.
+ * for it to end (a pending wait holds a reference on the QP), nothing
+ * leaks.
  */
 TEST_F(err, rnr_wait_then_destroy)
 {
@@ -1204,6 +1205,7 @@ TEST_F(err, rnr_wait_then_reset)
 	struct ibv_wc wc;
 	struct dp_wr w = { .op = IBV_WR_SEND, .flags = IBV_SEND_SIGNALED,
 			   .wr_id = 2, .sgl = &ls };
+	long t0, dt;
 	int i;
 
 	rnr_stuck(_metadata, self);
@@ -1218,9 +1220,12 @@ TEST_F(err, rnr_wait_then_reset)
 	dp_sgl_fill(&ls, 0x5c, 0);
 	dp_sgl_one(&self->rb, 9, 3000, &rs);
 	ASSERT_EQ(0, dp_post_recv(self->p.qp[1], &rs, 3));
+	t0 = dp_now_ms();
 	ASSERT_EQ(0, dp_post(self->p.qp[0], &w));
 	ASSERT_POLL1(self->env.scq[0], &wc);
+	dt = dp_now_ms() - t0;
 	ASSERT_WC(&wc, 2, IBV_WC_SUCCESS, IBV_WC_SEND);
+	EXPECT_GT(400, dt) TH_LOG("sent after %ld ms", dt);
 	ASSERT_POLL1(self->env.rcq[1], &wc);
 	ASSERT_WC(&wc, 3, IBV_WC_SUCCESS, IBV_WC_RECV);
 	ASSERT_SGL(&self->rb, &rs, 0, 3000, 0x5c);
