@@ -438,6 +438,8 @@ int rnic_qp_dp_init(struct rnic_qp *qp)
 	spin_lock_init(&req->lock);
 	spin_lock_init(&qp->resp.lock);
 	timer_setup(&req->timer, rnic_req_timer, 0);
+	hrtimer_init(&req->rnr_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	req->rnr_timer.function = rnic_req_rnr_timer;
 	INIT_WORK(&req->work, rnic_req_work);
 	INIT_LIST_HEAD(&qp->poll_node);
 	qp->scratch = kmalloc(sizeof(*qp->scratch), GFP_KERNEL_ACCOUNT);
@@ -464,7 +466,7 @@ int rnic_qp_dp_init(struct rnic_qp *qp)
  * rnic_qp_dp_stop() - stop the data path of a QP being destroyed
  * @qp: the QP, no longer findable by handle, number or multicast group
  *
- * Cancels its timer and work and waits until nobody uses it any more.
+ * Cancels its timers and work and waits until nobody uses it any more.
  *
  * Context: process; sleeps.
  */
@@ -474,6 +476,8 @@ void rnic_qp_dp_stop(struct rnic_qp *qp)
 	WRITE_ONCE(qp->req.dead, true);
 	spin_unlock_bh(&qp->req.lock);
 	if (del_timer_sync(&qp->req.timer))
+		rnic_qp_put(qp);
+	if (hrtimer_cancel(&qp->req.rnr_timer))
 		rnic_qp_put(qp);
 	if (cancel_work_sync(&qp->req.work))
 		rnic_qp_put(qp);
@@ -496,8 +500,14 @@ static void rnic_qp_dp_reset(struct rnic_qp *qp)
 	struct rnic_ring *rings[] = { &qp->sq, &qp->rq };
 	unsigned int i;
 
+	/*
+	 * Under the data path locks: no waiting for a timer callback that
+	 * runs. It waits for rnic_req.lock, then finds a new QP with
+	 * nothing in flight and no RNR wait, and drops its own reference.
+	 */
 	if (del_timer(&qp->req.timer))
 		rnic_qp_put(qp);
+	rnic_req_rnr_stop(qp);
 	for (i = 0; i < ARRAY_SIZE(rings); i++) {
 		if (!rings[i]->region)
 			continue;

@@ -15,9 +15,11 @@
  * The completer (rnic_comp_rcv()) retires WQEs in order: UC and UD ones
  * once sent, RC ones when an ACK, a READ response or an atomic ACK covers
  * their last PSN. A NAK rewinds the requester (PSN sequence error, RNR
- * after the RNR timer) or fails the WQE and the QP. The timer doubles as
- * the transport timer: it is armed when a request goes out and nothing was
- * outstanding, re-armed while the peer makes progress, and on expiry
+ * after the RNR wait) or fails the WQE and the QP. The RNR wait is an
+ * hrtimer (rnic_req.rnr_timer) that lasts what the NAK's timer code says,
+ * down to 10 us; the transport timer (rnic_req.timer) is stopped while it
+ * runs. The transport timer is armed when a request goes out and nothing
+ * was outstanding, re-armed while the peer makes progress, and on expiry
  * rewinds to the oldest unacknowledged WQE until retry_cnt is used up
  * (IBV_WC_RETRY_EXC_ERR).
  */
@@ -100,20 +102,15 @@ void rnic_req_init(struct rnic_qp *qp)
 	req->max_rd_atomic = 1;
 }
 
-/* Arm the timer unless the QP is going away; the timer holds a reference. */
+/* Arm the transport timer unless the QP is dying; it holds a reference. */
 static void rnic_req_timer_set(struct rnic_qp *qp, unsigned long delay)
 {
 	struct rnic_req *req = &qp->req;
 
 	lockdep_assert_held(&req->lock);
-	if (req->dead)
+	if (req->dead || !rnic_dpref_get(&qp->dp))
 		return;
-	if (timer_pending(&req->timer)) {
-		mod_timer(&req->timer, jiffies + delay);
-		return;
-	}
-	if (!rnic_dpref_get(&qp->dp))
-		return;
+	/* it was pending: it had a reference already */
 	if (mod_timer(&req->timer, jiffies + delay))
 		rnic_qp_put(qp);
 }
@@ -129,8 +126,8 @@ static void rnic_req_timer_start(struct rnic_qp *qp)
 }
 
 /**
- * rnic_req_timer() - the requester's timer expired: RNR wait over, or a
- *	transport timeout to look at; the work decides
+ * rnic_req_timer() - the transport timer expired: a timeout for the work
+ *	to look at
  * @t: rnic_req.timer
  *
  * Context: softirq.
@@ -141,14 +138,77 @@ void rnic_req_timer(struct timer_list *t)
 	struct rnic_req *req = &qp->req;
 
 	spin_lock(&req->lock);
-	if (req->rnr_wait)
-		req->rnr_wait = false;
-	else
+	/* an RNR NAK came while this waited for the lock: not a timeout */
+	if (!req->rnr_wait)
 		req->timed_out = true;
 	spin_unlock(&req->lock);
 	rnic_req_schedule(qp);
 	/* the timer's reference */
 	rnic_qp_put(qp);
+}
+
+/**
+ * rnic_req_rnr_timer() - the RNR wait is over: the requester resends
+ * @t: rnic_req.rnr_timer
+ *
+ * Context: softirq.
+ * Return: HRTIMER_NORESTART.
+ */
+enum hrtimer_restart rnic_req_rnr_timer(struct hrtimer *t)
+{
+	struct rnic_qp *qp = container_of(t, struct rnic_qp, req.rnr_timer);
+	struct rnic_req *req = &qp->req;
+
+	spin_lock(&req->lock);
+	/* armed again while this waited for the lock: that wait goes on */
+	if (!hrtimer_is_queued(t))
+		req->rnr_wait = false;
+	spin_unlock(&req->lock);
+	rnic_req_schedule(qp);
+	/* the timer's reference */
+	rnic_qp_put(qp);
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * An RNR NAK: wait @usecs before resending, unless the QP is going away.
+ * The peer answered, so no transport timeout runs meanwhile.
+ */
+static void rnic_req_rnr_wait(struct rnic_qp *qp, u32 usecs)
+{
+	struct rnic_req *req = &qp->req;
+
+	lockdep_assert_held(&req->lock);
+	req->rnr_wait = true;
+	if (req->dead)
+		return;
+	req->timed_out = false;
+	if (del_timer(&req->timer))
+		rnic_qp_put(qp);
+	/* a wait still queued hands its reference on; a running one keeps it */
+	if (hrtimer_try_to_cancel(&req->rnr_timer) != 1 &&
+	    !rnic_dpref_get(&qp->dp))
+		return;
+	hrtimer_start(&req->rnr_timer, ns_to_ktime((u64)usecs * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL_SOFT);
+}
+
+/**
+ * rnic_req_rnr_stop() - end an RNR wait early (flush, reset)
+ * @qp: the QP, rnic_req.lock held
+ *
+ * Does not wait for a callback that runs: it finds rnr_wait false (or a
+ * new wait queued), schedules the work, which has nothing to do, and drops
+ * its own reference.
+ */
+void rnic_req_rnr_stop(struct rnic_qp *qp)
+{
+	struct rnic_req *req = &qp->req;
+
+	lockdep_assert_held(&req->lock);
+	req->rnr_wait = false;
+	if (hrtimer_try_to_cancel(&req->rnr_timer) == 1)
+		rnic_qp_put(qp);
 }
 
 /* Retire the oldest WQE with @status; completes it if it must. */
@@ -349,7 +409,7 @@ static bool rnic_req_flush_pass(struct rnic_qp *qp)
 	}
 	req->next = req->done;
 	req->offset = 0;
-	req->rnr_wait = false;
+	rnic_req_rnr_stop(qp);
 	return n == RNIC_FLUSH_BUDGET;
 }
 
@@ -928,8 +988,7 @@ static bool rnic_comp_aeth(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 			req->rnr_left--;
 		}
 		rnic_req_rewind(qp, pkt->psn);
-		req->rnr_wait = true;
-		rnic_req_timer_set(qp, usecs_to_jiffies(rnic_rnr_usecs[value]) ?: 1);
+		rnic_req_rnr_wait(qp, rnic_rnr_usecs[value]);
 		return false;
 	case RNIC_SYN_NAK:
 		rnic_comp_ack(qp, prev);

@@ -9,6 +9,7 @@
 #include <linux/cdev.h>
 #include <linux/completion.h>
 #include <linux/device.h>
+#include <linux/hrtimer.h>
 #include <linux/netdevice.h>
 #include <linux/refcount.h>
 #include <linux/rwsem.h>
@@ -742,13 +743,17 @@ struct rnic_qp_scratch;
  * @retry_left: transport retries left for the oldest unacknowledged
  *	packet
  * @rnr_left: RNR retries left likewise
- * @rnr_wait: waiting for the RNR timer
- * @timer: retransmission and RNR timer; holds a @dp reference while
- *	pending
+ * @rnr_wait: waiting for @rnr_timer: nothing is sent, @timer is stopped
+ * @timer: transport (retransmission) timer; holds a @dp reference while
+ *	pending. Not armed during an RNR wait
+ * @rnr_timer: the RNR wait, as long as the responder's RNR NAK asked for
+ *	(microseconds, softirq); holds a @dp reference while queued. Armed
+ *	and cancelled under @lock; a callback that finds it queued again
+ *	leaves @rnr_wait to the new wait
  * @work: runs the requester on the device's workqueue; holds a @dp
  *	reference while pending
  * @drained_sent: IBV_EVENT_SQ_DRAINED was raised for this stay in SQD
- * @timed_out: the timer fired for a transport timeout, the work handles it
+ * @timed_out: @timer fired for a transport timeout, the work handles it
  * @dead: the QP is being destroyed: nothing is scheduled any more
  * @gen: incremented when the QP is reset, so that a run that dropped the
  *	lock notices
@@ -789,6 +794,7 @@ struct rnic_req {
 	u32 gen;
 	unsigned long progress;
 	struct timer_list timer;
+	struct hrtimer rnr_timer;
 	struct work_struct work;
 
 	u32 mtu;

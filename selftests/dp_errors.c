@@ -6,7 +6,9 @@
  * PD or context, a deregistered MR), a receive too small (REM_INV_REQ_ERR
  * at the requester, LOC_LEN_ERR at the responder), local protection
  * errors, local length errors, a misaligned atomic, RNR retries exhausted
- * and RNR recovered, transport retries exhausted when the peer is gone,
+ * and RNR recovered, the RNR wait's length and resolution, a QP destroyed,
+ * reset or moved to ERR in an RNR wait, transport retries exhausted when
+ * the peer is gone,
  * with the time it takes. After each error: the QPs in ERR, every
  * outstanding request and receive flushed in order, later posts flushed.
  * The post calls' own checks (EINVAL with bad_wr, ENOMEM on full
@@ -15,6 +17,8 @@
  * QP_REQ_ERR), the SQE state of UD and its way back, and UC dropping
  * what it cannot place.
  */
+#include <limits.h>
+
 #include "rnic_dp_test.h"
 
 #define DEV "t_dperr"
@@ -1088,6 +1092,145 @@ TEST_F(err, rnr_then_success)
 		ASSERT_SGL(&self->rb, &rs, 0, 5000, seed);
 	}
 	EXPECT_EQ(IBV_QPS_RTS, dp_qp_state(self->p.qp[0]));
+	dp_pair_close(_metadata, &self->p);
+}
+
+static long now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000L + ts.tv_nsec / 1000;
+}
+
+#define RNR_RUNS	7
+
+/*
+ * The RNR wait lasts what the NAK asks for, not a scheduler tick: with
+ * code 1 (0.01 ms) and rnr_retry 6, a SEND nobody receives fails after 7
+ * RNR NAKs and 6 waits. The fastest of RNR_RUNS runs must take less than
+ * 2 ms per wait. A wait rounded up to a jiffy ends on a tick, and each
+ * one starts after the last ended, so 6 of them span at least 5 ticks
+ * (20 ms at HZ=250) however fast the host is. The minimum, not the median,
+ * is compared: a loaded host only makes runs slower, and one quiet run
+ * shows the resolution.
+ */
+TEST_F(err, rnr_timer_resolution)
+{
+	long dt[RNR_RUNS], best = LONG_MAX;
+	int i;
+
+	for (i = 0; i < RNR_RUNS; i++) {
+		struct dp_qp_opts o = dp_opts(IBV_QPT_RC);
+		struct ibv_wc wc;
+		struct dp_wr w = { .op = IBV_WR_SEND,
+				   .flags = IBV_SEND_SIGNALED, .wr_id = i };
+		long t0;
+
+		o.rnr_retry = 6;
+		o.min_rnr_timer = 1;
+		dp_pair_open(_metadata, &self->env, &o, &self->p);
+		t0 = now_us();
+		ASSERT_EQ(0, dp_post(self->p.qp[0], &w));
+		ASSERT_POLL1(self->env.scq[0], &wc);
+		dt[i] = now_us() - t0;
+		ASSERT_WC(&wc, i, IBV_WC_RNR_RETRY_EXC_ERR, 0);
+		if (dt[i] < best)
+			best = dt[i];
+		dp_pair_close(_metadata, &self->p);
+	}
+	for (i = 0; i < RNR_RUNS; i++)
+		TH_LOG("run %d: 6 RNR waits of 0.01 ms in %ld us", i, dt[i]);
+	EXPECT_GT(6 * 2000, best) TH_LOG("fastest run: %ld us", best);
+}
+
+/*
+ * A SEND stuck in an RNR wait of 655.36 ms (code 0), no receive posted:
+ * after 50 ms without a completion it has had its first RNR NAK.
+ */
+static void rnr_stuck(struct __test_metadata *_metadata,
+		      FIXTURE_DATA(err) *self)
+{
+	struct dp_qp_opts o = dp_opts(IBV_QPT_RC);
+	struct dp_wr w = { .op = IBV_WR_SEND, .flags = IBV_SEND_SIGNALED,
+			   .wr_id = 1 };
+
+	o.rnr_retry = 7;
+	o.min_rnr_timer = 0;
+	dp_pair_open(_metadata, &self->env, &o, &self->p);
+	ASSERT_EQ(0, dp_post(self->p.qp[0], &w));
+	ASSERT_QUIET_MS(self->env.scq[0], 50);
+}
+
+/*
+ * Destroying a QP in an RNR wait cancels the wait: destroy does not wait
+ * for it to end (a pending wait holds a reference on the QP), nothing
+ * leaks.
+ */
+TEST_F(err, rnr_wait_then_destroy)
+{
+	long t0, dt;
+
+	rnr_stuck(_metadata, self);
+	t0 = dp_now_ms();
+	ASSERT_EQ(0, ibv_destroy_qp(self->p.qp[0]));
+	dt = dp_now_ms() - t0;
+	self->p.qp[0] = NULL;
+	EXPECT_GT(400, dt) TH_LOG("destroy took %ld ms", dt);
+	dp_pair_close(_metadata, &self->p);
+}
+
+/* Moved to ERR in an RNR wait: the SEND is flushed at once. */
+TEST_F(err, rnr_wait_then_err)
+{
+	long t0, dt;
+
+	rnr_stuck(_metadata, self);
+	t0 = dp_now_ms();
+	ASSERT_EQ(0, dp_qp_modify_state(self->p.qp[0], IBV_QPS_ERR));
+	ASSERT_FLUSHED(self->env.scq[0], 1, 1, self->p.qp[0]->qp_num);
+	dt = dp_now_ms() - t0;
+	EXPECT_GT(400, dt) TH_LOG("flushed after %ld ms", dt);
+	ASSERT_QUIET(self->env.scq[0]);
+	dp_pair_close(_metadata, &self->p);
+}
+
+/*
+ * Reset in an RNR wait: nothing completes, and after a new connection the
+ * QP sends at once; the old wait neither holds it back nor disturbs it.
+ */
+TEST_F(err, rnr_wait_then_reset)
+{
+	struct dp_sgl ls, rs;
+	struct ibv_wc wc;
+	struct dp_wr w = { .op = IBV_WR_SEND, .flags = IBV_SEND_SIGNALED,
+			   .wr_id = 2, .sgl = &ls };
+	long t0, dt;
+	int i;
+
+	rnr_stuck(_metadata, self);
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, dp_qp_modify_state(self->p.qp[i], IBV_QPS_RESET));
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, dp_qp_connect(self->p.qp[i], &self->p.o,
+					   self->p.qp[!i]->qp_num,
+					   &self->env.gid, self->env.gid_index,
+					   100 + i, 101 - i, false));
+	dp_sgl_one(&self->lb, 0, 3000, &ls);
+	dp_sgl_fill(&ls, 0x5c, 0);
+	dp_sgl_one(&self->rb, 9, 3000, &rs);
+	ASSERT_EQ(0, dp_post_recv(self->p.qp[1], &rs, 3));
+	t0 = dp_now_ms();
+	ASSERT_EQ(0, dp_post(self->p.qp[0], &w));
+	ASSERT_POLL1(self->env.scq[0], &wc);
+	dt = dp_now_ms() - t0;
+	ASSERT_WC(&wc, 2, IBV_WC_SUCCESS, IBV_WC_SEND);
+	EXPECT_GT(400, dt) TH_LOG("sent after %ld ms", dt);
+	ASSERT_POLL1(self->env.rcq[1], &wc);
+	ASSERT_WC(&wc, 3, IBV_WC_SUCCESS, IBV_WC_RECV);
+	ASSERT_SGL(&self->rb, &rs, 0, 3000, 0x5c);
+	/* the reset dropped the stuck SEND without a completion */
+	ASSERT_QUIET(self->env.scq[0]);
 	dp_pair_close(_metadata, &self->p);
 }
 
