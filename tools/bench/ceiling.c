@@ -4,10 +4,10 @@
  * the same VM as the RDMA stacks.
  *
  *   rnic-bench-ceiling [-D SECONDS] memcpy SIZE...
- *	single-thread memcpy() bandwidth for each SIZE: one copy of SIZE
- *	bytes after another, walking through two buffers much larger than
- *	any cache (like a benchmark's memory region), for SECONDS each;
- *	prints "memcpy SIZE MB/s" per size
+ *	single-thread memcpy() bandwidth for each SIZE: the same SIZE
+ *	bytes copied to the same place again and again for SECONDS, as
+ *	rnic-perf (like perftest) sends every message from one buffer into
+ *	one buffer; prints "memcpy SIZE MB/s" per size
  *   rnic-bench-ceiling [-D SECONDS] syscall
  *	the cost of a null system call (getppid); prints "syscall 0 USEC"
  *
@@ -22,7 +22,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define BUF_SIZE	(64UL << 20)
 #define MAX_SIZE	(16UL << 20)
 #define CLOCK_EVERY	64
 #define MB		1048576.0
@@ -38,30 +37,27 @@ static double now(void)
 static int bench_memcpy(unsigned long size, double secs)
 {
 	static char *src, *dst;
-	unsigned long off = 0, copies = 0;
+	unsigned long copies = 0;
 	double t0, t;
 	int i;
 
 	if (!src) {
-		src = aligned_alloc(4096, BUF_SIZE);
-		dst = aligned_alloc(4096, BUF_SIZE);
+		src = aligned_alloc(4096, MAX_SIZE);
+		dst = aligned_alloc(4096, MAX_SIZE);
 		if (!src || !dst) {
 			perror("rnic-bench-ceiling: aligned_alloc");
 			return -1;
 		}
 		/* fault every page in before the clock starts */
-		memset(src, 0x5a, BUF_SIZE);
-		memset(dst, 0, BUF_SIZE);
+		memset(src, 0x5a, MAX_SIZE);
+		memset(dst, 0, MAX_SIZE);
 	}
 	t0 = now();
 	do {
 		for (i = 0; i < CLOCK_EVERY; i++) {
-			if (off + size > BUF_SIZE)
-				off = 0;
-			memcpy(dst + off, src + off, size);
+			memcpy(dst, src, size);
 			/* the copy is observable: the compiler keeps it */
 			__asm__ __volatile__("" : : "r"(dst) : "memory");
-			off += size;
 		}
 		copies += CLOCK_EVERY;
 		t = now();
