@@ -5,9 +5,8 @@
  * The requester copies each send WQE once from the SQ ring into kernel
  * memory (struct rnic_kwqe), checks the copy, and turns it into packets:
  * SEND and WRITE bursts of MTU-sized segments (engine.h), RDMA READ
- * requests (in chunks of at
- * most RNIC_READ_CHUNK_PKTS responses, so that no responder loop is
- * long), atomics. One thread at a time runs it (rnic_req.running); it
+ * requests (in chunks of at most RNIC_READ_CHUNK_PKTS responses, so that
+ * no responder loop is long), atomics. One thread at a time runs it (rnic_req.running); it
  * builds each packet under rnic_req.lock and hands it to the link without
  * the lock, so that the response, which the local link delivers at once,
  * finds the completer free.
