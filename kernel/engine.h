@@ -180,8 +180,8 @@ struct rnic_req_step {
  *	(rnic_req.running) uses it
  * @resp_pl: the payload the responder resolves (where a SEND or WRITE
  *	goes, what a READ or an atomic reads); under rnic_resp.lock
- * @comp_pl: where the completer places a READ response; under
- *	rnic_req.lock
+ * @comp_pl: where the completer places a READ response or an atomic's
+ *	original value; under rnic_req.lock
  *
  * They are a KiB each, and the kernel may clear every automatic
  * variable on entry (CONFIG_INIT_STACK_ALL_ZERO): on the stack they would

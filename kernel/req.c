@@ -923,21 +923,24 @@ static int rnic_comp_atomic(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 {
 	struct rnic_req *req = &qp->req;
 	struct rnic_kwqe *kw = rnic_kwqe(qp, req->done);
-	struct rnic_payload dst = {}, src = {};
+	struct rnic_payload *dst = &qp->scratch->comp_pl;
+	struct rnic_payload src = {};
 	u64 orig = pkt->orig;
 
 	if (req->done == req->fetched || !kw->started ||
 	    !rnic_wqe_is_atomic(kw->wqe.opcode) || pkt->psn != kw->first_psn)
 		return RNIC_COMP_IGNORED;
-	if (rnic_payload_from_sgl(&dst, qp->rdev, qp->pd, kw->sge, 1, 0, 8,
+	dst->inline_data = NULL;
+	dst->nsegs = 0;
+	if (rnic_payload_from_sgl(dst, qp->rdev, qp->pd, kw->sge, 1, 0, 8,
 				  RNIC_ACCESS_LOCAL_WRITE)) {
-		rnic_payload_put(&dst);
+		rnic_payload_put(dst);
 		rnic_req_fail(qp, RNIC_WC_LOC_PROT_ERR);
 		return RNIC_COMP_DONE;
 	}
 	src.inline_data = (const u8 *)&orig;
-	rnic_payload_copy(&dst, 0, &src, sizeof(orig));
-	rnic_payload_put(&dst);
+	rnic_payload_copy(dst, 0, &src, sizeof(orig));
+	rnic_payload_put(dst);
 	rnic_req_complete(qp, RNIC_WC_SUCCESS);
 	return RNIC_COMP_DONE;
 }

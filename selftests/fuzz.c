@@ -59,6 +59,7 @@
 #include <rdma/rnic-abi.h>
 
 #include "rnic_genl.h"
+#include "rnic_proc.h"
 
 #define FZ_DEV			"fuzz0"
 #define FZ_DEFAULT_SEED		0x5eed
@@ -2055,22 +2056,6 @@ static void *fz_flapper(void *arg)
 	return NULL;
 }
 
-/* VmPin of this process in kB, -1 if unknown. */
-static long fz_vm_pin_kb(void)
-{
-	char line[256];
-	long kb = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-
 struct fz_config {
 	uint64_t seed;
 	unsigned long iters;
@@ -2137,7 +2122,7 @@ static int fz_process(const struct fz_config *cfg, int proc)
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (!t || sh.flap == MAP_FAILED)
 		return 1;
-	pin0 = fz_vm_pin_kb();
+	pin0 = vm_pin_kb();
 	pthread_create(&flap, NULL, fz_flapper, &sh);
 	for (i = 0; i < cfg->threads; i++) {
 		int id = proc * cfg->threads + i;
@@ -2173,7 +2158,7 @@ static int fz_process(const struct fz_config *cfg, int proc)
 	atomic_store(&sh.stop, true);
 	pthread_join(flap, NULL);
 	/* Every context is closed: the MRs' pages are unpinned. */
-	for (i = 0; i < 20 && (pin = fz_vm_pin_kb()) != pin0; i++)
+	for (i = 0; i < 20 && (pin = vm_pin_kb()) != pin0; i++)
 		usleep(100000);
 	if (pin != pin0) {
 		printf("# process %d: VmPin %ld kB at the end, %ld kB before\n",

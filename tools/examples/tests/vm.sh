@@ -38,7 +38,7 @@ result() {
 # listening PORT: a TCP socket listens on PORT
 listening() {
 	hex=$(printf ':%04X ' "$1")
-	grep -q "$hex[0-9A-F:]* 0A " /proc/net/tcp /proc/net/tcp6 2>/dev/null
+	grep -q "${hex}[0-9A-F:]* 0A " /proc/net/tcp /proc/net/tcp6 2>/dev/null
 }
 
 # server COMMAND...: starts COMMAND -d $dev -p PORT as the server on a new
@@ -79,8 +79,8 @@ pair() {
 	ex=$1 qps=$2 size=$3 iters=$4
 	shift 4
 	name="$ex $*"
-	server rnic-$ex-pingpong -s "$size" -n "$iters" -r 32 "$@"
-	timeout 120 rnic-$ex-pingpong -d $dev -p $tcp_port -s "$size" \
+	server "rnic-$ex-pingpong" -s "$size" -n "$iters" -r 32 "$@"
+	timeout 120 "rnic-$ex-pingpong" -d $dev -p $tcp_port -s "$size" \
 		-n "$iters" -r 32 "$@" 127.0.0.1 >"$tmp/client.out" 2>"$tmp/client.err"
 	crc=$?
 	wait $spid
@@ -112,6 +112,17 @@ fails() {
 	[ $rc -eq 1 ] || why="exit $rc, want 1"
 	grep -q -e "$pat" "$tmp/client.err" || why="$why; stderr lacks '$pat'"
 	result "$name" "$why"
+}
+
+# server_failed NAME REGEX: the server started by server() exits 1 saying
+# REGEX on stderr.
+server_failed() {
+	wait $spid
+	src=$?
+	why=
+	[ $src -eq 1 ] || why="server exit $src, want 1"
+	grep -q -e "$2" "$tmp/server.err" || why="$why; server stderr lacks '$2'"
+	result "$1" "$why"
 }
 
 ip link set lo up
@@ -161,13 +172,8 @@ fails "SRQ -r below -q: error exit" "-r 2 is less than -q 4" \
 server rnic-rc-pingpong -n 10 -r 8
 fails "RC server, UC client: error exit" "the peer does not match" \
 	rnic-uc-pingpong -d $dev -p $tcp_port -n 10 -r 8 127.0.0.1
-wait $spid
-src=$?
-why=
-[ $src -eq 1 ] || why="server exit $src, want 1"
-grep -q 'the peer does not match' "$tmp/server.err" ||
-	why="$why; server stderr lacks the reason"
-result "RC server, UC client: server error exit" "$why"
+server_failed "RC server, UC client: server error exit" \
+	'the peer does not match'
 
 # One flipped byte is caught: the client's message 5 has its last byte
 # changed after the example filled it (tests/corrupt.c); the server stops
@@ -178,13 +184,8 @@ fails "corrupted message: client error exit" "the peer closed the connection" \
 	env LD_PRELOAD="$top/build/obj/tools/examples/pp-corrupt.so" \
 	PP_CORRUPT_SEND=5 rnic-rc-pingpong -d $dev -p $tcp_port -s 100 -n 20 \
 	-r 32 127.0.0.1
-wait $spid
-src=$?
-why=
-[ $src -eq 1 ] || why="server exit $src, want 1"
-grep -q 'message 5: byte 99 is 0x[0-9a-f]*, expected 0x' "$tmp/server.err" ||
-	why="$why; server stderr lacks the mismatch"
-result "corrupted message: server reports the byte" "$why"
+server_failed "corrupted message: server reports the byte" \
+	'message 5: byte 99 is 0x[0-9a-f]*, expected 0x'
 
 rnic link del $dev
 why=
