@@ -23,17 +23,6 @@ void rnic_dpref_init(struct rnic_dpref *ref)
 	init_completion(&ref->done);
 }
 
-bool rnic_dpref_get(struct rnic_dpref *ref)
-{
-	return refcount_inc_not_zero(&ref->ref);
-}
-
-void rnic_dpref_put(struct rnic_dpref *ref)
-{
-	if (refcount_dec_and_test(&ref->ref))
-		complete(&ref->done);
-}
-
 /**
  * rnic_dpref_kill() - drop the owner's reference and wait for the users
  * @ref: the reference of an object nobody can find any more
@@ -44,15 +33,6 @@ void rnic_dpref_kill(struct rnic_dpref *ref)
 {
 	rnic_dpref_put(ref);
 	wait_for_completion(&ref->done);
-}
-
-/**
- * rnic_qp_put() - drop a data path reference on a QP
- * @qp: the QP
- */
-void rnic_qp_put(struct rnic_qp *qp)
-{
-	rnic_dpref_put(&qp->dp);
 }
 
 /**
@@ -68,17 +48,12 @@ struct rnic_mr *rnic_mr_get(struct rnic_dev *rdev, u32 key, bool remote)
 	struct rnic_mr *mr;
 
 	rcu_read_lock();
-	mr = xa_load(&rdev->mrs, key & (BIT(RNIC_MR_INDEX_BITS) - 1));
+	mr = rnic_xa_load_rcu(&rdev->mrs, key & (BIT(RNIC_MR_INDEX_BITS) - 1));
 	if (mr && ((remote ? mr->rkey : mr->lkey) != key ||
 		   !rnic_dpref_get(&mr->dp)))
 		mr = NULL;
 	rcu_read_unlock();
 	return mr;
-}
-
-void rnic_mr_put(struct rnic_mr *mr)
-{
-	rnic_dpref_put(&mr->dp);
 }
 
 /**
@@ -325,18 +300,6 @@ int rnic_cq_post(struct rnic_cq *cq, const struct rnic_cqe *cqe,
 	rnic_cq_notify(cq, solicited || cqe->status != RNIC_WC_SUCCESS);
 	spin_unlock_bh(&cq->lock);
 	return 0;
-}
-
-/**
- * rnic_qp_state() - the QP's state, for the data path
- * @qp: the QP
- *
- * Written under rnic_qp.lock by modify and by rnic_qp_error(); the data
- * path reads it without that lock and re-reads it under its own locks.
- */
-u32 rnic_qp_state(struct rnic_qp *qp)
-{
-	return READ_ONCE(qp->attr.qp_state);
 }
 
 /**
@@ -615,6 +578,17 @@ void rnic_req_kick(struct rnic_qp *qp)
 	rnic_req_run(qp);
 }
 
+/* The SQ producer index may have moved: send, or wake the poller. */
+static void rnic_sq_doorbell(struct rnic_qp *qp)
+{
+	if (!qp->sq.region)
+		return;
+	if (qp->polled)
+		rnic_poll_wake(qp);
+	else
+		rnic_req_run(qp);
+}
+
 int rnic_kick_sq(struct rnic_ucmd *ucmd)
 {
 	struct rnic_kick_sq *cmd = ucmd->cmd;
@@ -629,12 +603,29 @@ int rnic_kick_sq(struct rnic_ucmd *ucmd)
 	qp = to_rnic_qp(uobj);
 	if ((cmd->flags & RNIC_KICK_RQ) && rnic_qp_state(qp) == RNIC_QPS_ERR)
 		rnic_resp_flush(qp);
-	if (qp->sq.region) {
-		if (qp->polled)
-			rnic_poll_wake(qp);
-		else
-			rnic_req_run(qp);
-	}
+	rnic_sq_doorbell(qp);
+	rnic_uobj_put(uobj);
+	return 0;
+}
+
+/**
+ * rnic_ring_sq() - RNIC_IOCTL_RING_SQ: the send doorbell in one word
+ * @ctx: the calling context
+ * @handle: the ioctl's argument, a QP handle; untrusted
+ *
+ * Context: process, under the device's live_rwsem (read).
+ * Return: 0, or -EINVAL if @handle names no QP of @ctx.
+ */
+int rnic_ring_sq(struct rnic_ctx *ctx, unsigned long handle)
+{
+	struct rnic_uobj *uobj;
+
+	if (handle > U32_MAX)
+		return -EINVAL;
+	uobj = rnic_uobj_get(ctx, handle, RNIC_OBJ_QP);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	rnic_sq_doorbell(to_rnic_qp(uobj));
 	rnic_uobj_put(uobj);
 	return 0;
 }

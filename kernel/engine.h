@@ -238,11 +238,8 @@ static inline u32 rnic_mtu_bytes(u32 ib_mtu)
 
 /* dp.c */
 void rnic_dpref_init(struct rnic_dpref *ref);
-bool rnic_dpref_get(struct rnic_dpref *ref);
-void rnic_dpref_put(struct rnic_dpref *ref);
 void rnic_dpref_kill(struct rnic_dpref *ref);
 struct rnic_mr *rnic_mr_get(struct rnic_dev *rdev, u32 key, bool remote);
-void rnic_mr_put(struct rnic_mr *mr);
 int rnic_payload_add_mr(struct rnic_payload *pl, struct rnic_dev *rdev,
 			struct rnic_pd *pd, u32 key, bool remote, u64 addr,
 			u32 len, u32 access);
@@ -257,7 +254,6 @@ int rnic_cq_post(struct rnic_cq *cq, const struct rnic_cqe *cqe,
 		 bool solicited);
 void rnic_qp_error(struct rnic_qp *qp, u32 event);
 void rnic_qp_send_error(struct rnic_qp *qp);
-u32 rnic_qp_state(struct rnic_qp *qp);
 
 /* qp.c, mcast.c */
 struct rnic_qp *rnic_qp_lookup(u32 qpn);

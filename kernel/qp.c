@@ -59,7 +59,7 @@ struct rnic_qp *rnic_qp_lookup(u32 qpn)
 	struct rnic_qp *qp;
 
 	rcu_read_lock();
-	qp = xa_load(&rnic_qp_table, qpn);
+	qp = rnic_xa_load_rcu(&rnic_qp_table, qpn);
 	if (qp && !rnic_dpref_get(&qp->dp))
 		qp = NULL;
 	rcu_read_unlock();

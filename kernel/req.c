@@ -269,7 +269,7 @@ static bool rnic_req_ah(struct rnic_qp *qp, u32 handle, struct rnic_av *av)
 
 	/* uobjs are freed after a grace period; an AH's av never changes. */
 	rcu_read_lock();
-	uobj = xa_load(&qp->uobj.ctx->objs, handle);
+	uobj = rnic_xa_load_rcu(&qp->uobj.ctx->objs, handle);
 	if (uobj && uobj->type == RNIC_OBJ_AH) {
 		ah = container_of(uobj, struct rnic_ah, uobj);
 		if (ah->pd == qp->pd) {
@@ -766,19 +766,44 @@ static int rnic_req_step(struct rnic_qp *qp, struct rnic_req_step *st,
 	return 1;
 }
 
-/* UC and UD: a WQE is complete once its last packet is sent. */
+/* UC and UD: a WQE is complete once its last packet is sent. BH off. */
 static void rnic_req_sent(struct rnic_qp *qp, const struct rnic_req_step *st)
 {
 	struct rnic_req *req = &qp->req;
 
-	spin_lock_bh(&req->lock);
+	spin_lock(&req->lock);
 	if (st->gen == req->gen && req->done == st->index &&
 	    rnic_qp_state(qp) != RNIC_QPS_ERR)
 		rnic_req_complete(qp, RNIC_WC_SUCCESS);
-	spin_unlock_bh(&req->lock);
+	spin_unlock(&req->lock);
 }
 
-/* Send packets until there is nothing to do or the budget is spent. */
+/*
+ * After the last packet of a WQE: is there certainly nothing to send? A
+ * lockless look that spares the step that would find nothing (the usual
+ * case of one post, one doorbell). Whatever gives the requester work
+ * after it is seen here if it happened in our own call (the local link
+ * answers inside rnic_link_xmit(): a NAK rewinds next, an error changes
+ * the state), or pokes the requester (RUN_AGAIN, which rnic_req_run()
+ * looks at after it let go), or moves the producer index and kicks.
+ */
+static bool rnic_req_idle(struct rnic_qp *qp)
+{
+	struct rnic_req *req = &qp->req;
+	u32 fetched = READ_ONCE(req->fetched);
+
+	if (rnic_qp_state(qp) != RNIC_QPS_RTS || READ_ONCE(req->timed_out) ||
+	    READ_ONCE(req->next) != fetched)
+		return false;
+	/* Pairs with userspace's store-release of the producer index. */
+	return smp_load_acquire(qp->sq.producer) == fetched;
+}
+
+/*
+ * Send packets until there is nothing to do or the budget is spent. Each
+ * step and its packet run in one BH-disabled section (the link wants BH
+ * off), so the lock needs no _bh of its own.
+ */
 static bool rnic_req_send(struct rnic_qp *qp)
 {
 	struct rnic_req *req = &qp->req;
@@ -786,19 +811,21 @@ static bool rnic_req_send(struct rnic_qp *qp)
 	int budget, ret;
 
 	for (budget = RNIC_REQ_BUDGET; budget; budget--) {
-		spin_lock_bh(&req->lock);
+		local_bh_disable();
+		spin_lock(&req->lock);
 		ret = rnic_req_step(qp, st, budget == 1);
-		spin_unlock_bh(&req->lock);
+		spin_unlock(&req->lock);
+		if (ret > 0) {
+			rnic_link_xmit(&st->pkt);
+			rnic_payload_put(&st->pl);
+			if (st->last && qp->type != RNIC_QPT_RC)
+				rnic_req_sent(qp, st);
+		}
+		local_bh_enable();
 		if (!ret)
 			return false;
-		if (ret < 0)
-			continue;
-		local_bh_disable();
-		rnic_link_xmit(&st->pkt);
-		local_bh_enable();
-		rnic_payload_put(&st->pl);
-		if (st->last && qp->type != RNIC_QPT_RC)
-			rnic_req_sent(qp, st);
+		if (ret > 0 && st->last && rnic_req_idle(qp))
+			return false;
 	}
 	return true;
 }

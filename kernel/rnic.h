@@ -108,6 +108,31 @@ struct rnic_gid {
 };
 
 /**
+ * rnic_xa_load_rcu() - xa_load() for a caller already in an RCU read-side
+ *	critical section
+ * @xa: the array
+ * @index: the index, untrusted
+ *
+ * The data path looks objects up and takes references under its own
+ * rcu_read_lock(); this spares xa_load()'s nested one.
+ *
+ * Return: the entry, or NULL (also for a reserved but unset index).
+ */
+static inline void *rnic_xa_load_rcu(struct xarray *xa, unsigned long index)
+{
+	XA_STATE(xas, xa, index);
+	void *entry;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "rnic: xarray read without RCU");
+	do {
+		entry = xas_load(&xas);
+		if (xa_is_zero(entry))
+			entry = NULL;
+	} while (xas_retry(&xas, entry));
+	return entry;
+}
+
+/**
  * struct rnic_dpref - lifetime reference the data path takes on a QP or
  *	MR it found by number or key
  * @ref: 1 for the owner while the object is findable, plus 1 per user
@@ -983,6 +1008,44 @@ static inline struct rnic_qp *to_rnic_qp(struct rnic_uobj *uobj)
 	return container_of(uobj, struct rnic_qp, uobj);
 }
 
+/* Data path references: inline, as the engine takes several per message. */
+static inline bool rnic_dpref_get(struct rnic_dpref *ref)
+{
+	return refcount_inc_not_zero(&ref->ref);
+}
+
+static inline void rnic_dpref_put(struct rnic_dpref *ref)
+{
+	if (refcount_dec_and_test(&ref->ref))
+		complete(&ref->done);
+}
+
+/**
+ * rnic_qp_put() - drop a data path reference on a QP
+ * @qp: the QP
+ */
+static inline void rnic_qp_put(struct rnic_qp *qp)
+{
+	rnic_dpref_put(&qp->dp);
+}
+
+static inline void rnic_mr_put(struct rnic_mr *mr)
+{
+	rnic_dpref_put(&mr->dp);
+}
+
+/**
+ * rnic_qp_state() - the QP's state, for the data path
+ * @qp: the QP
+ *
+ * Written under rnic_qp.lock by modify and by rnic_qp_error(); the data
+ * path reads it without that lock and re-reads it under its own locks.
+ */
+static inline u32 rnic_qp_state(struct rnic_qp *qp)
+{
+	return READ_ONCE(qp->attr.qp_state);
+}
+
 /* qp.c, qp_state.c, mcast.c: the ioctls and their helpers */
 int rnic_create_qp(struct rnic_ucmd *ucmd);
 int rnic_modify_qp(struct rnic_ucmd *ucmd);
@@ -1002,10 +1065,10 @@ void rnic_qp_dp_stop(struct rnic_qp *qp);
 void rnic_qp_dp_fini(struct rnic_qp *qp);
 void rnic_qp_dp_apply(struct rnic_qp *qp, u32 cur, u32 next, u32 mask);
 void rnic_qp_dp_modified(struct rnic_qp *qp, u32 cur, u32 next);
-void rnic_qp_put(struct rnic_qp *qp);
 void rnic_req_kick(struct rnic_qp *qp);
 void rnic_resp_flush(struct rnic_qp *qp);
 int rnic_kick_sq(struct rnic_ucmd *ucmd);
+int rnic_ring_sq(struct rnic_ctx *ctx, unsigned long handle);
 
 /**
  * rnic_poll_add() - let the device's polling thread watch a QP's SQ

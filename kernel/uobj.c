@@ -9,8 +9,9 @@
  * 2. The family's create code builds the object. On failure it undoes its
  *    own steps and calls rnic_uobj_abort().
  * 3. rnic_uobj_finalize() stores the object in the table: findable.
- * 4. rnic_uobj_get() finds an object of the expected type and takes a
- *    reference on ->users; rnic_uobj_put() drops it. An object that
+ * 4. rnic_uobj_get() finds an object of the expected type (lockless, under
+ *    RCU: structs are freed after a grace period) and takes a reference
+ *    on ->users; rnic_uobj_put() drops it. An object that
  *    depends on another (an MR on its PD) keeps such a reference for its
  *    whole life.
  * 5. rnic_uobj_destroy() removes the object from the table only if the
@@ -133,11 +134,17 @@ struct rnic_uobj *rnic_uobj_get(struct rnic_ctx *ctx, u32 handle,
 {
 	struct rnic_uobj *uobj;
 
-	xa_lock(&ctx->objs);
-	uobj = xa_load(&ctx->objs, handle);
+	/*
+	 * Lockless: objects are freed after a grace period, and destroy
+	 * takes the table's reference with refcount_dec_if_one(), so a
+	 * lookup racing with it either wins (destroy says EBUSY) or finds
+	 * no reference to take.
+	 */
+	rcu_read_lock();
+	uobj = rnic_xa_load_rcu(&ctx->objs, handle);
 	if (!uobj || uobj->type != type || !refcount_inc_not_zero(&uobj->users))
 		uobj = ERR_PTR(-EINVAL);
-	xa_unlock(&ctx->objs);
+	rcu_read_unlock();
 	return uobj;
 }
 

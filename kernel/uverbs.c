@@ -2,8 +2,9 @@
 /*
  * rnic: software RDMA NIC - the verbs char device: contexts and ioctls.
  *
- * Every ioctl takes a struct that starts with its own size (see the DOC
- * block of include/uapi/rdma/rnic-abi.h). The dispatcher copies it in with
+ * Every ioctl but the send doorbell (RNIC_IOCTL_RING_SQ, whose argument
+ * is a QP handle) takes a struct that starts with its own size (see the
+ * DOC block of include/uapi/rdma/rnic-abi.h). The dispatcher copies it in with
  * copy_struct_from_user(), so older (shorter) and newer (longer, zero tail)
  * userspace both work, runs the handler under the device's live_rwsem and
  * the handler copies the answer back with rnic_ucmd_respond().
@@ -291,6 +292,13 @@ static long rnic_uverbs_ioctl(struct file *filp, unsigned int cmd,
 	unsigned int nr = _IOC_NR(cmd);
 	long ret;
 
+	/* The doorbell first, and without a struct to copy: it is per post. */
+	if (cmd == RNIC_IOCTL_RING_SQ) {
+		down_read(&rdev->live_rwsem);
+		ret = rdev->live ? rnic_ring_sq(ctx, arg) : -ENODEV;
+		up_read(&rdev->live_rwsem);
+		return ret;
+	}
 	if (_IOC_TYPE(cmd) != RNIC_IOCTL_MAGIC || nr < RNIC_CMD_BASE ||
 	    nr - RNIC_CMD_BASE >= ARRAY_SIZE(rnic_ioctl_ops))
 		return -ENOTTY;

@@ -560,12 +560,42 @@ static uint8_t *fz_ring_entry(struct fz_ring *r, uint32_t idx)
 	       (size_t)(idx & (r->info.entries - 1)) * r->info.entry_size;
 }
 
-static void fz_kick(struct fz_worker *w, int ctx, uint32_t qp, uint32_t flags)
+/*
+ * RNIC_IOCTL_RING_SQ, whose argument is the handle itself: half the time
+ * for a plain kick, now and then with bits above 32 set (EINVAL).
+ */
+static void fz_ring_sq(struct fz_worker *w, uint64_t *s, int fd, uint32_t qp)
+{
+	unsigned long arg = qp;
+	bool high = fz_chance(s, 1, 8);
+	int err;
+
+	if (high)
+		arg |= (unsigned long)(1 + fz_rand(s) % 0xffff) << 32;
+	err = ioctl(fd, RNIC_IOCTL_RING_SQ, arg) ? errno : 0;
+	if (err)
+		w->st.err++;
+	else
+		w->st.ok++;
+	if (w->verbose)
+		printf("#            RING_SQ 0x%lx -> %s\n", arg,
+		       err ? strerror(err) : "ok");
+	if ((err || high) && err != EINVAL && err != ENODEV)
+		fz_failf(w, "RING_SQ 0x%lx: errno %d (%s), not EINVAL/ENODEV",
+			 arg, err, strerror(err));
+}
+
+static void fz_kick(struct fz_worker *w, uint64_t *s, int ctx, uint32_t qp,
+		    uint32_t flags)
 {
 	struct rnic_kick_sq k = { .size = sizeof(k), .flags = flags,
 				  .qp_handle = qp };
 
-	if (w->side[ctx].fd >= 0)
+	if (w->side[ctx].fd < 0)
+		return;
+	if (!flags && fz_chance(s, 1, 2))
+		fz_ring_sq(w, s, w->side[ctx].fd, qp);
+	else
 		fz_ioctl(w, w->side[ctx].fd, fz_cmd_index(RNIC_IOCTL_KICK_SQ),
 			 0, &k);
 }
@@ -890,7 +920,7 @@ static void fz_op_post(struct fz_worker *w, uint64_t *s, bool corrupt)
 	r = &w->rings[ri];
 	if (!fz_ring_room(r)) {
 		fz_log(w, "post: ring full, kick");
-		fz_kick(w, ctx, qp->handle, recv ? RNIC_KICK_RQ : 0);
+		fz_kick(w, s, ctx, qp->handle, recv ? RNIC_KICK_RQ : 0);
 		return;
 	}
 	e = fz_ring_entry(r, *fz_ring_word(r, r->info.producer_off));
@@ -910,7 +940,7 @@ static void fz_op_post(struct fz_worker *w, uint64_t *s, bool corrupt)
 	fz_ring_publish(r);
 	w->st.posted++;
 	if (!recv || fz_chance(s, 1, 4))
-		fz_kick(w, ctx, qp->handle, recv ? RNIC_KICK_RQ : 0);
+		fz_kick(w, s, ctx, qp->handle, recv ? RNIC_KICK_RQ : 0);
 }
 
 /*
@@ -948,7 +978,7 @@ static void fz_op_corrupt(struct fz_worker *w, uint64_t *s)
 	*fz_ring_word(r, off) = v;
 	w->st.corrupted++;
 	if (r->qp)
-		fz_kick(w, r->ctx, r->qp, fz_chance(s, 1, 2) ? RNIC_KICK_RQ : 0);
+		fz_kick(w, s, r->ctx, r->qp, fz_chance(s, 1, 2) ? RNIC_KICK_RQ : 0);
 }
 
 /*

@@ -1147,6 +1147,50 @@ TEST_F(qp, destroy_works_after_device_removal)
 	EXPECT_EQ(0, ibv_dealloc_pd(self->pd));
 }
 
+/* RNIC_IOCTL_RING_SQ: the argument is the handle, not a pointer. */
+static int _ring_sq(int fd, unsigned long handle)
+{
+	return ioctl(fd, RNIC_IOCTL_RING_SQ, handle) ? -errno : 0;
+}
+
+/*
+ * The one-word doorbell takes only a QP handle of the caller's context:
+ * anything else (another kind of object, a handle of another context, a
+ * destroyed QP, bits above 32) is EINVAL; a QP without a send queue
+ * ignores it; a removed device is ENODEV.
+ */
+TEST_F(qp, ring_sq_handles)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_context *other;
+	struct ibv_qp *qp, *rq_only;
+	int fd = self->ctx->cmd_fd;
+	__u32 handle;
+
+	qp = create_qp(self->pd, self->cq, IBV_QPT_RC, 4, 4, &init);
+	ASSERT_NE(NULL, qp);
+	rq_only = create_qp(self->pd, self->cq, IBV_QPT_RC, 0, 4, &init);
+	ASSERT_NE(NULL, rq_only);
+	EXPECT_EQ(0, _ring_sq(fd, qp->handle));
+	EXPECT_EQ(0, _ring_sq(fd, rq_only->handle));
+	EXPECT_EQ(-EINVAL, _ring_sq(fd, self->pd->handle));
+	EXPECT_EQ(-EINVAL, _ring_sq(fd, self->cq->handle));
+	EXPECT_EQ(-EINVAL, _ring_sq(fd, qp->handle | 1UL << 32));
+	EXPECT_EQ(-EINVAL, _ring_sq(fd, ~0UL));
+	other = rnic_ibv_open(DEV);
+	ASSERT_NE(NULL, other);
+	EXPECT_EQ(-EINVAL, _ring_sq(other->cmd_fd, qp->handle));
+	EXPECT_EQ(0, ibv_close_device(other));
+	handle = qp->handle;
+	EXPECT_EQ(0, ibv_destroy_qp(qp));
+	EXPECT_EQ(-EINVAL, _ring_sq(fd, handle));
+	do_link_del(self->g, DEV);
+	EXPECT_EQ(-ENODEV, _ring_sq(fd, rq_only->handle));
+	EXPECT_EQ(0, ibv_destroy_qp(rq_only));
+	EXPECT_EQ(0, ibv_destroy_cq(self->cq));
+	EXPECT_EQ(0, ibv_dealloc_pd(self->pd));
+}
+
 /* A raw UD QP in RTS with its send ring mapped; the ring in *@sq. */
 static int ud_qp_rts(int fd, __u32 pd, __u32 cq, struct rnic_create_qp *cmd,
 		     char **sq)
@@ -1233,8 +1277,8 @@ TEST_F(qp, corrupted_send_ring)
 	wqe->send_flags = RNIC_SEND_SIGNALED;
 	__atomic_store_n((__u32 *)(sq + cmd.out_sq.producer_off), 1,
 			 __ATOMIC_RELEASE);
-	kick.qp_handle = cmd.out_handle;
-	ASSERT_EQ(0, _rnic_ioctl(fd, RNIC_IOCTL_KICK_SQ, &kick));
+	/* the one-word doorbell librnic rings: the same checks */
+	ASSERT_EQ(0, _ring_sq(fd, cmd.out_handle));
 	ASSERT_EQ(1, ibv_poll_cq(self->cq, 1, &wc));
 	EXPECT_EQ(77, wc.wr_id);
 	EXPECT_EQ(IBV_WC_LOC_QP_OP_ERR, wc.status);

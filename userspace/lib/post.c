@@ -7,7 +7,7 @@
  * ibv_create_srq() mapped, and published with one store-release of the
  * producer index per call (DOC "rnic rings"). Receives need no system
  * call; sends ring the doorbell (DOC "rnic send doorbell"): one
- * RNIC_IOCTL_KICK_SQ per call, or, for a QP whose SQ the kernel polls,
+ * RNIC_IOCTL_RING_SQ per call, or, for a QP whose SQ the kernel polls,
  * one only when the polling thread sleeps.
  *
  * Each queue has a spinlock of its own, so threads may post to one QP at
@@ -94,7 +94,12 @@ static bool wq_full(struct rnic_wq *wq)
 	return wq->head - wq->tail >= wq->size;
 }
 
-/* RNIC_IOCTL_KICK_SQ; a failure is only reported (see the top comment). */
+/*
+ * The doorbell: RNIC_IOCTL_RING_SQ for a plain kick (the handle is the
+ * argument: nothing for the kernel to copy in), RNIC_IOCTL_KICK_SQ with
+ * flags or on a kernel that does not know RING_SQ. A failure is only
+ * reported (see the top comment).
+ */
 static void qp_kick(struct rnic_qp *qp, uint32_t flags)
 {
 	struct rnic_kick_sq cmd = {
@@ -104,7 +109,11 @@ static void qp_kick(struct rnic_qp *qp, uint32_t flags)
 	};
 	int saved = errno, ret;
 
-	ret = rnic_cmd(qp->ibqp.context, RNIC_IOCTL_KICK_SQ, &cmd);
+	ret = flags ? ENOTTY :
+		rnic_cmd(qp->ibqp.context, RNIC_IOCTL_RING_SQ,
+			 (void *)(uintptr_t)qp->ibqp.handle);
+	if (ret == ENOTTY)
+		ret = rnic_cmd(qp->ibqp.context, RNIC_IOCTL_KICK_SQ, &cmd);
 	if (ret)
 		rnic_debug("QP %u: doorbell%s failed: %s", qp->ibqp.qp_num,
 			   flags & RNIC_KICK_RQ ? " (RQ flush)" : "",

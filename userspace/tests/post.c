@@ -58,11 +58,13 @@ static int fake_maps_live;	   /* fake regions mapped by librnic */
 static unsigned int fake_destroys; /* RNIC_IOCTL_DESTROY_QP/SRQ seen */
 static uint32_t fake_start_index;  /* indexes of the rings created */
 
-/* What RNIC_IOCTL_KICK_SQ saw. */
+/* What the doorbell ioctls (RING_SQ, KICK_SQ) saw. */
 static unsigned int kicks;
+static unsigned long kick_cmd;
 static uint32_t kick_flags;
 static uint32_t kick_handle;
 static int fake_kick_err;
+static bool fake_no_ring_sq; /* an older kernel: RING_SQ is ENOTTY */
 
 /* The last RNIC_IOCTL_CREATE_QP, and a hook to corrupt its answer. */
 static struct rnic_create_qp last_create_qp;
@@ -312,8 +314,20 @@ static int fake_kick_sq(struct rnic_kick_sq *q)
 		return EINVAL;
 	}
 	__atomic_add_fetch(&kicks, 1, __ATOMIC_RELAXED);
+	kick_cmd = RNIC_IOCTL_KICK_SQ;
 	kick_flags = q->flags;
 	kick_handle = q->qp_handle;
+	return fake_kick_err;
+}
+
+static int fake_ring_sq(unsigned long handle)
+{
+	if (fake_no_ring_sq)
+		return ENOTTY;
+	__atomic_add_fetch(&kicks, 1, __ATOMIC_RELAXED);
+	kick_cmd = RNIC_IOCTL_RING_SQ;
+	kick_flags = 0;
+	kick_handle = handle;
 	return fake_kick_err;
 }
 
@@ -379,6 +393,9 @@ int ioctl(int fd, unsigned long request, ...)
 		break;
 	case RNIC_IOCTL_KICK_SQ:
 		err = fake_kick_sq(arg);
+		break;
+	case RNIC_IOCTL_RING_SQ:
+		err = fake_ring_sq((uintptr_t)arg);
 		break;
 	default:
 		err = ENOTTY;
@@ -1387,15 +1404,22 @@ static void test_doorbell(void)
 	k = kicks;
 	kick_flags = 0xff;
 	ret = ibv_post_send(qp, wr, &bad);
-	ok(!ret && kicks == k + 1 && kick_handle == qp->handle &&
-	   kick_flags == 0,
-	   "three WRs: one RNIC_IOCTL_KICK_SQ with the QP's handle, flags 0");
+	ok(!ret && kicks == k + 1 && kick_cmd == RNIC_IOCTL_RING_SQ &&
+	   kick_handle == qp->handle,
+	   "three WRs: one RNIC_IOCTL_RING_SQ with the QP's handle");
 	fake_kick_err = ENODEV;
 	k = kicks;
 	ret = ibv_post_send(qp, wr, &bad);
 	ok(!ret && kicks == k + 1 && prod(ri) == 6,
 	   "a failed doorbell still returns 0: the WRs are posted");
 	fake_kick_err = 0;
+	fake_no_ring_sq = true;
+	k = kicks;
+	ret = ibv_post_send(qp, wr, &bad);
+	ok(!ret && kicks == k + 1 && kick_cmd == RNIC_IOCTL_KICK_SQ &&
+	   kick_handle == qp->handle && kick_flags == 0 && prod(ri) == 9,
+	   "a kernel without RING_SQ: one RNIC_IOCTL_KICK_SQ, flags 0");
+	fake_no_ring_sq = false;
 	ibv_destroy_qp(qp);
 
 	setenv("RNIC_SQ_POLL", "1", 1);
@@ -1415,7 +1439,7 @@ static void test_doorbell(void)
 	   "flags word without NEED_WAKEUP: no doorbell");
 	set_flags(ri, RNIC_SQ_NEED_WAKEUP);
 	ret = ibv_post_send(qp, wr, &bad);
-	ok(!ret && kicks == k + 1 && kick_flags == 0 &&
+	ok(!ret && kicks == k + 1 && kick_cmd == RNIC_IOCTL_RING_SQ &&
 	   kick_handle == qp->handle && prod(ri) == 9,
 	   "NEED_WAKEUP set: one doorbell");
 	wr[0].num_sge = -1;
@@ -1512,8 +1536,9 @@ static void test_recv(void)
 	k = kicks;
 	wr[3].next = NULL;
 	ret = ibv_post_recv(qp, &wr[2], &bad);
-	ok(!ret && kicks == k + 1 && kick_flags == RNIC_KICK_RQ &&
-	   kick_handle == qp->handle && prod(ri) == 6,
+	ok(!ret && kicks == k + 1 && kick_cmd == RNIC_IOCTL_KICK_SQ &&
+	   kick_flags == RNIC_KICK_RQ && kick_handle == qp->handle &&
+	   prod(ri) == 6,
 	   "RNIC_WQ_ERR set: one RNIC_IOCTL_KICK_SQ with RNIC_KICK_RQ");
 	wr[2].num_sge = 9;
 	ret = ibv_post_recv(qp, &wr[2], &bad);

@@ -115,6 +115,7 @@ enum rnic_cmd {
 	RNIC_CMD_ATTACH_MCAST = RNIC_CMD_QP_BASE + 4,	/* rnic_attach_mcast */
 	RNIC_CMD_DETACH_MCAST = RNIC_CMD_QP_BASE + 5,	/* rnic_attach_mcast */
 	RNIC_CMD_KICK_SQ = RNIC_CMD_QP_BASE + 6,	/* rnic_kick_sq */
+	RNIC_CMD_RING_SQ = RNIC_CMD_QP_BASE + 7,	/* none: a QP handle */
 
 	/* shared receive queues, address handles */
 	RNIC_CMD_SRQ_BASE = RNIC_CMD_BASE + 0x30,
@@ -1246,9 +1247,15 @@ struct rnic_send_wqe {
  * Every index starts at 0. Posting is:
  *
  * 1. write the entries, then store-release the new producer index;
- * 2. without RNIC_CREATE_QP_SQ_POLL: RNIC_IOCTL_KICK_SQ;
+ * 2. without RNIC_CREATE_QP_SQ_POLL: RNIC_IOCTL_RING_SQ;
  * 3. with it: a full memory barrier, then read the flags word; only if
- *    RNIC_SQ_NEED_WAKEUP is set, RNIC_IOCTL_KICK_SQ.
+ *    RNIC_SQ_NEED_WAKEUP is set, RNIC_IOCTL_RING_SQ.
+ *
+ * RNIC_IOCTL_RING_SQ is the doorbell in one word: its argument is the QP
+ * handle itself, not a pointer, so the kernel reads no memory to take it.
+ * It does what RNIC_IOCTL_KICK_SQ with flags 0 does, with the same errors
+ * (EINVAL for a handle that names no QP of the context, ENODEV after the
+ * device is gone); KICK_SQ stays for its flags and for older libraries.
  *
  * The polling thread, before it sleeps, sets RNIC_SQ_NEED_WAKEUP, issues a
  * full memory barrier and reads every watched producer index once more:
@@ -1589,6 +1596,7 @@ struct rnic_create_ah {
 #define RNIC_IOCTL_ATTACH_MCAST _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_ATTACH_MCAST)
 #define RNIC_IOCTL_DETACH_MCAST _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_DETACH_MCAST)
 #define RNIC_IOCTL_KICK_SQ _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_KICK_SQ)
+#define RNIC_IOCTL_RING_SQ _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_RING_SQ)
 
 /* shared receive queues, address handles: ioctls */
 #define RNIC_IOCTL_CREATE_SRQ _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_CREATE_SRQ)
