@@ -208,37 +208,3 @@ int rnic_destroy_cq(struct rnic_ucmd *ucmd)
 	cmd->out_async_events_reported = counts.async;
 	return rnic_ucmd_respond(ucmd, sizeof(*cmd));
 }
-
-/**
- * rnic_cq_notify() - queue a completion event if userspace armed the CQ
- *	for the CQEs just published
- * @cq: the CQ, its lock held; the new CQEs published with
- *	smp_store_release() of the producer index
- * @solicited: one of the new CQEs is solicited or unsuccessful
- *
- * Implements the kernel side of DOC "rnic CQ notification"; the data path
- * calls it after each CQE (rnic_cq_post()).
- *
- * Context: any but hard interrupt; does not sleep.
- */
-void rnic_cq_notify(struct rnic_cq *cq, bool solicited)
-{
-	u32 arm, seq;
-
-	lockdep_assert_held(&cq->lock);
-	/*
-	 * Orders the producer store before the arm word load; pairs with
-	 * the full barrier userspace issues between arming and polling.
-	 */
-	smp_mb();
-	arm = READ_ONCE(*cq->arm);
-	seq = arm >> RNIC_CQ_ARM_SEQ_SHIFT;
-	if (seq == cq->notify_seq)
-		return;
-	if (!(arm & RNIC_CQ_ARM_NEXT) &&
-	    !(solicited && (arm & RNIC_CQ_ARM_SOLICITED)))
-		return;
-	cq->notify_seq = seq;
-	if (cq->channel)
-		rnic_channel_event(cq->channel, &cq->comp_event);
-}

@@ -271,6 +271,8 @@ u64 *rnic_payload_map_u64(const struct rnic_payload *pl)
  * CQE is lost, IBV_EVENT_CQ_ERR is raised (the first time) and the
  * caller moves its QP to the error state.
  *
+ * Context: BH disabled (its callers hold a requester or responder lock,
+ * which are taken with BH off).
  * Return: 0 or -ENOSPC on overrun.
  */
 int rnic_cq_post(struct rnic_cq *cq, const struct rnic_cqe *cqe,
@@ -280,13 +282,14 @@ int rnic_cq_post(struct rnic_cq *cq, const struct rnic_cqe *cqe,
 	bool overrun;
 	u32 cons;
 
-	spin_lock_bh(&cq->lock);
+	lockdep_assert_in_softirq();
+	spin_lock(&cq->lock);
 	/* Pairs with userspace's store-release of the consumer index. */
 	cons = smp_load_acquire(cq->ring.consumer);
 	if (cq->producer - cons > cq->ring.mask) {
 		overrun = !cq->overrun;
 		cq->overrun = true;
-		spin_unlock_bh(&cq->lock);
+		spin_unlock(&cq->lock);
 		if (overrun)
 			rnic_async_event(cq->uobj.ctx, RNIC_EVENT_CQ_ERR,
 					 &cq->ev, 0);
@@ -298,7 +301,7 @@ int rnic_cq_post(struct rnic_cq *cq, const struct rnic_cqe *cqe,
 	/* Entry before index: the order userspace's acquire expects. */
 	smp_store_release(cq->ring.producer, cq->producer);
 	rnic_cq_notify(cq, solicited || cqe->status != RNIC_WC_SUCCESS);
-	spin_unlock_bh(&cq->lock);
+	spin_unlock(&cq->lock);
 	return 0;
 }
 

@@ -129,6 +129,11 @@ struct rnic_payload {
  * @orig: AtomicAckETH original value
  * @av: addressing (GIDs, hop limit, traffic class) of the sender
  * @dev: the sending device
+ * @src: the sending QP if it stays in the call while the local link
+ *	delivers the packet (requests), else NULL
+ * @dst: the destination QP if the sender knows it is alive for the call
+ *	(a reply to @src of the request being handled), else NULL: the link
+ *	looks @dqpn up
  * @len: payload bytes
  * @payload: where they are; NULL if @len is 0
  */
@@ -152,6 +157,8 @@ struct rnic_pkt {
 	u64 orig;
 	const struct rnic_av *av;
 	struct rnic_dev *dev;
+	struct rnic_qp *src;
+	struct rnic_qp *dst;
 	u32 len;
 	const struct rnic_payload *payload;
 };

@@ -67,6 +67,13 @@ void rnic_link_xmit(struct rnic_pkt *pkt)
 		rnic_mcast_deliver(pkt->dev, pkt->av->dgid, rnic_link_rcv, pkt);
 		return;
 	}
+	/* A reply to a requester in its call: alive, no lookup needed. */
+	qp = pkt->dst;
+	if (qp && qp->qpn == pkt->dqpn) {
+		if (rnic_dev_has_gid(qp->rdev, pkt->av->dgid))
+			rnic_link_rcv(qp, pkt);
+		return;
+	}
 	qp = rnic_qp_lookup(pkt->dqpn);
 	if (!qp)
 		return;

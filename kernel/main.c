@@ -120,6 +120,7 @@ static void rnic_dev_release(struct device *dev)
 
 	WARN_ON(!xa_empty(&rdev->mrs));
 	rnic_dev_dp_fini(rdev);
+	percpu_free_rwsem(&rdev->live_rwsem);
 	xa_erase(&rnic_devs, rdev->index);
 	kfree(rdev);
 	rnic_obj_account(RNIC_OBJ_DEVICE, -1);
@@ -276,9 +277,11 @@ int rnic_dev_add(const char *name, struct net *net, const char *ifname,
 	ret = rnic_dev_dp_init(rdev);
 	if (ret)
 		goto err_put;
+	ret = percpu_init_rwsem(&rdev->live_rwsem);
+	if (ret)
+		goto err_put;
 	cdev_init(&rdev->cdev, &rnic_uverbs_fops);
 	rdev->cdev.owner = THIS_MODULE;
-	init_rwsem(&rdev->live_rwsem);
 	mutex_init(&rdev->ctx_lock);
 	INIT_LIST_HEAD(&rdev->contexts);
 	INIT_LIST_HEAD(&rdev->async_queues);
@@ -342,9 +345,9 @@ static void rnic_dev_unpublish(struct rnic_dev *rdev)
  */
 static void rnic_dev_remove(struct rnic_dev *rdev)
 {
-	down_write(&rdev->live_rwsem);
+	percpu_down_write(&rdev->live_rwsem);
 	rdev->live = false;
-	up_write(&rdev->live_rwsem);
+	percpu_up_write(&rdev->live_rwsem);
 	/* Tell every open context (event.c). */
 	rnic_dev_async_event(rdev, RNIC_EVENT_DEVICE_FATAL);
 

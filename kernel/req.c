@@ -539,6 +539,7 @@ static u32 rnic_req_build(struct rnic_qp *qp, struct rnic_kwqe *kw,
 	st->pl.nsegs = 0;
 	pkt->sqpn = qp->qpn;
 	pkt->dev = qp->rdev;
+	pkt->src = qp;
 	pkt->psn = req->psn;
 	pkt->imm = w->ex.imm_data;
 	if (qp->type == RNIC_QPT_UD) {

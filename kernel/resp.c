@@ -98,6 +98,7 @@ static void rnic_resp_send(struct rnic_qp *qp, struct rnic_pkt *pkt)
 	pkt->sqpn = qp->qpn;
 	pkt->av = &resp->av;
 	pkt->dev = qp->rdev;
+	pkt->dst = resp->reply_to;
 	pkt->msn = resp->msn;
 	rnic_link_xmit(pkt);
 }
@@ -667,6 +668,7 @@ void rnic_resp_rcv(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	     qp->type == RNIC_QPT_UC ? RNIC_TRANSPORT_UC : RNIC_TRANSPORT_UD))
 		return;
 	spin_lock(&resp->lock);
+	resp->reply_to = pkt->src;
 	state = rnic_qp_state(qp);
 	if (state < RNIC_QPS_RTR || state == RNIC_QPS_ERR)
 		goto out;
@@ -679,6 +681,7 @@ void rnic_resp_rcv(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	else
 		rnic_resp_rc_uc(qp, pkt);
 out:
+	resp->reply_to = NULL;
 	spin_unlock(&resp->lock);
 }
 

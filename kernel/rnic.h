@@ -11,8 +11,8 @@
 #include <linux/device.h>
 #include <linux/hrtimer.h>
 #include <linux/netdevice.h>
+#include <linux/percpu-rwsem.h>
 #include <linux/refcount.h>
-#include <linux/rwsem.h>
 #include <linux/sched.h>
 #include <linux/seqlock.h>
 #include <linux/spinlock.h>
@@ -176,7 +176,8 @@ struct rnic_port {
  * @node_guid: node GUID, fixed at creation
  * @port: port 1
  * @live_rwsem: ioctls run under it for reading; removal takes it for
- *	writing to clear @live, so that no ioctl runs on a removed device
+ *	writing to clear @live, so that no ioctl runs on a removed device.
+ *	Per CPU: every doorbell takes it, and removal is rare.
  * @live: the device is registered; false once removal started
  * @ncontexts: open verbs contexts
  * @ctx_lock: protects @contexts and @next_ctx_id
@@ -209,7 +210,7 @@ struct rnic_dev {
 	__be64 node_guid;
 	struct rnic_port port;
 
-	struct rw_semaphore live_rwsem;
+	struct percpu_rw_semaphore live_rwsem;
 	bool live;
 	atomic_t ncontexts;
 
@@ -445,7 +446,8 @@ struct rnic_channel {
  * @channel: its completion channel, a counted reference; or NULL
  * @comp_vector: as created; rnic has one event path for every vector
  * @lock: the producer lock: protects @ring, @arm, @producer and
- *	@notify_seq; taken with _bh (the data path may run in softirq)
+ *	@notify_seq; always with BH off (the data path may run in softirq):
+ *	the data path has BH off already and takes it plain, ioctls use _bh
  * @ring: the CQE ring (struct rnic_cqe); resize replaces it under @lock
  * @arm: the arm word in @ring's region, written by userspace only (DOC
  *	"rnic CQ notification")
@@ -855,6 +857,8 @@ struct rnic_req {
  * @nak_sent: a PSN sequence error NAK was sent and not yet resolved
  * @rq_cons: the RQ's consumer index, the kernel's copy
  * @last_wqe_sent: IBV_EVENT_QP_LAST_WQE_REACHED was raised (SRQ QPs)
+ * @reply_to: while rnic_resp_rcv() handles a request, its sender if that
+ *	stays in the call (struct rnic_pkt.src), else NULL
  * @access: the QP's access flags, enum rnic_access
  * @max_dest_rd_atomic: READ/atomic requests accepted in flight
  * @min_rnr_timer: RNR NAK timer code
@@ -887,6 +891,7 @@ struct rnic_resp {
 	bool nak_sent;
 	u32 rq_cons;
 	bool last_wqe_sent;
+	struct rnic_qp *reply_to;
 
 	u32 access;
 	u32 max_dest_rd_atomic;
@@ -916,7 +921,40 @@ void rnic_dev_async_event(struct rnic_dev *rdev, u32 event_type);
 int rnic_create_cq(struct rnic_ucmd *ucmd);
 int rnic_resize_cq(struct rnic_ucmd *ucmd);
 int rnic_destroy_cq(struct rnic_ucmd *ucmd);
-void rnic_cq_notify(struct rnic_cq *cq, bool solicited);
+
+/**
+ * rnic_cq_notify() - queue a completion event if userspace armed the CQ
+ *	for the CQEs just published
+ * @cq: the CQ, its lock held; the new CQEs published with
+ *	smp_store_release() of the producer index
+ * @solicited: one of the new CQEs is solicited or unsuccessful
+ *
+ * Implements the kernel side of DOC "rnic CQ notification"; the data path
+ * calls it after each CQE (rnic_cq_post()), hence inline.
+ *
+ * Context: any but hard interrupt; does not sleep.
+ */
+static inline void rnic_cq_notify(struct rnic_cq *cq, bool solicited)
+{
+	u32 arm, seq;
+
+	lockdep_assert_held(&cq->lock);
+	/*
+	 * Orders the producer store before the arm word load; pairs with
+	 * the full barrier userspace issues between arming and polling.
+	 */
+	smp_mb();
+	arm = READ_ONCE(*cq->arm);
+	seq = arm >> RNIC_CQ_ARM_SEQ_SHIFT;
+	if (seq == cq->notify_seq)
+		return;
+	if (!(arm & RNIC_CQ_ARM_NEXT) &&
+	    !(solicited && (arm & RNIC_CQ_ARM_SOLICITED)))
+		return;
+	cq->notify_seq = seq;
+	if (cq->channel)
+		rnic_channel_event(cq->channel, &cq->comp_event);
+}
 
 /* queue pairs, multicast: functions */
 

@@ -294,9 +294,9 @@ static long rnic_uverbs_ioctl(struct file *filp, unsigned int cmd,
 
 	/* The doorbell first, and without a struct to copy: it is per post. */
 	if (cmd == RNIC_IOCTL_RING_SQ) {
-		down_read(&rdev->live_rwsem);
+		percpu_down_read(&rdev->live_rwsem);
 		ret = rdev->live ? rnic_ring_sq(ctx, arg) : -ENODEV;
-		up_read(&rdev->live_rwsem);
+		percpu_up_read(&rdev->live_rwsem);
 		return ret;
 	}
 	if (_IOC_TYPE(cmd) != RNIC_IOCTL_MAGIC || nr < RNIC_CMD_BASE ||
@@ -316,12 +316,12 @@ static long rnic_uverbs_ioctl(struct file *filp, unsigned int cmd,
 	if (ret)
 		return ret;
 
-	down_read(&rdev->live_rwsem);
+	percpu_down_read(&rdev->live_rwsem);
 	if (rdev->live || op->on_dead_device)
 		ret = op->execute(&ucmd);
 	else
 		ret = -ENODEV;
-	up_read(&rdev->live_rwsem);
+	percpu_up_read(&rdev->live_rwsem);
 	return ret;
 }
 
@@ -351,14 +351,14 @@ static int rnic_uverbs_open(struct inode *inode, struct file *filp)
 	if (!ctx)
 		return -ENOMEM;
 
-	down_read(&rdev->live_rwsem);
+	percpu_down_read(&rdev->live_rwsem);
 	if (!rdev->live) {
 		ret = -ENODEV;
 		goto err_unlock;
 	}
 	get_device(&rdev->dev);
 	atomic_inc(&rdev->ncontexts);
-	up_read(&rdev->live_rwsem);
+	percpu_up_read(&rdev->live_rwsem);
 
 	ctx->dev = rdev;
 	xa_init_flags(&ctx->objs, XA_FLAGS_ALLOC);
@@ -374,7 +374,7 @@ static int rnic_uverbs_open(struct inode *inode, struct file *filp)
 	return stream_open(inode, filp);
 
 err_unlock:
-	up_read(&rdev->live_rwsem);
+	percpu_up_read(&rdev->live_rwsem);
 	kfree(ctx);
 	return ret;
 }
