@@ -152,6 +152,7 @@ static int rnic_cq_move(struct rnic_cq *cq, struct rnic_ring *ring,
 	swap(cq->ring, *ring);
 	cq->arm = arm;
 	cq->producer = n;
+	cq->cons_seen = 0;
 	return 0;
 }
 

@@ -41,18 +41,17 @@ void rnic_dpref_kill(struct rnic_dpref *ref)
  * @key: an lkey or rkey, untrusted
  * @remote: @key is an rkey
  *
+ * Context: in an RCU read-side critical section (the engine's).
  * Return: the MR, to be released with rnic_mr_put(), or NULL.
  */
 struct rnic_mr *rnic_mr_get(struct rnic_dev *rdev, u32 key, bool remote)
 {
 	struct rnic_mr *mr;
 
-	rcu_read_lock();
 	mr = rnic_xa_load_rcu(&rdev->mrs, key & (BIT(RNIC_MR_INDEX_BITS) - 1));
 	if (mr && ((remote ? mr->rkey : mr->lkey) != key ||
 		   !rnic_dpref_get(&mr->dp)))
 		mr = NULL;
-	rcu_read_unlock();
 	return mr;
 }
 
@@ -135,19 +134,6 @@ int rnic_payload_from_sgl(struct rnic_payload *pl, struct rnic_dev *rdev,
 }
 
 /**
- * rnic_payload_put() - drop the MR references of a payload
- * @pl: the payload; empty afterwards
- */
-void rnic_payload_put(struct rnic_payload *pl)
-{
-	u32 i;
-
-	for (i = 0; i < pl->nsegs; i++)
-		rnic_mr_put(pl->segs[i].mr);
-	pl->nsegs = 0;
-}
-
-/**
  * struct rnic_cursor - a position in a payload, for copying
  * @pl: the payload
  * @seg: current segment
@@ -177,7 +163,7 @@ static void rnic_cursor_init(struct rnic_cursor *cur,
  * Map the bytes at the cursor, at most to the end of their page and of
  * their segment: *@avail is how many. Unmap with rnic_cursor_unmap().
  */
-static u8 *rnic_cursor_map(const struct rnic_cursor *cur, u32 *avail)
+static inline u8 *rnic_cursor_map(const struct rnic_cursor *cur, u32 *avail)
 {
 	const struct rnic_mseg *seg;
 	u64 pos;
@@ -284,9 +270,13 @@ int rnic_cq_post(struct rnic_cq *cq, const struct rnic_cqe *cqe,
 
 	lockdep_assert_in_softirq();
 	spin_lock(&cq->lock);
-	/* Pairs with userspace's store-release of the consumer index. */
-	cons = smp_load_acquire(cq->ring.consumer);
-	if (cq->producer - cons > cq->ring.mask) {
+	/* Full as last seen: read the consumer index again. */
+	if (cq->producer - cq->cons_seen > cq->ring.mask) {
+		/* Pairs with userspace's store-release of the index. */
+		cons = smp_load_acquire(cq->ring.consumer);
+		cq->cons_seen = cons;
+	}
+	if (cq->producer - cq->cons_seen > cq->ring.mask) {
 		overrun = !cq->overrun;
 		cq->overrun = true;
 		spin_unlock(&cq->lock);

@@ -243,6 +243,19 @@ static inline u32 rnic_mtu_bytes(u32 ib_mtu)
 	return 128U << ib_mtu;
 }
 
+/**
+ * rnic_payload_put() - drop the MR references of a payload
+ * @pl: the payload; empty afterwards
+ */
+static inline void rnic_payload_put(struct rnic_payload *pl)
+{
+	u32 i;
+
+	for (i = 0; i < pl->nsegs; i++)
+		rnic_mr_put(pl->segs[i].mr);
+	pl->nsegs = 0;
+}
+
 /* dp.c */
 void rnic_dpref_init(struct rnic_dpref *ref);
 void rnic_dpref_kill(struct rnic_dpref *ref);
@@ -253,7 +266,6 @@ int rnic_payload_add_mr(struct rnic_payload *pl, struct rnic_dev *rdev,
 int rnic_payload_from_sgl(struct rnic_payload *pl, struct rnic_dev *rdev,
 			  struct rnic_pd *pd, const struct rnic_sge *sge,
 			  u32 nsge, u32 off, u32 len, u32 access);
-void rnic_payload_put(struct rnic_payload *pl);
 void rnic_payload_copy(const struct rnic_payload *dst, u32 dst_off,
 		       const struct rnic_payload *src, u32 len);
 u64 *rnic_payload_map_u64(const struct rnic_payload *pl);
@@ -269,7 +281,6 @@ void rnic_mcast_deliver(struct rnic_dev *rdev, const u8 *gid,
 
 /* link.c */
 void rnic_link_xmit(struct rnic_pkt *pkt);
-bool rnic_dev_has_gid(struct rnic_dev *rdev, const u8 *gid);
 
 /* req.c */
 void rnic_req_init(struct rnic_qp *qp);

@@ -23,7 +23,7 @@
  *
  * Context: any but hard interrupt; lockless (rnic_port.gid_seq).
  */
-bool rnic_dev_has_gid(struct rnic_dev *rdev, const u8 *gid)
+static bool rnic_dev_has_gid(struct rnic_dev *rdev, const u8 *gid)
 {
 	struct rnic_port *port = &rdev->port;
 	unsigned int seq, i;
@@ -55,8 +55,9 @@ static void rnic_link_rcv(struct rnic_qp *qp, void *arg)
  * rnic_link_xmit() - send a packet
  * @pkt: the packet; its payload stays valid during the call
  *
- * Context: BH disabled, no lock of the sending QP but (for responses)
- * its responder's.
+ * Context: BH disabled, in an RCU read-side critical section (the
+ * requester's, rnic_req_send(): the receivers look QPs and MRs up under
+ * it), no lock of the sending QP but (for responses) its responder's.
  */
 void rnic_link_xmit(struct rnic_pkt *pkt)
 {

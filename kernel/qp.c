@@ -52,17 +52,16 @@ static struct rnic_evobj *rnic_qp_evobj(struct rnic_uobj *uobj)
  * rnic_qp_lookup() - find a QP by number for the data path
  * @qpn: the number, untrusted
  *
+ * Context: in an RCU read-side critical section (the engine's).
  * Return: the QP with a data path reference (rnic_qp_put()), or NULL.
  */
 struct rnic_qp *rnic_qp_lookup(u32 qpn)
 {
 	struct rnic_qp *qp;
 
-	rcu_read_lock();
 	qp = rnic_xa_load_rcu(&rnic_qp_table, qpn);
 	if (qp && !rnic_dpref_get(&qp->dp))
 		qp = NULL;
-	rcu_read_unlock();
 	return qp;
 }
 

@@ -802,8 +802,10 @@ static bool rnic_req_idle(struct rnic_qp *qp)
 
 /*
  * Send packets until there is nothing to do or the budget is spent. Each
- * step and its packet run in one BH-disabled section (the link wants BH
- * off), so the lock needs no _bh of its own.
+ * step and its packet run in one BH-disabled RCU read-side section: the
+ * link wants BH off, the lock then needs no _bh of its own, and every
+ * lookup of the step and of the local link's receivers (QPs by number,
+ * MRs by key) runs under this one rcu_read_lock().
  */
 static bool rnic_req_send(struct rnic_qp *qp)
 {
@@ -813,6 +815,7 @@ static bool rnic_req_send(struct rnic_qp *qp)
 
 	for (budget = RNIC_REQ_BUDGET; budget; budget--) {
 		local_bh_disable();
+		rcu_read_lock();
 		spin_lock(&req->lock);
 		ret = rnic_req_step(qp, st, budget == 1);
 		spin_unlock(&req->lock);
@@ -822,6 +825,7 @@ static bool rnic_req_send(struct rnic_qp *qp)
 			if (st->last && qp->type != RNIC_QPT_RC)
 				rnic_req_sent(qp, st);
 		}
+		rcu_read_unlock();
 		local_bh_enable();
 		if (!ret)
 			return false;

@@ -39,6 +39,7 @@ void rnic_resp_init(struct rnic_qp *qp)
 	resp->atomic_next = 0;
 	resp->nak_sent = false;
 	resp->rq_cons = 0;
+	resp->rq_prod = 0;
 	resp->last_wqe_sent = false;
 	resp->access = 0;
 	resp->max_dest_rd_atomic = 0;
@@ -161,21 +162,29 @@ static void rnic_resp_complete(struct rnic_qp *qp, u32 status, u32 opcode,
 		rnic_qp_error(qp, U32_MAX);
 }
 
-/* Copy entry *@cons of @ring into resp->rwqe; see rnic_resp_take(). */
+/*
+ * Copy entry *@cons of @ring into resp->rwqe; see rnic_resp_take().
+ * *@prod is the producer index as last read: the ring's own is read (and
+ * checked) again only when *@cons caught up with it.
+ */
 static int rnic_resp_take_from(struct rnic_qp *qp, struct rnic_ring *ring,
-			       u32 *cons, u32 max_sge)
+			       u32 *cons, u32 *prod, u32 max_sge)
 {
 	struct rnic_resp *resp = &qp->resp;
 	const u8 *slot;
-	u32 prod, n;
 	int ret = 0;
+	u32 n;
 
-	/* Pairs with userspace's store-release of the producer index. */
-	prod = smp_load_acquire(ring->producer);
-	if (prod == *cons)
-		return -EAGAIN;
-	if (prod - *cons > ring->mask + 1)
-		return -EPROTO;
+	if (*prod == *cons) {
+		/* Pairs with userspace's store-release of the index. */
+		*prod = smp_load_acquire(ring->producer);
+		if (*prod == *cons)
+			return -EAGAIN;
+		if (*prod - *cons > ring->mask + 1) {
+			*prod = *cons;
+			return -EPROTO;
+		}
+	}
 	slot = rnic_ring_slot(ring, *cons);
 	memcpy(&resp->rwqe, slot, sizeof(resp->rwqe));
 	n = resp->rwqe.num_sge;
@@ -210,11 +219,12 @@ static int rnic_resp_take(struct rnic_qp *qp)
 		if (!qp->rq.region)
 			return -EAGAIN;
 		return rnic_resp_take_from(qp, &qp->rq, &qp->resp.rq_cons,
+					   &qp->resp.rq_prod,
 					   qp->cap.max_recv_sge);
 	}
 	spin_lock(&srq->lock);
 	ret = rnic_resp_take_from(qp, &srq->ring, &srq->consumer,
-				  srq->max_sge);
+				  &srq->producer_seen, srq->max_sge);
 	if (ret != -EAGAIN && ret != -EPROTO && srq->limit &&
 	    READ_ONCE(*srq->ring.producer) - srq->consumer < srq->limit) {
 		srq->limit = 0;

@@ -453,6 +453,8 @@ struct rnic_channel {
  *	"rnic CQ notification")
  * @producer: the producer index; the kernel's copy is the truth, the one
  *	in @ring is written from it
+ * @cons_seen: the consumer index in @ring as last read; read again only
+ *	when @producer is a ring ahead of it (the line is the poller's)
  * @notify_seq: sequence number of the last arming acted on; U32_MAX (no
  *	30-bit sequence number) before the first
  * @comp_event: its completion event, queued on @channel at most once
@@ -461,10 +463,11 @@ struct rnic_channel {
  * @overrun: a CQE was lost to a full ring (IBV_EVENT_CQ_ERR was raised);
  *	@lock
  *
- * The data path adds CQEs under @lock: it reads the consumer index with
- * smp_load_acquire() (a value more than the ring size behind @producer is
- * an overrun, IBV_EVENT_CQ_ERR), writes the entry, publishes @producer
- * with smp_store_release() and then calls rnic_cq_notify().
+ * The data path adds CQEs under @lock: when @cons_seen says full it reads
+ * the consumer index with smp_load_acquire() (a value more than the ring
+ * size behind @producer is an overrun, IBV_EVENT_CQ_ERR), writes the
+ * entry, publishes @producer with smp_store_release() and then calls
+ * rnic_cq_notify().
  */
 struct rnic_cq {
 	struct rnic_uobj uobj;
@@ -475,6 +478,7 @@ struct rnic_cq {
 	struct rnic_ring ring;
 	u32 *arm;
 	u32 producer;
+	u32 cons_seen;
 	u32 notify_seq;
 	struct rnic_event comp_event;
 	u32 comp_reported;
@@ -551,6 +555,8 @@ struct rnic_mcast_attach {
  *	responders of every QP attached); taken with _bh, the data path may
  *	run in softirq context
  * @consumer: the ring's consumer index, the kernel's copy; @lock
+ * @producer_seen: the ring's producer index as last read; read again
+ *	only when @consumer caught up with it; @lock
  * @limit: the armed SRQ limit, 0 when not armed. RNIC_IOCTL_MODIFY_SRQ
  *	arms it; the data path, after taking a WQE, raises
  *	IBV_EVENT_SRQ_LIMIT_REACHED (rnic_async_event() on @ev) if fewer
@@ -566,6 +572,7 @@ struct rnic_srq {
 	u32 max_sge;
 	spinlock_t lock; /* see above */
 	u32 consumer;
+	u32 producer_seen;
 	u32 limit;
 };
 
@@ -706,10 +713,19 @@ void rnic_uobj_finalize(struct rnic_uobj *uobj);
 void rnic_uobj_abort(struct rnic_uobj *uobj);
 struct rnic_uobj *rnic_uobj_get(struct rnic_ctx *ctx, u32 handle,
 				enum rnic_obj_type type);
-void rnic_uobj_put(struct rnic_uobj *uobj);
 int rnic_uobj_destroy(struct rnic_ctx *ctx, u32 handle,
 		      enum rnic_obj_type type);
 void rnic_uobj_destroy_all(struct rnic_ctx *ctx);
+
+/**
+ * rnic_uobj_put() - drop a reference from rnic_uobj_get()
+ * @uobj: the object; the handle table still holds its own reference
+ */
+static inline void rnic_uobj_put(struct rnic_uobj *uobj)
+{
+	/* Never the last: only destroy drops the table's reference. */
+	WARN_ON(refcount_dec_and_test(&uobj->users));
+}
 
 /* mmap.c: memory shared with userspace */
 struct mm_struct *rnic_charge_pinned(unsigned long npages);
@@ -856,6 +872,8 @@ struct rnic_req {
  * @atomic_next: next slot of @atomic_psn to reuse
  * @nak_sent: a PSN sequence error NAK was sent and not yet resolved
  * @rq_cons: the RQ's consumer index, the kernel's copy
+ * @rq_prod: the RQ's producer index as last read; read again only when
+ *	@rq_cons caught up with it (the line is the poster's)
  * @last_wqe_sent: IBV_EVENT_QP_LAST_WQE_REACHED was raised (SRQ QPs)
  * @reply_to: while rnic_resp_rcv() handles a request, its sender if that
  *	stays in the call (struct rnic_pkt.src), else NULL
@@ -890,6 +908,7 @@ struct rnic_resp {
 	u32 atomic_next;
 	bool nak_sent;
 	u32 rq_cons;
+	u32 rq_prod;
 	bool last_wqe_sent;
 	struct rnic_qp *reply_to;
 

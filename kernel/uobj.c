@@ -149,16 +149,6 @@ struct rnic_uobj *rnic_uobj_get(struct rnic_ctx *ctx, u32 handle,
 }
 
 /**
- * rnic_uobj_put() - drop a reference from rnic_uobj_get()
- * @uobj: the object; the handle table still holds its own reference
- */
-void rnic_uobj_put(struct rnic_uobj *uobj)
-{
-	/* Never the last: only destroy drops the table's reference. */
-	WARN_ON(refcount_dec_and_test(&uobj->users));
-}
-
-/**
  * rnic_uobj_destroy() - destroy an object by handle
  * @ctx: the calling context
  * @handle: handle from userspace, untrusted

@@ -432,7 +432,9 @@ struct rnic_reg_mr {
  * the entries, then frees them with a store-release of the consumer index.
  * The kernel reads every index and entry that userspace can write once
  * and validates it: a lying index never makes it touch memory outside the
- * ring.
+ * ring. It reads the other side's index of a ring it consumes from (RQ,
+ * SRQ) or produces into (CQ) only when the value it last read does not
+ * let it go on: a line the other side writes is fetched once per batch.
  */
 
 /**
