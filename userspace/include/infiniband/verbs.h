@@ -1447,7 +1447,7 @@ struct ibv_recv_wr {
  *
  * The work requests before the bad one are posted: written to the QP's
  * mapped send queue and published together. Then one doorbell
- * (RNIC_IOCTL_KICK_SQ) starts them. If the environment had RNIC_SQ_POLL=1
+ * (RNIC_IOCTL_RING_SQ) starts them. If the environment had RNIC_SQ_POLL=1
  * when the QP was created (ignored in set-uid programs), a kernel thread
  * polls its send queue and the doorbell is rung only when that thread has
  * gone to sleep; otherwise ibv_post_send() always makes that one system
