@@ -766,8 +766,11 @@ struct rnic_qp_scratch;
 /**
  * struct rnic_req - requester and completer of a QP: sends the work
  *	requests of its SQ and completes them when the responses arrive
- * @lock: protects everything below; taken with _bh. Never held while a
- *	packet is handed to the link, so responses may arrive at once
+ * @lock: protects everything below; always with BH off (_bh, or plain
+ *	inside the requester's BH-off section). Never held while a packet
+ *	is handed to the link, so responses may arrive at once. The runner
+ *	also reads @fetched, @next and @timed_out without it, as a hint
+ *	(rnic_req_idle() in req.c says why that is safe)
  * @running: bit 0: a thread runs the requester (rnic_req_run()), the
  *	only one that may transmit; bit 1: run again, new work arrived
  * @runner: the task that holds bit 0 of @running while it steps, else
@@ -851,8 +854,9 @@ struct rnic_req {
 
 /**
  * struct rnic_resp - responder of a QP: executes incoming requests
- * @lock: protects everything below; taken with _bh, held while the
- *	request is executed and its response handed to the link
+ * @lock: protects everything below; always with BH off (plain in the
+ *	receive path, where BH is off already), held while the request is
+ *	executed and its response handed to the link
  * @epsn: PSN expected next
  * @msn: messages completed (in ACKs)
  * @in_msg: a multi-packet SEND or WRITE is in progress

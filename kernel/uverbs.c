@@ -4,10 +4,11 @@
  *
  * Every ioctl but the send doorbell (RNIC_IOCTL_RING_SQ, whose argument
  * is a QP handle) takes a struct that starts with its own size (see the
- * DOC block of include/uapi/rdma/rnic-abi.h). The dispatcher copies it in with
- * copy_struct_from_user(), so older (shorter) and newer (longer, zero tail)
- * userspace both work, runs the handler under the device's live_rwsem and
- * the handler copies the answer back with rnic_ucmd_respond().
+ * DOC block of include/uapi/rdma/rnic-abi.h). The dispatcher copies it in
+ * with copy_struct_from_user(), so older (shorter) and newer (longer, zero
+ * tail) userspace both work, runs the handler under the device's
+ * live_rwsem and the handler copies the answer back with
+ * rnic_ucmd_respond().
  */
 #include <linux/compat.h>
 #include <linux/fs.h>

@@ -978,7 +978,8 @@ static void fz_op_corrupt(struct fz_worker *w, uint64_t *s)
 	*fz_ring_word(r, off) = v;
 	w->st.corrupted++;
 	if (r->qp)
-		fz_kick(w, s, r->ctx, r->qp, fz_chance(s, 1, 2) ? RNIC_KICK_RQ : 0);
+		fz_kick(w, s, r->ctx, r->qp,
+			fz_chance(s, 1, 2) ? RNIC_KICK_RQ : 0);
 }
 
 /*

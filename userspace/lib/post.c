@@ -107,11 +107,12 @@ static void qp_kick(struct rnic_qp *qp, uint32_t flags)
 		.flags = flags,
 		.qp_handle = qp->ibqp.handle,
 	};
-	int saved = errno, ret;
+	int saved = errno, ret = ENOTTY;
 
-	ret = flags ? ENOTTY :
-		rnic_cmd(qp->ibqp.context, RNIC_IOCTL_RING_SQ,
-			 (void *)(uintptr_t)qp->ibqp.handle);
+	if (!flags)
+		ret = rnic_cmd(qp->ibqp.context, RNIC_IOCTL_RING_SQ,
+			       (void *)(uintptr_t)qp->ibqp.handle);
+	/* with flags, or a kernel older than RING_SQ */
 	if (ret == ENOTTY)
 		ret = rnic_cmd(qp->ibqp.context, RNIC_IOCTL_KICK_SQ, &cmd);
 	if (ret)
