@@ -95,6 +95,8 @@ void rnic_req_init(struct rnic_qp *qp)
 	req->rnr_wait = false;
 	req->drained_sent = false;
 	req->timed_out = false;
+	req->unasked = false;
+	req->ask_next = false;
 	req->gen++;
 	req->mtu = 256;
 	req->timeout = 0;
@@ -210,6 +212,13 @@ void rnic_req_rnr_stop(struct rnic_qp *qp)
 		rnic_qp_put(qp);
 }
 
+/* Does a WQE that completes with @status == 0 get a CQE? */
+static bool rnic_wqe_signaled(const struct rnic_qp *qp,
+			      const struct rnic_kwqe *kw)
+{
+	return qp->sq_sig_all || (kw->wqe.send_flags & RNIC_SEND_SIGNALED);
+}
+
 /* Retire the oldest WQE with @status; completes it if it must. */
 static void rnic_req_complete(struct rnic_qp *qp, u32 status)
 {
@@ -223,8 +232,7 @@ static void rnic_req_complete(struct rnic_qp *qp, u32 status)
 		kw->rd_credit = false;
 		req->rd_atomic--;
 	}
-	signaled = status || qp->sq_sig_all ||
-		   (kw->wqe.send_flags & RNIC_SEND_SIGNALED);
+	signaled = status || rnic_wqe_signaled(qp, kw);
 	if (signaled) {
 		memset(&cqe, 0, sizeof(cqe));
 		cqe.wr_id = kw->wqe.wr_id;
@@ -438,7 +446,7 @@ static struct rnic_kwqe *rnic_req_find_psn(struct rnic_qp *qp, u32 psn,
  * WQEs from there on stay started, with their PSNs and credits: they are
  * sent again exactly as before, also in SQD.
  */
-static void rnic_req_rewind(struct rnic_qp *qp, u32 psn)
+static bool rnic_req_rewind(struct rnic_qp *qp, u32 psn)
 {
 	struct rnic_req *req = &qp->req;
 	struct rnic_kwqe *kw;
@@ -446,12 +454,13 @@ static void rnic_req_rewind(struct rnic_qp *qp, u32 psn)
 
 	kw = rnic_req_find_psn(qp, psn, &index);
 	if (!kw)
-		return;
+		return false;
 	req->next = index;
 	req->offset = rnic_psn_add(psn, -kw->first_psn) * req->mtu;
 	if (rnic_wqe_is_atomic(kw->wqe.opcode))
 		req->offset = 0;
 	req->psn = psn;
+	return true;
 }
 
 /* Retire the RC WQEs that an acknowledgment of @psn covers. */
@@ -520,6 +529,14 @@ static bool rnic_req_start(struct rnic_qp *qp, struct rnic_kwqe *kw)
 	kw->last_psn = rnic_psn_add(req->psn, npkts - 1);
 	kw->started = true;
 	return true;
+}
+
+/* With the WQE at next, do half the SQ's WQEs wait for an ACK? */
+static bool rnic_req_sq_half(struct rnic_qp *qp)
+{
+	struct rnic_req *req = &qp->req;
+
+	return req->next + 1 - req->done > qp->sq.mask / 2;
 }
 
 /*
@@ -602,18 +619,43 @@ static u32 rnic_req_build(struct rnic_qp *qp, struct rnic_kwqe *kw,
 	}
 	pkt->solicited = st->last && (w->send_flags & RNIC_SEND_SOLICITED);
 	/*
-	 * At the end, and at every RNIC_ACK_EVERY-th packet of a long
-	 * message: progress for the timer.
+	 * ACKs are coalesced. One is asked for at the end of a WQE that
+	 * completes with a CQE, when half the SQ waits for one, and at
+	 * every RNIC_ACK_EVERY-th packet (progress for the timer). The
+	 * packets between are acknowledged with the next that asks; if
+	 * none comes, the transport timer, SQD or a WQE that has to fail
+	 * asks (rnic_req_ask()).
 	 */
 	pkt->ack_req = qp->type == RNIC_QPT_RC &&
-		       (st->last || (pkt->psn & (RNIC_ACK_EVERY - 1)) + npkts >=
-				    RNIC_ACK_EVERY);
+		       ((st->last && (rnic_wqe_signaled(qp, kw) ||
+				      rnic_req_sq_half(qp))) ||
+			(pkt->psn & (RNIC_ACK_EVERY - 1)) + npkts >=
+			RNIC_ACK_EVERY);
 	pkt->npkts = npkts;
 	pkt->len = len;
 	pkt->payload = len ? &st->pl : NULL;
 	req->psn = rnic_psn_add(req->psn, npkts);
 	req->offset += len;
 	return 0;
+}
+
+/*
+ * The last packet sent did not ask for an ACK, and something waits for
+ * one: SQD, a WQE that fails after those before it, the transport timer.
+ * That packet is sent again, asking; the responder answers the duplicate.
+ * Return: true if it will be.
+ */
+static bool rnic_req_ask(struct rnic_qp *qp)
+{
+	struct rnic_req *req = &qp->req;
+
+	if (!req->unasked)
+		return false;
+	req->unasked = false;
+	if (!rnic_req_rewind(qp, rnic_psn_add(req->psn, -1)))
+		return false;
+	req->ask_next = true;
+	return true;
 }
 
 /* The transport timer expired: go back, or give up. */
@@ -625,10 +667,13 @@ static void rnic_req_timeout(struct rnic_qp *qp)
 	u32 index;
 
 	req->timed_out = false;
-	/* every ACK asked for came: what is left was not asked about yet */
-	if (!rnic_req_in_flight(qp) ||
-	    !rnic_psn_before(req->ack_psn, req->ackreq_psn))
+	if (!rnic_req_in_flight(qp))
 		return;
+	/* every ACK asked for came: ask about the rest, if there is any */
+	if (!rnic_psn_before(req->ack_psn, req->ackreq_psn)) {
+		rnic_req_ask(qp);
+		return;
+	}
 	if (time_before(jiffies, req->progress + req->timeout)) {
 		rnic_req_timer_set(qp, req->progress + req->timeout - jiffies);
 		return;
@@ -705,10 +750,8 @@ static int rnic_req_step(struct rnic_qp *qp, struct rnic_req_step *st,
 		return 0;
 
 	if (req->next == req->fetched) {
-		if (state == RNIC_QPS_SQD) {
-			rnic_req_check_drained(qp);
-			return 0;
-		}
+		if (state == RNIC_QPS_SQD)
+			goto drain;
 		ret = rnic_req_fetch(qp);
 		if (ret < 0) {
 			rnic_qp_error(qp, RNIC_EVENT_QP_FATAL);
@@ -719,14 +762,12 @@ static int rnic_req_step(struct rnic_qp *qp, struct rnic_req_step *st,
 	}
 	kw = rnic_kwqe(qp, req->next);
 	if (!req->offset && !kw->started) {
-		if (state == RNIC_QPS_SQD) {
-			rnic_req_check_drained(qp);
-			return 0;
-		}
+		if (state == RNIC_QPS_SQD)
+			goto drain;
 		/* A bad WQE fails in order: after those before it. */
 		if (kw->status) {
 			if (req->done != req->next)
-				return 0;
+				goto ask;
 			rnic_req_fail(qp, kw->status);
 			return -EAGAIN;
 		}
@@ -741,7 +782,7 @@ static int rnic_req_step(struct rnic_qp *qp, struct rnic_req_step *st,
 			/* fail it once those before it are done */
 			kw->status = status;
 			kw->started = false;
-			return 0;
+			goto ask;
 		}
 		rnic_req_fail(qp, status);
 		return -EAGAIN;
@@ -752,8 +793,10 @@ static int rnic_req_step(struct rnic_qp *qp, struct rnic_req_step *st,
 	}
 	if (qp->type == RNIC_QPT_RC) {
 		/* before a pause, ask for an ACK: nothing waits unasked */
-		if (pause)
+		if (pause || req->ask_next)
 			st->pkt.ack_req = true;
+		req->ask_next = false;
+		req->unasked = !st->pkt.ack_req;
 		if (st->pkt.ack_req) {
 			/* the clock runs from the first ACK waited for */
 			if (!rnic_psn_before(req->ack_psn, req->ackreq_psn))
@@ -765,6 +808,12 @@ static int rnic_req_step(struct rnic_qp *qp, struct rnic_req_step *st,
 	}
 	st->gen = req->gen;
 	return 1;
+
+drain:
+	rnic_req_check_drained(qp);
+ask:
+	/* what waits needs the WQEs before it acknowledged */
+	return rnic_req_ask(qp) ? -EAGAIN : 0;
 }
 
 /* UC and UD: a WQE is complete once its last packet is sent. BH off. */
@@ -867,7 +916,9 @@ void rnic_req_run(struct rnic_qp *qp)
 			if (test_and_set_bit_lock(RNIC_RUNNING, &req->running))
 				return;
 		}
-		clear_bit(RNIC_RUN_AGAIN, &req->running);
+		/* this run looks anyway; a locked op only if there is a kick */
+		if (test_bit(RNIC_RUN_AGAIN, &req->running))
+			clear_bit(RNIC_RUN_AGAIN, &req->running);
 		WRITE_ONCE(req->runner, current);
 		for (batch = 0; batch < RNIC_REQ_BATCHES; batch++) {
 			more = rnic_req_send(qp);

@@ -278,10 +278,10 @@ static const struct rnic_ioctl_op rnic_ioctl_ops[] = {
 	RNIC_DESTROY_OP(DESTROY_AH, rnic_destroy_ah),
 };
 
-static long rnic_uverbs_ioctl(struct file *filp, unsigned int cmd,
-			      unsigned long arg)
+/* Every ioctl but the doorbell: a struct to copy in, then the verb. */
+static noinline long rnic_uverbs_cmd(struct rnic_ctx *ctx, unsigned int cmd,
+				     unsigned long arg)
 {
-	struct rnic_ctx *ctx = filp->private_data;
 	struct rnic_dev *rdev = ctx->dev;
 	const struct rnic_ioctl_op *op;
 	union rnic_ucmd_buffer buf;
@@ -293,13 +293,6 @@ static long rnic_uverbs_ioctl(struct file *filp, unsigned int cmd,
 	unsigned int nr = _IOC_NR(cmd);
 	long ret;
 
-	/* The doorbell first, and without a struct to copy: it is per post. */
-	if (cmd == RNIC_IOCTL_RING_SQ) {
-		percpu_down_read(&rdev->live_rwsem);
-		ret = rdev->live ? rnic_ring_sq(ctx, arg) : -ENODEV;
-		percpu_up_read(&rdev->live_rwsem);
-		return ret;
-	}
 	if (_IOC_TYPE(cmd) != RNIC_IOCTL_MAGIC || nr < RNIC_CMD_BASE ||
 	    nr - RNIC_CMD_BASE >= ARRAY_SIZE(rnic_ioctl_ops))
 		return -ENOTTY;
@@ -322,6 +315,26 @@ static long rnic_uverbs_ioctl(struct file *filp, unsigned int cmd,
 		ret = op->execute(&ucmd);
 	else
 		ret = -ENODEV;
+	percpu_up_read(&rdev->live_rwsem);
+	return ret;
+}
+
+/*
+ * The doorbell first, and without a struct to copy: it is per post. The
+ * other commands are a call away, so that the doorbell does not pay for
+ * clearing their buffer (the kernel may zero every automatic variable).
+ */
+static long rnic_uverbs_ioctl(struct file *filp, unsigned int cmd,
+			      unsigned long arg)
+{
+	struct rnic_ctx *ctx = filp->private_data;
+	struct rnic_dev *rdev = ctx->dev;
+	long ret;
+
+	if (cmd != RNIC_IOCTL_RING_SQ)
+		return rnic_uverbs_cmd(ctx, cmd, arg);
+	percpu_down_read(&rdev->live_rwsem);
+	ret = rdev->live ? rnic_ring_sq(ctx, arg) : -ENODEV;
 	percpu_up_read(&rdev->live_rwsem);
 	return ret;
 }

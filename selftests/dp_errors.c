@@ -1470,6 +1470,138 @@ TEST_F(err, sq_drained_with_sends_in_flight)
 	dp_pair_close(_metadata, &self->p);
 }
 
+/* ---- coalesced ACKs ----------------------------------------------------- */
+
+/*
+ * Post @n unsignaled RDMA WRITEs of 1000 bytes of message @seed, WRITE i
+ * from lb at i KiB to rb at i KiB. An unsignaled WQE asks for no ACK: it
+ * is acknowledged with the next request that asks.
+ */
+static void post_unsignaled_writes(struct __test_metadata *_metadata,
+				   FIXTURE_DATA(err) *self, int n,
+				   uint32_t seed)
+{
+	struct dp_sgl ls;
+	struct dp_wr w = { .op = IBV_WR_RDMA_WRITE, .sgl = &ls,
+			   .rkey = self->rb.mr->rkey };
+	int i;
+
+	for (i = 0; i < n; i++) {
+		dp_sgl_one(&self->lb, i * 1024, 1000, &ls);
+		dp_sgl_fill(&ls, seed, i * 1024);
+		w.raddr = (uintptr_t)self->rb.mem + i * 1024;
+		w.wr_id = i;
+		ASSERT_EQ(0, dp_post(self->p.qp[0], &w)) TH_LOG("WRITE %d", i);
+	}
+}
+
+static void check_unsignaled_writes(struct __test_metadata *_metadata,
+				    FIXTURE_DATA(err) *self, int n,
+				    uint32_t seed)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		EXPECT_EQ(-1, dp_check((uint8_t *)self->rb.mem + i * 1024,
+				       1000, seed, i * 1024))
+			TH_LOG("WRITE %d", i);
+}
+
+/*
+ * A WQE that fails locally after unsignaled WRITEs completes after them
+ * (in order): the requester asks for the ACK they did not ask for, and
+ * then fails the WQE with LOC_PROT_ERR. Their data arrived.
+ */
+TEST_F(err, unsignaled_writes_then_local_error)
+{
+	struct dp_qp_opts o = dp_opts(IBV_QPT_RC);
+	uint32_t seed = dp_seed(71, 0, 0);
+	struct dp_sgl ls;
+	struct ibv_wc wc;
+	struct dp_wr w = { .op = IBV_WR_SEND, .flags = IBV_SEND_SIGNALED,
+			   .wr_id = 9, .sgl = &ls };
+
+	o.sq_sig_all = 0;
+	dp_pair_open(_metadata, &self->env, &o, &self->p);
+	post_unsignaled_writes(_metadata, self, 3, seed);
+	dp_sgl_one(&self->lb, 8192, 100, &ls);
+	ls.sge[0].lkey ^= 0x00800000;
+	ASSERT_EQ(0, dp_post(self->p.qp[0], &w));
+	ASSERT_POLL1(self->env.scq[0], &wc);
+	ASSERT_WC(&wc, 9, IBV_WC_LOC_PROT_ERR, 0);
+	ASSERT_QUIET(self->env.scq[0]);
+	check_unsignaled_writes(_metadata, self, 3, seed);
+	dp_pair_close(_metadata, &self->p);
+}
+
+/*
+ * SQD after unsignaled WRITEs: SQ_DRAINED comes once they are
+ * acknowledged, which the requester asks for itself; back in RTS the QP
+ * goes on.
+ */
+TEST_F(err, sq_drained_after_unsignaled_writes)
+{
+	struct dp_qp_opts o = dp_opts(IBV_QPT_RC);
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_SQD,
+				 .en_sqd_async_notify = 1 };
+	uint32_t seed = dp_seed(72, 0, 0);
+	struct ibv_async_event ev;
+	struct ibv_wc wc;
+	struct dp_wr w = { .op = IBV_WR_SEND, .flags = IBV_SEND_SIGNALED,
+			   .wr_id = 9 };
+
+	o.sq_sig_all = 0;
+	dp_pair_open(_metadata, &self->env, &o, &self->p);
+	post_unsignaled_writes(_metadata, self, 5, seed);
+	ASSERT_EQ(0, ibv_modify_qp(self->p.qp[0], &a,
+				   IBV_QP_STATE | IBV_QP_EN_SQD_ASYNC_NOTIFY));
+	ASSERT_EQ(0, dp_wait_async(self->env.ctx[0], IBV_EVENT_SQ_DRAINED,
+				   2000, &ev));
+	EXPECT_EQ(self->p.qp[0], ev.element.qp);
+	check_unsignaled_writes(_metadata, self, 5, seed);
+	ASSERT_QUIET(self->env.scq[0]);
+	ASSERT_EQ(0, dp_qp_modify_state(self->p.qp[0], IBV_QPS_RTS));
+	ASSERT_EQ(0, dp_post_recv(self->p.qp[1], NULL, 10));
+	ASSERT_EQ(0, dp_post(self->p.qp[0], &w));
+	ASSERT_POLL1(self->env.scq[0], &wc);
+	ASSERT_WC(&wc, 9, IBV_WC_SUCCESS, IBV_WC_SEND);
+	ASSERT_POLL1(self->env.rcq[1], &wc);
+	ASSERT_WC(&wc, 10, IBV_WC_SUCCESS, IBV_WC_RECV);
+	dp_pair_close(_metadata, &self->p);
+}
+
+/*
+ * Only unsignaled WQEs, many times the SQ's depth: slots come back
+ * without a completion to wait for (an ACK is asked for when half the SQ
+ * waits), so no post finds the SQ full.
+ */
+TEST_F(err, unsignaled_only_never_fills_the_sq)
+{
+	struct dp_qp_opts o = dp_opts(IBV_QPT_RC);
+	uint32_t seed = dp_seed(73, 0, 0);
+	struct dp_sgl ls;
+	struct dp_wr w = { .op = IBV_WR_RDMA_WRITE, .sgl = &ls,
+			   .rkey = self->rb.mr->rkey };
+	int i;
+
+	o.sq_sig_all = 0;
+	o.max_send_wr = 16;
+	dp_pair_open(_metadata, &self->env, &o, &self->p);
+	for (i = 0; i < 16 * 8; i++) {
+		dp_sgl_one(&self->lb, (i % 8) * 1024, 1000, &ls);
+		dp_sgl_fill(&ls, seed + i, 0);
+		w.raddr = (uintptr_t)self->rb.mem + (i % 8) * 1024;
+		w.wr_id = i;
+		ASSERT_EQ(0, dp_post(self->p.qp[0], &w)) TH_LOG("WQE %d", i);
+	}
+	ASSERT_QUIET(self->env.scq[0]);
+	for (i = 16 * 8 - 8; i < 16 * 8; i++)
+		EXPECT_EQ(-1, dp_check((uint8_t *)self->rb.mem +
+				       (i % 8) * 1024, 1000, seed + i, 0))
+			TH_LOG("WQE %d", i);
+	dp_pair_close(_metadata, &self->p);
+}
+
 /* A QP on an SRQ moved to ERR raises LAST_WQE_REACHED. */
 TEST_F(err, last_wqe_reached)
 {
