@@ -1571,6 +1571,38 @@ TEST_F(err, sq_drained_after_unsignaled_writes)
 }
 
 /*
+ * An unsignaled WRITE that nothing follows is acknowledged once the
+ * transport timer fires (the requester asks itself). Before that it is
+ * outstanding: ERR flushes it (a 4 s timeout); after it (67 ms), ERR
+ * finds nothing to flush. Its data arrived both times.
+ */
+TEST_F(err, unsignaled_write_acknowledged_by_the_timer)
+{
+	uint32_t seed = dp_seed(74, 0, 0);
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		struct dp_qp_opts o = dp_opts(IBV_QPT_RC);
+
+		o.sq_sig_all = 0;
+		o.timeout = i ? 14 : 20;
+		dp_pair_open(_metadata, &self->env, &o, &self->p);
+		post_unsignaled_writes(_metadata, self, 1, seed + i);
+		if (i)
+			usleep(1000 * 1000);
+		ASSERT_EQ(0, dp_qp_modify_state(self->p.qp[0], IBV_QPS_ERR));
+		if (i) {
+			ASSERT_QUIET(self->env.scq[0]);
+		} else {
+			ASSERT_FLUSHED(self->env.scq[0], 0, 1,
+				       self->p.qp[0]->qp_num);
+		}
+		check_unsignaled_writes(_metadata, self, 1, seed + i);
+		dp_pair_close(_metadata, &self->p);
+	}
+}
+
+/*
  * Only unsignaled WQEs, many times the SQ's depth: slots come back
  * without a completion to wait for (an ACK is asked for when half the SQ
  * waits), so no post finds the SQ full.
