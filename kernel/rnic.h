@@ -786,7 +786,7 @@ struct rnic_qp_scratch;
  * @ack_psn: the last PSN the peer acknowledged
  * @ackreq_psn: the last PSN an answer was asked for (AckReq, READ, atomic)
  * @unasked: RC: the last packet sent did not ask for an answer (ACKs are
- *	coalesced); the requester must not stop so (rnic_req_ask())
+ *	coalesced); whatever waits for one asks first (rnic_req_ask())
  * @ask_next: the next packet asks for an ACK whatever it is
  * @rd_atomic: RDMA READ and atomic requests waiting for their response
  * @retry_left: transport retries left for the oldest unacknowledged

@@ -847,7 +847,8 @@ static void fz_make_send(struct fz_worker *w, uint64_t *s, int ctx,
 
 	memset(e, 0, esize);
 	wqe->wr_id = fz_rand64(s);
-	wqe->send_flags = RNIC_SEND_SIGNALED;
+	/* unsignaled RC WQEs wait for a later ACK: rnic_req_ask() */
+	wqe->send_flags = fz_chance(s, 3, 4) ? RNIC_SEND_SIGNALED : 0;
 	if (qp->type == RNIC_QPT_UD) {
 		wqe->opcode = RNIC_WR_SEND;
 		wqe->wr.ud.ah_handle = qp->ah;
