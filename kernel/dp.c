@@ -511,7 +511,6 @@ static void rnic_qp_dp_config(struct rnic_qp *qp, u32 mask)
 		req->psn = attr->sq_psn;
 		req->ack_psn = rnic_psn_add(attr->sq_psn, -1);
 		req->ackreq_psn = req->ack_psn;
-		req->unasked = false;
 	}
 	if (mask & RNIC_QP_RQ_PSN)
 		resp->epsn = attr->rq_psn;

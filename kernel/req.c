@@ -95,7 +95,6 @@ void rnic_req_init(struct rnic_qp *qp)
 	req->rnr_wait = false;
 	req->drained_sent = false;
 	req->timed_out = false;
-	req->unasked = false;
 	req->ask_next = false;
 	req->gen++;
 	req->mtu = 256;
@@ -640,19 +639,20 @@ static u32 rnic_req_build(struct rnic_qp *qp, struct rnic_kwqe *kw,
 }
 
 /*
- * The last packet sent did not ask for an ACK, and something waits for
- * one: SQD, a WQE that fails after those before it, the transport timer.
- * That packet is sent again, asking; the responder answers the duplicate.
- * Return: true if it will be.
+ * RC: packets were sent after the last one that asked for an answer (ACKs
+ * are coalesced), and something waits for one: SQD, a WQE that fails
+ * after those before it, the transport timer. The last packet is sent
+ * again, asking; the responder answers the duplicate. Return: true if it
+ * will be.
  */
 static bool rnic_req_ask(struct rnic_qp *qp)
 {
 	struct rnic_req *req = &qp->req;
+	u32 last = rnic_psn_add(req->psn, -1);
 
-	if (!req->unasked)
+	if (qp->type != RNIC_QPT_RC || !rnic_psn_before(req->ackreq_psn, last))
 		return false;
-	req->unasked = false;
-	if (!rnic_req_rewind(qp, rnic_psn_add(req->psn, -1)))
+	if (!rnic_req_rewind(qp, last))
 		return false;
 	req->ask_next = true;
 	return true;
@@ -796,7 +796,6 @@ static int rnic_req_step(struct rnic_qp *qp, struct rnic_req_step *st,
 		if (pause || req->ask_next)
 			st->pkt.ack_req = true;
 		req->ask_next = false;
-		req->unasked = !st->pkt.ack_req;
 		if (st->pkt.ack_req) {
 			/* the clock runs from the first ACK waited for */
 			if (!rnic_psn_before(req->ack_psn, req->ackreq_psn))

@@ -785,9 +785,8 @@ struct rnic_qp_scratch;
  * @psn: PSN of the next packet
  * @ack_psn: the last PSN the peer acknowledged
  * @ackreq_psn: the last PSN an answer was asked for (AckReq, READ, atomic)
- * @unasked: RC: the last packet sent did not ask for an answer (ACKs are
- *	coalesced); whatever waits for one asks first (rnic_req_ask())
- * @ask_next: the next packet asks for an ACK whatever it is
+ * @ask_next: the next packet asks for an ACK whatever it is (ACKs are
+ *	coalesced: whatever waits for one asks first, rnic_req_ask())
  * @rd_atomic: RDMA READ and atomic requests waiting for their response
  * @retry_left: transport retries left for the oldest unacknowledged
  *	packet
@@ -839,7 +838,6 @@ struct rnic_req {
 	bool rnr_wait;
 	bool drained_sent;
 	bool timed_out;
-	bool unasked;
 	bool ask_next;
 	bool dead;
 	u32 gen;
