@@ -589,7 +589,9 @@ static void batches_free(struct batches *b)
 /*
  * Post the next work request of QP @i if there is room. Returns 1 if
  * one was posted, 0 if not, or a negative errno. @done is set when the
- * QP has posted its last one.
+ * QP has posted its last one. The clock is read once per batch (cq_mod
+ * sends), not per send: a run with -D ends with the first batch that
+ * would open after the deadline.
  */
 static int bw_post_one(struct perf_ctx *c, unsigned int i, uint32_t size,
 		       unsigned int cq_mod, double deadline,
@@ -597,30 +599,31 @@ static int bw_post_one(struct perf_ctx *c, unsigned int i, uint32_t size,
 {
 	const struct perf_opts *o = c->o;
 	struct perf_qp *q = &c->qps[i];
-	double now = perf_now_us();
-	bool last;
+	bool last, signaled;
+	double now;
 	int ret;
 
 	if (q->posted - q->completed >= o->tx_depth)
 		return 0;
-	last = deadline ? now >= deadline : q->posted + 1 == o->iters;
-	if (deadline && last && !q->unsignaled) {
-		*done = true;
-		return 0;
-	}
 	if (!q->unsignaled) {
+		now = perf_now_us();
+		if (deadline && now >= deadline) {
+			*done = true;
+			return 0;
+		}
 		ret = batch_open(b, now);
 		if (ret < 0)
 			return ret;
 		*open = ret;
 	}
+	last = !deadline && q->posted + 1 == o->iters;
 	q->unsignaled++;
-	ret = post_send(c, i, size, *open * PERF_MAX_QPS + i,
-			last || q->unsignaled == cq_mod);
+	signaled = last || q->unsignaled == cq_mod;
+	ret = post_send(c, i, size, *open * PERF_MAX_QPS + i, signaled);
 	if (ret)
 		return ret;
 	q->posted++;
-	if (last || q->unsignaled == cq_mod) {
+	if (signaled) {
 		b->ops[*open] = q->unsignaled;
 		q->unsignaled = 0;
 	}
