@@ -55,7 +55,7 @@ FIXTURE_TEARDOWN(mod)
 		EXPECT_EQ(0, load());
 }
 
-TEST_F(mod, load_unload_with_devices_20_times)
+TEST_F_TIMEOUT(mod, load_unload_with_devices_20_times, 180)
 {
 	struct rnic_genl *g;
 	int i, fd;

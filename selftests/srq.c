@@ -567,7 +567,7 @@ TEST_F(srq, destroy_works_after_device_removal)
 	EXPECT_EQ(0, ibv_dealloc_pd(self->pd));
 }
 
-TEST_F(srq, srq_limit_of_the_device)
+TEST_F_TIMEOUT(srq, srq_limit_of_the_device, 180)
 {
 	struct rnic_create_srq c;
 	int fds[2], i, n = 0;
