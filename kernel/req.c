@@ -353,8 +353,6 @@ static u32 rnic_wqe_check(struct rnic_qp *qp, struct rnic_kwqe *kw)
 	if (w->wr.ud.__reserved || w->wr.ud.remote_qpn & ~RNIC_QPN_MASK ||
 	    !rnic_req_ah(qp, w->wr.ud.ah_handle, &kw->av))
 		return RNIC_WC_LOC_QP_OP_ERR;
-	if (len > qp->req.mtu)
-		return RNIC_WC_LOC_LEN_ERR;
 	kw->dqpn = w->wr.ud.remote_qpn;
 	/* A Q_Key with the high bit set means the QP's own (IB spec). */
 	kw->qkey = w->wr.ud.remote_qkey & BIT(31) ? READ_ONCE(qp->attr.qkey) :
@@ -601,9 +599,14 @@ static u32 rnic_req_build(struct rnic_qp *qp, struct rnic_kwqe *kw,
 		return 0;
 	}
 
-	/* SEND and WRITE: a burst of MTU segments (one for UD) */
-	len = min(kw->length - req->offset,
-		  qp->type == RNIC_QPT_UD ? req->mtu : RNIC_BURST_BYTES);
+	/*
+	 * SEND and WRITE: a burst of MTU segments. A datagram is one packet
+	 * of at most the MTU in force now (a modify may have changed it
+	 * since the WQE was posted): never cut.
+	 */
+	if (qp->type == RNIC_QPT_UD && kw->length > req->mtu)
+		return RNIC_WC_LOC_LEN_ERR;
+	len = min_t(u32, kw->length - req->offset, RNIC_BURST_BYTES);
 	npkts = max_t(u32, DIV_ROUND_UP(len, req->mtu), 1);
 	if (w->send_flags & RNIC_SEND_INLINE)
 		st->pl.inline_data = (const u8 *)kw->sge + req->offset;
