@@ -17,6 +17,7 @@
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/log2.h>
 #include <net/ip.h>
 
 #include "engine.h"
@@ -549,6 +550,8 @@ static struct rnic_resp_atomic *rnic_resp_atomic_find(struct rnic_resp *resp,
 	struct rnic_resp_atomic *a;
 	u32 n;
 
+	/* atomic_next wraps at 2^32: the ring must go evenly into that */
+	BUILD_BUG_ON(!is_power_of_2(RNIC_MAX_RD_ATOM));
 	for (n = 1; n <= RNIC_MAX_RD_ATOM; n++) {
 		a = &resp->atomics[(resp->atomic_next - n) % RNIC_MAX_RD_ATOM];
 		if (a->psn == psn)
