@@ -413,6 +413,13 @@ int rnic_qp_dp_init(struct rnic_qp *qp)
 	}
 	if (qp->rq.region)
 		qp->rq_flags = (u32 *)qp->rq.consumer + 1;
+	if (qp->type == RNIC_QPT_RC) {
+		qp->resp.atomics = kcalloc(RNIC_MAX_RD_ATOM,
+					   sizeof(*qp->resp.atomics),
+					   GFP_KERNEL_ACCOUNT);
+		if (!qp->resp.atomics)
+			return -ENOMEM;
+	}
 	rnic_req_init(qp);
 	rnic_resp_init(qp);
 	return 0;
@@ -447,6 +454,7 @@ void rnic_qp_dp_stop(struct rnic_qp *qp)
 void rnic_qp_dp_fini(struct rnic_qp *qp)
 {
 	kvfree(qp->req.wqes);
+	kfree(qp->resp.atomics);
 	kfree(qp->scratch);
 }
 

@@ -68,6 +68,11 @@ enum rnic_oper {
 #define RNIC_NAK_REM_OP		3
 
 #define RNIC_PSN_MASK		0xffffff
+/*
+ * IB's largest message (2^31 bytes): what a responder accepts from any
+ * sender. rnic's own requester sends at most RNIC_MAX_MSG_SZ.
+ */
+#define RNIC_IB_MAX_MSG_SZ	BIT(31)
 /* READ requests are cut into chunks of at most this many responses. */
 #define RNIC_READ_CHUNK_PKTS	64
 /* RC: an ACK is asked for at least every so many packets (a power of 2). */

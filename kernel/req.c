@@ -353,8 +353,6 @@ static u32 rnic_wqe_check(struct rnic_qp *qp, struct rnic_kwqe *kw)
 	if (w->wr.ud.__reserved || w->wr.ud.remote_qpn & ~RNIC_QPN_MASK ||
 	    !rnic_req_ah(qp, w->wr.ud.ah_handle, &kw->av))
 		return RNIC_WC_LOC_QP_OP_ERR;
-	if (len > qp->req.mtu)
-		return RNIC_WC_LOC_LEN_ERR;
 	kw->dqpn = w->wr.ud.remote_qpn;
 	/* A Q_Key with the high bit set means the QP's own (IB spec). */
 	kw->qkey = w->wr.ud.remote_qkey & BIT(31) ? READ_ONCE(qp->attr.qkey) :
@@ -365,7 +363,9 @@ static u32 rnic_wqe_check(struct rnic_qp *qp, struct rnic_kwqe *kw)
 /*
  * Copy the next SQ entry into kernel memory and check it (its status
  * says how it went). Return: 1 with a WQE fetched, 0 if the ring is
- * empty, or -EPROTO if the producer index lies.
+ * empty, or -EPROTO if the producer index lies: more than a ring ahead
+ * of done, or behind fetched (done <= fetched <= producer always, so
+ * fetched - done never exceeds the ring size).
  */
 static int rnic_req_fetch(struct rnic_qp *qp)
 {
@@ -378,7 +378,8 @@ static int rnic_req_fetch(struct rnic_qp *qp)
 	prod = smp_load_acquire(qp->sq.producer);
 	if (prod == req->fetched)
 		return 0;
-	if (prod - req->done > qp->sq.mask + 1)
+	if (prod - req->done > qp->sq.mask + 1 ||
+	    prod - req->done < req->fetched - req->done)
 		return -EPROTO;
 	kw = rnic_kwqe(qp, req->fetched);
 	slot = rnic_ring_slot(&qp->sq, req->fetched);
@@ -598,9 +599,14 @@ static u32 rnic_req_build(struct rnic_qp *qp, struct rnic_kwqe *kw,
 		return 0;
 	}
 
-	/* SEND and WRITE: a burst of MTU segments (one for UD) */
-	len = min(kw->length - req->offset,
-		  qp->type == RNIC_QPT_UD ? req->mtu : RNIC_BURST_BYTES);
+	/*
+	 * SEND and WRITE: a burst of MTU segments. A datagram is one packet
+	 * of at most the MTU in force now (a modify may have changed it
+	 * since the WQE was posted): never cut.
+	 */
+	if (qp->type == RNIC_QPT_UD && kw->length > req->mtu)
+		return RNIC_WC_LOC_LEN_ERR;
+	len = min_t(u32, kw->length - req->offset, RNIC_BURST_BYTES);
 	npkts = max_t(u32, DIV_ROUND_UP(len, req->mtu), 1);
 	if (w->send_flags & RNIC_SEND_INLINE)
 		st->pl.inline_data = (const u8 *)kw->sge + req->offset;
@@ -889,7 +895,8 @@ static bool rnic_req_send(struct rnic_qp *qp)
  *
  * If another thread runs it, that thread is told to look again instead.
  * It sends RNIC_REQ_BATCHES batches of RNIC_REQ_BUDGET packets at most,
- * rescheduling between them; the rest goes on to the device's workqueue.
+ * rescheduling between them, the runs that other threads ask for while it
+ * runs included; the rest goes on to the device's workqueue.
  *
  * Context: process (the kick ioctl, modify, the polling thread, the
  * QP's work), no data path lock held.
@@ -898,7 +905,7 @@ void rnic_req_run(struct rnic_qp *qp)
 {
 	struct rnic_req *req = &qp->req;
 	bool more = false;
-	int batch;
+	int batch = 0;
 
 	if (!qp->sq.region) {
 		spin_lock_bh(&req->lock);
@@ -919,7 +926,8 @@ void rnic_req_run(struct rnic_qp *qp)
 		if (test_bit(RNIC_RUN_AGAIN, &req->running))
 			clear_bit(RNIC_RUN_AGAIN, &req->running);
 		WRITE_ONCE(req->runner, current);
-		for (batch = 0; batch < RNIC_REQ_BATCHES; batch++) {
+		while (batch < RNIC_REQ_BATCHES) {
+			batch++;
 			more = rnic_req_send(qp);
 			if (!more)
 				break;
@@ -931,6 +939,15 @@ void rnic_req_run(struct rnic_qp *qp)
 		smp_mb__after_atomic();
 		if (more || !test_bit(RNIC_RUN_AGAIN, &req->running))
 			break;
+		/*
+		 * Kicked while it ran. The kicks of other threads share this
+		 * call's budget: they cannot keep it here for ever.
+		 */
+		if (batch == RNIC_REQ_BATCHES) {
+			more = true;
+			break;
+		}
+		cond_resched();
 	}
 	if (more)
 		rnic_req_schedule(qp);

@@ -17,6 +17,7 @@
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/log2.h>
 #include <net/ip.h>
 
 #include "engine.h"
@@ -35,7 +36,9 @@ void rnic_resp_init(struct rnic_qp *qp)
 	resp->drop_msg = false;
 	resp->has_rwqe = false;
 	resp->comm_est = false;
-	memset(resp->atomic_psn, 0xff, sizeof(resp->atomic_psn));
+	if (resp->atomics)
+		memset(resp->atomics, 0xff,
+		       RNIC_MAX_RD_ATOM * sizeof(*resp->atomics));
 	resp->atomic_next = 0;
 	resp->nak_sent = false;
 	resp->rq_cons = 0;
@@ -312,8 +315,12 @@ static void rnic_resp_ud(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	u32 status;
 	int ret;
 
+	/*
+	 * A datagram is one packet of at most the MTU: longer, it would
+	 * not have reached this port (a drop counter would count it here).
+	 */
 	if ((oper != RNIC_SEND_ONLY && oper != RNIC_SEND_ONLY_IMM) ||
-	    pkt->qkey != qp->resp.qkey)
+	    pkt->qkey != qp->resp.qkey || pkt->len > qp->resp.mtu)
 		return;
 	ret = rnic_resp_take(qp);
 	if (ret == -EAGAIN)
@@ -396,7 +403,12 @@ static bool rnic_resp_send_pkt(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 			return false;
 		resp->recv_off = 0;
 	}
-	status = rnic_resp_place(qp, resp->recv_off, pkt->payload, pkt->len);
+	/* no message is longer than IB's maximum: recv_off never wraps */
+	if ((u64)resp->recv_off + pkt->len > RNIC_IB_MAX_MSG_SZ)
+		status = RNIC_WC_LOC_LEN_ERR;
+	else
+		status = rnic_resp_place(qp, resp->recv_off, pkt->payload,
+					 pkt->len);
 	if (status) {
 		rnic_resp_recv_error(qp, pkt, status);
 		return false;
@@ -437,7 +449,8 @@ static bool rnic_resp_write_pkt(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 		resp->write_left = pkt->dma_len;
 		resp->write_len = pkt->dma_len;
 	}
-	if (pkt->len > resp->write_left ||
+	if (resp->write_len > RNIC_IB_MAX_MSG_SZ ||
+	    pkt->len > resp->write_left ||
 	    (rnic_oper_ends(oper) && pkt->len != resp->write_left)) {
 		rnic_resp_nak(qp, pkt, RNIC_NAK_INV_REQ, RNIC_EVENT_QP_REQ_ERR);
 		return false;
@@ -466,17 +479,28 @@ static bool rnic_resp_write_pkt(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	return true;
 }
 
+/*
+ * Responses (PSNs) a READ request asks for: at least 1. In 64 bits: a
+ * DMA length near 2^32 must not wrap to a small count.
+ */
+static u64 rnic_resp_read_npkts(const struct rnic_resp *resp,
+				const struct rnic_pkt *pkt)
+{
+	return max_t(u64, DIV_ROUND_UP_ULL(pkt->dma_len, resp->mtu), 1);
+}
+
 /* Answer an RDMA READ request (again, for a duplicate). */
 static bool rnic_resp_read(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 {
 	struct rnic_resp *resp = &qp->resp;
 	struct rnic_pkt rsp = {};
 	struct rnic_payload *src = &qp->scratch->resp_pl;
-	u32 npkts, i, off, len;
+	u64 npkts = rnic_resp_read_npkts(resp, pkt);
+	u32 i, off, len;
 	u64 base;
 
-	npkts = max_t(u32, DIV_ROUND_UP(pkt->dma_len, resp->mtu), 1);
-	if (!resp->max_dest_rd_atomic || npkts > RNIC_READ_CHUNK_PKTS) {
+	if (!resp->max_dest_rd_atomic || pkt->dma_len > RNIC_IB_MAX_MSG_SZ ||
+	    npkts > RNIC_READ_CHUNK_PKTS) {
 		rnic_resp_nak(qp, pkt, RNIC_NAK_INV_REQ, RNIC_EVENT_QP_REQ_ERR);
 		return false;
 	}
@@ -513,6 +537,29 @@ static bool rnic_resp_read(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	return true;
 }
 
+/*
+ * The atomic executed with PSN @psn, the latest first (an entry a PSN wrap
+ * ago is older than the one that reused its PSN), or NULL: no longer kept.
+ * A requester never has more than its max_rd_atomic outstanding, and the
+ * ring keeps at least max_dest_rd_atomic: enough if the first is at most
+ * the second, as the peers agree when they connect.
+ */
+static struct rnic_resp_atomic *rnic_resp_atomic_find(struct rnic_resp *resp,
+						      u32 psn)
+{
+	struct rnic_resp_atomic *a;
+	u32 n;
+
+	/* atomic_next wraps at 2^32: the ring must go evenly into that */
+	BUILD_BUG_ON(!is_power_of_2(RNIC_MAX_RD_ATOM));
+	for (n = 1; n <= RNIC_MAX_RD_ATOM; n++) {
+		a = &resp->atomics[(resp->atomic_next - n) % RNIC_MAX_RD_ATOM];
+		if (a->psn == psn)
+			return a;
+	}
+	return NULL;
+}
+
 /* Execute an atomic, or replay the answer to a duplicate. */
 static bool rnic_resp_atomic(struct rnic_qp *qp, const struct rnic_pkt *pkt,
 			     bool duplicate)
@@ -523,15 +570,14 @@ static bool rnic_resp_atomic(struct rnic_qp *qp, const struct rnic_pkt *pkt,
 		.psn = pkt->psn,
 	};
 	struct rnic_payload *dst = &qp->scratch->resp_pl;
+	struct rnic_resp_atomic *done;
 	atomic64_t *word;
-	u32 i;
 
 	if (duplicate) {
-		for (i = 0; i < RNIC_RESP_ATOMICS; i++) {
-			if (resp->atomic_psn[i] == pkt->psn) {
-				rsp.orig = resp->atomic_orig[i];
-				rnic_resp_send(qp, &rsp);
-			}
+		done = rnic_resp_atomic_find(resp, pkt->psn);
+		if (done) {
+			rsp.orig = done->orig;
+			rnic_resp_send(qp, &rsp);
 		}
 		return false;
 	}
@@ -559,9 +605,9 @@ static bool rnic_resp_atomic(struct rnic_qp *qp, const struct rnic_pkt *pkt,
 	kunmap_local(word);
 	rnic_payload_put(dst);
 
-	i = resp->atomic_next++ % RNIC_RESP_ATOMICS;
-	resp->atomic_psn[i] = pkt->psn;
-	resp->atomic_orig[i] = rsp.orig;
+	done = &resp->atomics[resp->atomic_next++ % RNIC_MAX_RD_ATOM];
+	done->psn = pkt->psn;
+	done->orig = rsp.orig;
 	rnic_resp_send(qp, &rsp);
 	return true;
 }
@@ -641,7 +687,8 @@ static void rnic_resp_rc_uc(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	} else if (qp->type != RNIC_QPT_RC) {
 		done = false;
 	} else if (oper == RNIC_READ_REQ) {
-		npkts = max_t(u32, DIV_ROUND_UP(pkt->dma_len, resp->mtu), 1);
+		/* at most RNIC_READ_CHUNK_PKTS if it is executed */
+		npkts = rnic_resp_read_npkts(resp, pkt);
 		done = rnic_resp_read(qp, pkt);
 	} else if (oper == RNIC_CMP_SWAP || oper == RNIC_FETCH_ADD) {
 		done = rnic_resp_atomic(qp, pkt, false);

@@ -760,8 +760,16 @@ struct rnic_kwqe;
 struct rnic_poller;
 struct rnic_qp_scratch;
 
-/* Atomics whose answers a responder keeps for duplicates. */
-#define RNIC_RESP_ATOMICS	4
+/**
+ * struct rnic_resp_atomic - an atomic the responder executed, kept so
+ *	that a duplicate of it gets the same answer
+ * @psn: its PSN; U32_MAX (no 24-bit PSN) for an unused entry
+ * @orig: the original value it answered with
+ */
+struct rnic_resp_atomic {
+	u32 psn;
+	u64 orig;
+};
 
 /**
  * struct rnic_req - requester and completer of a QP: sends the work
@@ -874,9 +882,13 @@ struct rnic_req {
  * @write_left: bytes of it still to come
  * @write_len: its length
  * @comm_est: IBV_EVENT_COMM_EST was raised
- * @atomic_psn: PSNs of the last atomics executed, for replay
- * @atomic_orig: their original values
- * @atomic_next: next slot of @atomic_psn to reuse
+ * @atomics: RC: the last RNIC_MAX_RD_ATOM atomics executed (at least
+ *	max_dest_rd_atomic, what a requester may have outstanding), for
+ *	replay; a ring of RNIC_MAX_RD_ATOM entries allocated with the QP
+ *	(rnic_qp_dp_init()), so that no modify allocates under the locks.
+ *	NULL for UC and UD
+ * @atomic_next: atomics executed (free-running): the next entry of
+ *	@atomics to reuse, modulo RNIC_MAX_RD_ATOM
  * @nak_sent: a PSN sequence error NAK was sent and not yet resolved
  * @rq_cons: the RQ's consumer index, the kernel's copy
  * @rq_prod: the RQ's producer index as last read; read again only when
@@ -910,8 +922,7 @@ struct rnic_resp {
 	u32 write_left;
 	u32 write_len;
 	bool comm_est;
-	u32 atomic_psn[RNIC_RESP_ATOMICS];
-	u64 atomic_orig[RNIC_RESP_ATOMICS];
+	struct rnic_resp_atomic *atomics;
 	u32 atomic_next;
 	bool nak_sent;
 	u32 rq_cons;

@@ -6,7 +6,8 @@
  * sequences of every rnic ioctl with random, boundary and malformed fields,
  * bad handles and bad pointers, map and unmap rings, fork, close contexts
  * under running ioctls, and corrupt every user-writable ring field while a
- * connected RC pair and a UD pair carry traffic.
+ * connected RC pair and a UD pair carry traffic (among them, an SQ
+ * producer index moved back over entries the kernel fetched).
  *
  * Determinism: a worker's work is cut into chunks of FZ_CHUNK_OPS
  * operations. Every chunk starts from fresh contexts and ends by closing
@@ -984,6 +985,50 @@ static void fz_op_corrupt(struct fz_worker *w, uint64_t *s)
 }
 
 /*
+ * Post a few valid sends on a traffic QP (unsignaled, so that RC ones wait
+ * for an ACK nobody asked for) and kick; then move the SQ producer index
+ * back over some of them, not behind the consumer index: into the entries
+ * the kernel fetched but did not complete, or behind those it completed.
+ * Either way a corrupt ring (the QP to ERR); kick again.
+ */
+static void fz_op_sq_back(struct fz_worker *w, uint64_t *s)
+{
+	int ctx = fz_rand(s) & 1;
+	struct fz_side *sd = &w->side[ctx];
+	struct fz_qp *qp = fz_chance(s, 1, 2) ? &sd->rc : &sd->ud;
+	unsigned int i, n = 2 + fz_rand(s) % 6;
+	uint32_t prod, cons, v;
+	struct fz_ring *r;
+	uint8_t *e;
+
+	fz_cq_drain(w, sd->cq);
+	if (qp->sq < 0 || !w->rings[qp->sq].base || sd->fd < 0)
+		return;
+	r = &w->rings[qp->sq];
+	for (i = 0; i < n && fz_ring_room(r); i++) {
+		e = fz_ring_entry(r, *fz_ring_word(r, r->info.producer_off));
+		fz_make_send(w, s, ctx, qp, e, r->info.entry_size);
+		((struct rnic_send_wqe *)e)->send_flags &= ~RNIC_SEND_SIGNALED;
+		fz_ring_publish(r);
+		w->st.posted++;
+	}
+	fz_kick(w, s, ctx, qp->handle, 0);
+	prod = *fz_ring_word(r, r->info.producer_off);
+	cons = __atomic_load_n(fz_ring_word(r, r->info.consumer_off),
+			       __ATOMIC_ACQUIRE);
+	if (prod == cons)
+		return;
+	v = cons + fz_rand(s) % (prod - cons);
+	fz_log(w, "SQ producer of ctx %d %s qp %u back from %u to %u (consumer %u)",
+	       ctx, qp->type == RNIC_QPT_UD ? "UD" : "RC", qp->handle, prod, v,
+	       cons);
+	__atomic_store_n(fz_ring_word(r, r->info.producer_off), v,
+			 __ATOMIC_RELEASE);
+	w->st.corrupted++;
+	fz_kick(w, s, ctx, qp->handle, 0);
+}
+
+/*
  * Move a traffic QP to another state under traffic: SQD (and back),
  * SQE, ERR, RESET, or a bogus current state.
  */
@@ -1884,13 +1929,14 @@ enum fz_op {
 	FZ_OP_IOCTL, FZ_OP_POST, FZ_OP_POST_BAD, FZ_OP_CORRUPT,
 	FZ_OP_RECONNECT, FZ_OP_BAD_NUMBER, FZ_OP_MMAP, FZ_OP_MUNMAP,
 	FZ_OP_EVENTS, FZ_OP_CLOSE_RACE, FZ_OP_FORK, FZ_OP_STATE, FZ_OP_RESIZE,
-	FZ_OP_SRQ, FZ_OP_VERBS,
+	FZ_OP_SRQ, FZ_OP_VERBS, FZ_OP_SQ_BACK,
 };
 
 /* weights out of 1000 */
 static const struct { enum fz_op op; int weight; } fz_weights[] = {
-	{ FZ_OP_IOCTL, 458 }, { FZ_OP_VERBS, 2 }, { FZ_OP_POST, 230 }, { FZ_OP_POST_BAD, 100 },
-	{ FZ_OP_CORRUPT, 100 }, { FZ_OP_RECONNECT, 30 }, { FZ_OP_STATE, 20 },
+	{ FZ_OP_IOCTL, 438 }, { FZ_OP_VERBS, 2 }, { FZ_OP_POST, 230 }, { FZ_OP_POST_BAD, 100 },
+	{ FZ_OP_CORRUPT, 100 }, { FZ_OP_SQ_BACK, 20 }, { FZ_OP_RECONNECT, 30 },
+	{ FZ_OP_STATE, 20 },
 	{ FZ_OP_RESIZE, 5 }, { FZ_OP_SRQ, 10 },
 	{ FZ_OP_BAD_NUMBER, 20 }, { FZ_OP_MMAP, 6 }, { FZ_OP_MUNMAP, 6 },
 	{ FZ_OP_EVENTS, 10 }, { FZ_OP_CLOSE_RACE, 2 }, { FZ_OP_FORK, 1 },
@@ -1951,6 +1997,9 @@ static void fz_run_op(struct fz_worker *w, uint64_t *s)
 		break;
 	case FZ_OP_VERBS:
 		fz_op_verbs(w, s);
+		break;
+	case FZ_OP_SQ_BACK:
+		fz_op_sq_back(w, s);
 		break;
 	}
 }

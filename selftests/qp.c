@@ -11,6 +11,7 @@
  * behind the limit is checked through the resource counts instead.
  */
 #include <infiniband/verbs.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/mman.h>
 
@@ -1286,6 +1287,237 @@ TEST_F(qp, corrupted_send_ring)
 	EXPECT_EQ(1, *(volatile __u32 *)(sq + cmd.out_sq.consumer_off));
 	EXPECT_EQ(0, _destroy_qp(fd, cmd.out_handle));
 	munmap(sq, cmd.out_sq.size);
+}
+
+/* A raw RC QP of @cap on @pd and @cq, its send ring mapped into *@sq. */
+static int rc_qp_raw(int fd, __u32 pd, __u32 cq, const struct rnic_qp_cap *cap,
+		     struct rnic_create_qp *cmd, char **sq)
+{
+	int ret;
+
+	ret = _create_qp(fd, pd, cq, RNIC_QPT_RC, cap, cmd);
+	if (ret)
+		return ret;
+	*sq = mmap(NULL, cmd->out_sq.size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   fd, cmd->out_sq.offset);
+	return *sq == MAP_FAILED ? -errno : 0;
+}
+
+/* RESET -> RTS towards QP number @dqpn at @gid, transport @timeout code. */
+static int rc_connect_raw(int fd, __u32 handle, __u32 dqpn,
+			  const union ibv_gid *gid, __u32 timeout)
+{
+	struct rnic_modify_qp mod = { .size = sizeof(mod), .handle = handle };
+	static const struct { __u32 state, mask; } steps[] = {
+		{ RNIC_QPS_INIT, RNIC_QP_STATE | RNIC_QP_PKEY_INDEX |
+				 RNIC_QP_PORT | RNIC_QP_ACCESS_FLAGS },
+		{ RNIC_QPS_RTR, RNIC_QP_STATE | RNIC_QP_AV | RNIC_QP_PATH_MTU |
+				RNIC_QP_DEST_QPN | RNIC_QP_RQ_PSN |
+				RNIC_QP_MAX_DEST_RD_ATOMIC |
+				RNIC_QP_MIN_RNR_TIMER },
+		{ RNIC_QPS_RTS, RNIC_QP_STATE | RNIC_QP_SQ_PSN |
+				RNIC_QP_TIMEOUT | RNIC_QP_RETRY_CNT |
+				RNIC_QP_RNR_RETRY | RNIC_QP_MAX_QP_RD_ATOMIC },
+	};
+	unsigned int i;
+	int ret;
+
+	mod.attr.port_num = 1;
+	mod.attr.qp_access_flags = RNIC_ACCESS_LOCAL_WRITE |
+				   RNIC_ACCESS_REMOTE_WRITE;
+	memcpy(mod.attr.ah_attr.dgid, gid->raw, 16);
+	mod.attr.ah_attr.is_global = 1;
+	mod.attr.ah_attr.hop_limit = 64;
+	mod.attr.ah_attr.port_num = 1;
+	mod.attr.path_mtu = IBV_MTU_1024;
+	mod.attr.dest_qp_num = dqpn;
+	mod.attr.max_dest_rd_atomic = 1;
+	mod.attr.min_rnr_timer = 1;
+	mod.attr.timeout = timeout;
+	mod.attr.retry_cnt = 7;
+	mod.attr.rnr_retry = 7;
+	mod.attr.max_rd_atomic = 1;
+	for (i = 0; i < ARRAY_SIZE(steps); i++) {
+		mod.attr.qp_state = steps[i].state;
+		mod.attr_mask = steps[i].mask;
+		ret = _rnic_ioctl(fd, RNIC_IOCTL_MODIFY_QP, &mod);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Write an RDMA WRITE of 8 inline bytes @fill to @raddr into SQ slot @i. */
+static void sq_put_write(char *sq, const struct rnic_create_qp *cmd, __u32 i,
+			 __u64 wr_id, __u64 raddr, __u32 rkey, char fill)
+{
+	struct rnic_send_wqe *wqe = (void *)(sq + cmd->out_sq.entries_off +
+					      (size_t)(i & (cmd->out_sq.entries - 1)) *
+					      cmd->out_sq.entry_size);
+
+	memset(wqe, 0, cmd->out_sq.entry_size);
+	wqe->wr_id = wr_id;
+	wqe->opcode = RNIC_WR_RDMA_WRITE;
+	wqe->send_flags = RNIC_SEND_INLINE;
+	wqe->inline_len = 8;
+	wqe->wr.rdma.remote_addr = raddr;
+	wqe->wr.rdma.rkey = rkey;
+	memset(wqe + 1, fill, 8);
+}
+
+static void sq_publish(char *sq, const struct rnic_create_qp *cmd, __u32 prod)
+{
+	__atomic_store_n((__u32 *)(sq + cmd->out_sq.producer_off), prod,
+			 __ATOMIC_RELEASE);
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+}
+
+/* The next raw asynchronous event within 2 s; its type, or ~0U. */
+static __u32 raw_async_event(int async_fd, __u64 *element)
+{
+	struct pollfd p = { .fd = async_fd, .events = POLLIN };
+	struct rnic_event_desc desc;
+
+	if (poll(&p, 1, 2000) != 1 ||
+	    read(async_fd, &desc, sizeof(desc)) != sizeof(desc))
+		return ~0U;
+	*element = desc.element;
+	return desc.event_type;
+}
+
+/*
+ * The SQ producer index moved back behind what the kernel fetched, on an
+ * RC QP whose packets are lost (its peer does not exist) and that has no
+ * transport timer: the kernel must not fetch on from there, round and
+ * round the ring. The doorbell returns at once with the QP in ERR,
+ * IBV_EVENT_QP_FATAL, the WQEs it had fetched flushed.
+ */
+TEST_F(qp, sq_producer_moved_back_peer_gone)
+{
+	struct rnic_qp_cap cap = { .max_send_wr = 4, .max_send_sge = 1,
+				   .max_inline_data = 8 };
+	int fd = self->ctx->cmd_fd;
+	struct rnic_create_qp cmd;
+	struct ibv_wc wc[8];
+	__u64 element;
+	long t0;
+	char *sq;
+	int i;
+
+	ASSERT_EQ(0, rc_qp_raw(fd, self->pd->handle, self->cq->handle, &cap,
+			       &cmd, &sq));
+	ASSERT_EQ(4, cmd.out_sq.entries);
+	ASSERT_EQ(0, rc_connect_raw(fd, cmd.out_handle,
+				    (cmd.out_qp_num + 0x1000) & 0xffffff,
+				    &self->gid, 0));
+	for (i = 0; i < 4; i++)
+		sq_put_write(sq, &cmd, i, i + 1, 0, 0, 'a' + i);
+	sq_publish(sq, &cmd, 4);
+	ASSERT_EQ(0, _ring_sq(fd, cmd.out_handle));
+	/* all four sent and lost: none done */
+	EXPECT_EQ(0, *(volatile __u32 *)(sq + cmd.out_sq.consumer_off));
+	EXPECT_EQ(RNIC_QPS_RTS, raw_qp_state(fd, cmd.out_handle));
+
+	sq_publish(sq, &cmd, 2);
+	t0 = now_ms();
+	ASSERT_EQ(0, _ring_sq(fd, cmd.out_handle));
+	EXPECT_GT(1000, now_ms() - t0);
+	EXPECT_EQ(RNIC_QPS_ERR, raw_qp_state(fd, cmd.out_handle));
+	EXPECT_EQ(RNIC_EVENT_QP_FATAL,
+		  raw_async_event(self->ctx->async_fd, &element));
+	EXPECT_EQ(cmd.user_handle, element);
+	/* the four fetched ones, flushed in order; nothing else */
+	for (i = 0; i < 4; i++) {
+		long end = now_ms() + 2000;
+		int n;
+
+		while (!(n = ibv_poll_cq(self->cq, 1, &wc[i])) &&
+		       now_ms() < end)
+			usleep(1000);
+		ASSERT_EQ(1, n) TH_LOG("completion %d missing", i);
+		EXPECT_EQ(i + 1, wc[i].wr_id);
+		EXPECT_EQ(IBV_WC_WR_FLUSH_ERR, wc[i].status);
+	}
+	usleep(100000);
+	EXPECT_EQ(0, ibv_poll_cq(self->cq, 8, wc));
+	EXPECT_EQ(0, _destroy_qp(fd, cmd.out_handle));
+	munmap(sq, cmd.out_sq.size);
+}
+
+/*
+ * The same with a live peer: three unsignaled WRITEs went out (nothing
+ * asked for an ACK, no timer: none is done), then the producer index
+ * moves back to 1. A stale entry behind the old producer index must never
+ * be executed: it is not a work request any more.
+ */
+TEST_F(qp, sq_producer_moved_back_live_peer)
+{
+	struct rnic_qp_cap cap = { .max_send_wr = 16, .max_send_sge = 1,
+				   .max_recv_wr = 1, .max_recv_sge = 1,
+				   .max_inline_data = 8 };
+	int fd = self->ctx->cmd_fd;
+	struct rnic_create_qp a, b;
+	char *sqa, *sqb, *buf;
+	struct ibv_mr *mr;
+	struct ibv_wc wc;
+	__u64 element;
+	int i;
+
+	buf = calloc(1, 4096);
+	ASSERT_NE(NULL, buf);
+	mr = ibv_reg_mr(self->pd, buf, 4096, IBV_ACCESS_LOCAL_WRITE |
+			IBV_ACCESS_REMOTE_WRITE);
+	ASSERT_NE(NULL, mr);
+	ASSERT_EQ(0, rc_qp_raw(fd, self->pd->handle, self->cq->handle, &cap,
+			       &a, &sqa));
+	ASSERT_EQ(0, rc_qp_raw(fd, self->pd->handle, self->cq->handle, &cap,
+			       &b, &sqb));
+	ASSERT_EQ(0, rc_connect_raw(fd, a.out_handle, b.out_qp_num,
+				    &self->gid, 0));
+	ASSERT_EQ(0, rc_connect_raw(fd, b.out_handle, a.out_qp_num,
+				    &self->gid, 0));
+	for (i = 0; i < 3; i++)
+		sq_put_write(sqa, &a, i, i + 1, (uintptr_t)buf + 8 * i,
+			     mr->rkey, '0' + i);
+	/* behind the producer: a stale entry, never posted */
+	sq_put_write(sqa, &a, 3, 99, (uintptr_t)buf + 64, mr->rkey, 'S');
+	sq_publish(sqa, &a, 3);
+	ASSERT_EQ(0, _ring_sq(fd, a.out_handle));
+	ASSERT_EQ(0, memcmp(buf, "000000001111111122222222", 24));
+	ASSERT_EQ(0, *(volatile __u32 *)(sqa + a.out_sq.consumer_off));
+
+	sq_publish(sqa, &a, 1);
+	ASSERT_EQ(0, _ring_sq(fd, a.out_handle));
+	EXPECT_EQ(RNIC_QPS_ERR, raw_qp_state(fd, a.out_handle));
+	EXPECT_EQ(RNIC_EVENT_QP_FATAL,
+		  raw_async_event(self->ctx->async_fd, &element));
+	EXPECT_EQ(a.user_handle, element);
+	for (i = 64; i < 72; i++)
+		EXPECT_EQ(0, buf[i]) TH_LOG("the stale entry was executed");
+	for (i = 0; i < 3; i++) {
+		long end = now_ms() + 2000;
+		int n;
+
+		while (!(n = ibv_poll_cq(self->cq, 1, &wc)) && now_ms() < end)
+			usleep(1000);
+		ASSERT_EQ(1, n);
+		EXPECT_EQ(i + 1, wc.wr_id);
+		EXPECT_EQ(IBV_WC_WR_FLUSH_ERR, wc.status);
+	}
+	EXPECT_EQ(RNIC_QPS_RTS, raw_qp_state(fd, b.out_handle));
+	EXPECT_EQ(0, _destroy_qp(fd, a.out_handle));
+	EXPECT_EQ(0, _destroy_qp(fd, b.out_handle));
+	munmap(sqa, a.out_sq.size);
+	munmap(sqb, b.out_sq.size);
+	EXPECT_EQ(0, ibv_dereg_mr(mr));
+	free(buf);
 }
 
 /* Every QP ioctl: flags, reserved fields, too short, a non-zero tail. */
