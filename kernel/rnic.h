@@ -1025,6 +1025,10 @@ static inline void rnic_cq_notify(struct rnic_cq *cq, bool solicited)
  * @resp: responder state (dp.c, req.c, resp.c)
  * @scratch: large per-packet structs of the requester, the responder and
  *	the completer, each under its own rule (engine.h)
+ * @dp_mm: the address space whose pinned_vm pays for @scratch and
+ *	@req.wqes, as it pays for the rings (RLIMIT_MEMLOCK), a mmgrab()
+ *	reference; NULL until rnic_qp_dp_init() charged it
+ * @dp_pages: pages charged to @dp_mm
  *
  * Defined here rather than with the family's types: it embeds struct
  * rnic_av, which comes after them.
@@ -1065,6 +1069,8 @@ struct rnic_qp {
 	struct rnic_req req;
 	struct rnic_resp resp;
 	struct rnic_qp_scratch *scratch;
+	struct mm_struct *dp_mm;
+	unsigned long dp_pages;
 };
 
 static inline struct rnic_qp *to_rnic_qp(struct rnic_uobj *uobj)
