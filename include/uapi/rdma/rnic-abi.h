@@ -932,7 +932,8 @@ enum rnic_qp_attr_mask {
  *	CQE, whether it asks for one or not
  * @RNIC_CREATE_QP_SQ_POLL: the device's polling thread watches the send
  *	doorbell (DOC "rnic send doorbell"): no RNIC_IOCTL_KICK_SQ while
- *	the thread is awake
+ *	the thread is awake. The thread is the kernel's, its CPU time is
+ *	charged to no cgroup: the caller needs CAP_SYS_NICE (EPERM)
  */
 enum rnic_create_qp_flags {
 	RNIC_CREATE_QP_SRQ = 1 << 0,
