@@ -4,8 +4,9 @@
  *
  * Life of an object:
  *
- * 1. rnic_uobj_alloc() checks the device limit, allocates the struct and
- *    reserves a handle whose table entry stays NULL: nothing can find it.
+ * 1. rnic_uobj_alloc() checks the device limit, charges the caller's RDMA
+ *    cgroup, allocates the struct and reserves a handle whose table entry
+ *    stays NULL: nothing can find it.
  * 2. The family's create code builds the object. On failure it undoes its
  *    own steps and calls rnic_uobj_abort().
  * 3. rnic_uobj_finalize() stores the object in the table: findable.
