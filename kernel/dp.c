@@ -379,15 +379,39 @@ static void rnic_req_work(struct work_struct *work)
 	rnic_qp_put(qp);
 }
 
+/*
+ * Charge the kernel's private copy of the QP's queues to the caller's
+ * pinned_vm with its rings: the WQE copies and the scratch structs. A QP
+ * without queues still costs its scratch, so it is never free.
+ */
+static int rnic_qp_dp_charge(struct rnic_qp *qp, size_t wqes_size)
+{
+	unsigned long npages;
+	struct mm_struct *mm;
+
+	npages = DIV_ROUND_UP(sizeof(*qp->scratch) + wqes_size, PAGE_SIZE);
+	mm = rnic_charge_pinned(npages);
+	if (IS_ERR(mm))
+		return PTR_ERR(mm);
+	qp->dp_mm = mm;
+	qp->dp_pages = npages;
+	return 0;
+}
+
 /**
  * rnic_qp_dp_init() - set up the data path state of a new QP
  * @qp: the QP, its rings allocated, not findable yet
  *
- * Return: 0 or -ENOMEM.
+ * The kernel's copy of the send queue and the scratch structs are charged
+ * to RLIMIT_MEMLOCK like the rings. On failure the caller still calls
+ * rnic_qp_dp_fini().
+ *
+ * Return: 0 or -ENOMEM (also beyond RLIMIT_MEMLOCK).
  */
 int rnic_qp_dp_init(struct rnic_qp *qp)
 {
 	struct rnic_req *req = &qp->req;
+	int ret;
 
 	qp->rdev = qp->uobj.ctx->dev;
 	rnic_dpref_init(&qp->dp);
@@ -398,13 +422,18 @@ int rnic_qp_dp_init(struct rnic_qp *qp)
 	req->rnr_timer.function = rnic_req_rnr_timer;
 	INIT_WORK(&req->work, rnic_req_work);
 	INIT_LIST_HEAD(&qp->poll_node);
+	if (qp->sq.region)
+		req->stride = ALIGN(sizeof(struct rnic_kwqe) +
+				    qp->sq.entry_size -
+				    sizeof(struct rnic_send_wqe), 8);
+	ret = rnic_qp_dp_charge(qp, (size_t)req->stride *
+				(qp->sq.region ? qp->sq.mask + 1 : 0));
+	if (ret)
+		return ret;
 	qp->scratch = kmalloc(sizeof(*qp->scratch), GFP_KERNEL_ACCOUNT);
 	if (!qp->scratch)
 		return -ENOMEM;
 	if (qp->sq.region) {
-		req->stride = ALIGN(sizeof(struct rnic_kwqe) +
-				    qp->sq.entry_size -
-				    sizeof(struct rnic_send_wqe), 8);
 		req->wqes = kvcalloc(qp->sq.mask + 1, req->stride,
 				     GFP_KERNEL_ACCOUNT);
 		if (!req->wqes)
@@ -448,7 +477,8 @@ void rnic_qp_dp_stop(struct rnic_qp *qp)
 }
 
 /**
- * rnic_qp_dp_fini() - free the data path state of a stopped QP
+ * rnic_qp_dp_fini() - free and uncharge the data path state of a stopped
+ *	QP, or of one whose rnic_qp_dp_init() failed
  * @qp: the QP
  */
 void rnic_qp_dp_fini(struct rnic_qp *qp)
@@ -456,6 +486,8 @@ void rnic_qp_dp_fini(struct rnic_qp *qp)
 	kvfree(qp->req.wqes);
 	kfree(qp->resp.atomics);
 	kfree(qp->scratch);
+	if (qp->dp_mm)
+		rnic_uncharge_pinned(qp->dp_mm, qp->dp_pages);
 }
 
 /* Back to the state of a new QP: nothing in flight, empty rings. */

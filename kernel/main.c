@@ -296,10 +296,11 @@ int rnic_dev_add(const char *name, struct net *net, const char *ifname,
 			goto err_put;
 	}
 
+	rnic_cg_register(rdev);
 	rdev->live = true;
 	ret = cdev_device_add(&rdev->cdev, &rdev->dev);
 	if (ret)
-		goto err_unbind;
+		goto err_cg;
 	xa_store(&rnic_devs, index, rdev, GFP_KERNEL);
 	mutex_unlock(&rnic_devs_lock);
 	if (ifname)
@@ -307,7 +308,8 @@ int rnic_dev_add(const char *name, struct net *net, const char *ifname,
 	rnic_dbg_dev(rdev, "created\n");
 	return 0;
 
-err_unbind:
+err_cg:
+	rnic_cg_unregister(rdev);
 	rnic_netdev_unbind(rdev);
 err_put:
 	put_device(&rdev->dev);
@@ -348,6 +350,8 @@ static void rnic_dev_remove(struct rnic_dev *rdev)
 	percpu_down_write(&rdev->live_rwsem);
 	rdev->live = false;
 	percpu_up_write(&rdev->live_rwsem);
+	/* No charge from now on; rdma.current forgets the device. */
+	rnic_cg_unregister(rdev);
 	/* Tell every open context (event.c). */
 	rnic_dev_async_event(rdev, RNIC_EVENT_DEVICE_FATAL);
 

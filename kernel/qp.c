@@ -131,6 +131,13 @@ static int rnic_create_qp_check(const struct rnic_create_qp *cmd)
 	if (!srq && (cap->max_recv_wr > RNIC_MAX_QP_WR ||
 		     cap->max_recv_sge > RNIC_MAX_SGE))
 		return -EINVAL;
+	/*
+	 * The polling thread is a kernel thread shared by the device: its
+	 * CPU time is charged to no cgroup. Only who may take CPU from
+	 * others anyway may make it spin (Documentation/admin-guide.rst).
+	 */
+	if ((cmd->flags & RNIC_CREATE_QP_SQ_POLL) && !capable(CAP_SYS_NICE))
+		return -EPERM;
 	return 0;
 }
 

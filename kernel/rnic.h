@@ -7,6 +7,7 @@
 
 #include <linux/bits.h>
 #include <linux/cdev.h>
+#include <linux/cgroup_rdma.h>
 #include <linux/completion.h>
 #include <linux/device.h>
 #include <linux/hrtimer.h>
@@ -197,10 +198,17 @@ struct rnic_port {
  * @bind_node: entry in the list of bound devices; rnic_bind_lock
  * @wq: the data path's workers: requesters that yield, timers' work
  * @poller: the polling thread's state (poll.c), or NULL
+ * @cg_rwsem: protects @cg_registered: charges and uncharges take it for
+ *	reading, rnic_cg_unregister() for writing (uobj.c)
+ * @cg_registered: @cg_dev is registered with the RDMA cgroup controller:
+ *	from just before the char device appears until removal
+ * @cg_dev: the device as the RDMA cgroup controller knows it (rdma.max,
+ *	rdma.current), under the device's name
  *
  * Lock order: rtnl_lock -> rnic_devs_lock -> @live_rwsem -> @ctx_lock ->
  * (context objs xa_lock) -> rnic_bind_lock -> @port.lock ->
- * rnic_async_lock; rnic_qp.lock -> @port.lock. mmap() must not take
+ * rnic_async_lock; rnic_qp.lock -> @port.lock; @live_rwsem -> @cg_rwsem
+ * (-> the RDMA cgroup controller's mutex). mmap() must not take
  * @live_rwsem (mmap_lock is held there and ioctls fault under it).
  */
 struct rnic_dev {
@@ -229,6 +237,12 @@ struct rnic_dev {
 
 	struct workqueue_struct *wq;
 	struct rnic_poller *poller;
+
+	struct rw_semaphore cg_rwsem; /* see above */
+	bool cg_registered;
+#if IS_ENABLED(CONFIG_CGROUP_RDMA)
+	struct rdmacg_device cg_dev;
+#endif
 };
 
 /**
@@ -243,6 +257,7 @@ struct rnic_dev {
  *	struct
  * @rcu: the struct is freed after a grace period, so that the data path
  *	may look objects up under RCU (struct rnic_dpref)
+ * @cg: the RDMA cgroup charged one hca_object for it (rnic_cg_charge())
  */
 struct rnic_uobj {
 	refcount_t users;
@@ -251,6 +266,7 @@ struct rnic_uobj {
 	struct rnic_ctx *ctx;
 	void (*destroy)(struct rnic_uobj *uobj);
 	struct rcu_head rcu;
+	struct rdma_cgroup *cg;
 };
 
 /**
@@ -269,6 +285,7 @@ struct rnic_uobj {
  * @dev_node: entry in the device's list of contexts; rnic_dev.ctx_lock
  * @async_evq: its asynchronous event queue, or NULL; rnic_async_lock
  *	(event.c)
+ * @cg: the RDMA cgroup charged one hca_handle for it (rnic_cg_charge())
  */
 struct rnic_ctx {
 	struct rnic_dev *dev;
@@ -281,6 +298,7 @@ struct rnic_ctx {
 	atomic64_t pinned;
 	struct list_head dev_node;
 	struct rnic_evq *async_evq;
+	struct rdma_cgroup *cg;
 };
 
 /**
@@ -716,6 +734,12 @@ struct rnic_uobj *rnic_uobj_get(struct rnic_ctx *ctx, u32 handle,
 int rnic_uobj_destroy(struct rnic_ctx *ctx, u32 handle,
 		      enum rnic_obj_type type);
 void rnic_uobj_destroy_all(struct rnic_ctx *ctx);
+void rnic_cg_register(struct rnic_dev *rdev);
+void rnic_cg_unregister(struct rnic_dev *rdev);
+int rnic_cg_charge(struct rnic_dev *rdev, struct rdma_cgroup **cg,
+		   enum rdmacg_resource_type type);
+void rnic_cg_uncharge(struct rnic_dev *rdev, struct rdma_cgroup *cg,
+		      enum rdmacg_resource_type type);
 
 /**
  * rnic_uobj_put() - drop a reference from rnic_uobj_get()
@@ -1036,6 +1060,10 @@ static inline void rnic_cq_notify(struct rnic_cq *cq, bool solicited)
  * @resp: responder state (dp.c, req.c, resp.c)
  * @scratch: large per-packet structs of the requester, the responder and
  *	the completer, each under its own rule (engine.h)
+ * @dp_mm: the address space whose pinned_vm pays for @scratch and
+ *	@req.wqes, as it pays for the rings (RLIMIT_MEMLOCK), a mmgrab()
+ *	reference; NULL until rnic_qp_dp_init() charged it
+ * @dp_pages: pages charged to @dp_mm
  *
  * Defined here rather than with the family's types: it embeds struct
  * rnic_av, which comes after them.
@@ -1076,6 +1104,8 @@ struct rnic_qp {
 	struct rnic_req req;
 	struct rnic_resp resp;
 	struct rnic_qp_scratch *scratch;
+	struct mm_struct *dp_mm;
+	unsigned long dp_pages;
 };
 
 static inline struct rnic_qp *to_rnic_qp(struct rnic_uobj *uobj)

@@ -4,8 +4,9 @@
  *
  * Life of an object:
  *
- * 1. rnic_uobj_alloc() checks the device limit, allocates the struct and
- *    reserves a handle whose table entry stays NULL: nothing can find it.
+ * 1. rnic_uobj_alloc() checks the device limit, charges the caller's RDMA
+ *    cgroup, allocates the struct and reserves a handle whose table entry
+ *    stays NULL: nothing can find it.
  * 2. The family's create code builds the object. On failure it undoes its
  *    own steps and calls rnic_uobj_abort().
  * 3. rnic_uobj_finalize() stores the object in the table: findable.
@@ -20,10 +21,114 @@
  *
  * Closing the file destroys what is left, the kinds that depend on others
  * first (enum rnic_obj_type order, backwards).
+ *
+ * Every object is charged one hca_object, and every context one
+ * hca_handle, to the RDMA cgroup of the task that creates it, as
+ * ib_uverbs charges its objects: rdma.max of a cgroup limits rnic devices
+ * by their names as it limits hardware ones. A charge beyond the limit is
+ * EAGAIN. The device is registered with the controller while it is live;
+ * charges still held when it is removed are then returned to their
+ * cgroups without the controller's counts, which went with the device.
  */
 #include <linux/slab.h>
 
 #include "rnic.h"
+
+#if IS_ENABLED(CONFIG_CGROUP_RDMA)
+/**
+ * rnic_cg_register() - let the RDMA cgroup controller account a device
+ * @rdev: a new device, named, before its char device appears
+ */
+void rnic_cg_register(struct rnic_dev *rdev)
+{
+	init_rwsem(&rdev->cg_rwsem);
+	rdev->cg_dev.name = (char *)rnic_dev_name(rdev);
+	rdmacg_register_device(&rdev->cg_dev);
+	rdev->cg_registered = true;
+}
+
+/**
+ * rnic_cg_unregister() - take a device out of the RDMA cgroup controller
+ * @rdev: a device rnic_cg_register() registered, being removed; no charge
+ *	is made afterwards, the uncharges that follow release only the
+ *	cgroups (rnic_cg_uncharge())
+ *
+ * Context: process; may be called under rtnl_lock and rnic_devs_lock.
+ */
+void rnic_cg_unregister(struct rnic_dev *rdev)
+{
+	down_write(&rdev->cg_rwsem);
+	if (rdev->cg_registered)
+		rdmacg_unregister_device(&rdev->cg_dev);
+	rdev->cg_registered = false;
+	up_write(&rdev->cg_rwsem);
+}
+
+/**
+ * rnic_cg_charge() - charge one resource to the caller's RDMA cgroup
+ * @rdev: the device
+ * @cg: set to the cgroup charged, for rnic_cg_uncharge()
+ * @type: RDMACG_RESOURCE_HCA_HANDLE or RDMACG_RESOURCE_HCA_OBJECT
+ *
+ * Context: process.
+ * Return: 0; -EAGAIN beyond the rdma.max of the cgroup or an ancestor,
+ * -ENOMEM, or -ENODEV once the device was removed.
+ */
+int rnic_cg_charge(struct rnic_dev *rdev, struct rdma_cgroup **cg,
+		   enum rdmacg_resource_type type)
+{
+	int ret = -ENODEV;
+
+	down_read(&rdev->cg_rwsem);
+	if (rdev->cg_registered)
+		ret = rdmacg_try_charge(cg, &rdev->cg_dev, type);
+	up_read(&rdev->cg_rwsem);
+	return ret;
+}
+
+/**
+ * rnic_cg_uncharge() - undo rnic_cg_charge(), exactly once
+ * @rdev: the device
+ * @cg: the cgroup it charged
+ * @type: the resource it charged
+ *
+ * After removal the controller has forgotten the device and its counts,
+ * but the charge still holds a reference on the cgroup (rdmacg_try_charge()
+ * takes one): that is dropped instead.
+ *
+ * Context: process.
+ */
+void rnic_cg_uncharge(struct rnic_dev *rdev, struct rdma_cgroup *cg,
+		      enum rdmacg_resource_type type)
+{
+	down_read(&rdev->cg_rwsem);
+	if (rdev->cg_registered)
+		rdmacg_uncharge(cg, &rdev->cg_dev, type);
+	else
+		css_put(&cg->css);
+	up_read(&rdev->cg_rwsem);
+}
+#else
+void rnic_cg_register(struct rnic_dev *rdev)
+{
+}
+
+void rnic_cg_unregister(struct rnic_dev *rdev)
+{
+}
+
+int rnic_cg_charge(struct rnic_dev *rdev, struct rdma_cgroup **cg,
+		   enum rdmacg_resource_type type)
+{
+	*cg = NULL;
+	return 0;
+}
+
+void rnic_cg_uncharge(struct rnic_dev *rdev, struct rdma_cgroup *cg,
+		      enum rdmacg_resource_type type)
+{
+}
+#endif
 
 static const u32 rnic_obj_limit[RNIC_OBJ_MAX] = {
 	[RNIC_OBJ_PD] = RNIC_MAX_PD,
@@ -44,19 +149,24 @@ static const u32 rnic_obj_limit[RNIC_OBJ_MAX] = {
  *
  * Return: the zeroed struct with ->uobj set up, not findable yet, or
  * ERR_PTR(-ENOMEM) when the device limit for @type is reached or memory
- * is short.
+ * is short, ERR_PTR(-EAGAIN) beyond the hca_object limit of the caller's
+ * RDMA cgroup.
  */
 void *rnic_uobj_alloc(struct rnic_ctx *ctx, enum rnic_obj_type type,
 		      size_t size, void (*destroy)(struct rnic_uobj *uobj))
 {
 	struct rnic_dev *rdev = ctx->dev;
 	struct rnic_uobj *uobj;
+	struct rdma_cgroup *cg;
 	int ret;
 
 	if (atomic_inc_return(&rdev->nobjs[type]) > rnic_obj_limit[type]) {
 		ret = -ENOMEM;
-		goto err_uncharge;
+		goto err_dec;
 	}
+	ret = rnic_cg_charge(rdev, &cg, RDMACG_RESOURCE_HCA_OBJECT);
+	if (ret)
+		goto err_dec;
 	uobj = kzalloc(size, GFP_KERNEL_ACCOUNT);
 	if (!uobj) {
 		ret = -ENOMEM;
@@ -66,6 +176,7 @@ void *rnic_uobj_alloc(struct rnic_ctx *ctx, enum rnic_obj_type type,
 	uobj->type = type;
 	uobj->ctx = ctx;
 	uobj->destroy = destroy;
+	uobj->cg = cg;
 	ret = xa_alloc(&ctx->objs, &uobj->handle, NULL, xa_limit_31b,
 		       GFP_KERNEL_ACCOUNT);
 	if (ret)
@@ -77,6 +188,8 @@ void *rnic_uobj_alloc(struct rnic_ctx *ctx, enum rnic_obj_type type,
 err_free:
 	kfree(uobj);
 err_uncharge:
+	rnic_cg_uncharge(rdev, cg, RDMACG_RESOURCE_HCA_OBJECT);
+err_dec:
 	atomic_dec(&rdev->nobjs[type]);
 	return ERR_PTR(ret == -EBUSY ? -ENOMEM : ret);
 }
@@ -86,6 +199,7 @@ static void rnic_uobj_free(struct rnic_uobj *uobj)
 {
 	struct rnic_ctx *ctx = uobj->ctx;
 
+	rnic_cg_uncharge(ctx->dev, uobj->cg, RDMACG_RESOURCE_HCA_OBJECT);
 	atomic_dec(&ctx->nobjs[uobj->type]);
 	atomic_dec(&ctx->dev->nobjs[uobj->type]);
 	rnic_obj_account(uobj->type, -1);

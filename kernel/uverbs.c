@@ -370,6 +370,10 @@ static int rnic_uverbs_open(struct inode *inode, struct file *filp)
 		ret = -ENODEV;
 		goto err_unlock;
 	}
+	/* One hca_handle of the opener's RDMA cgroup: EAGAIN beyond it. */
+	ret = rnic_cg_charge(rdev, &ctx->cg, RDMACG_RESOURCE_HCA_HANDLE);
+	if (ret)
+		goto err_unlock;
 	get_device(&rdev->dev);
 	atomic_inc(&rdev->ncontexts);
 	percpu_up_read(&rdev->live_rwsem);
@@ -402,6 +406,7 @@ static int rnic_uverbs_release(struct inode *inode, struct file *filp)
 	list_del(&ctx->dev_node);
 	mutex_unlock(&rdev->ctx_lock);
 	rnic_uobj_destroy_all(ctx);
+	rnic_cg_uncharge(rdev, ctx->cg, RDMACG_RESOURCE_HCA_HANDLE);
 	/* Events: the asynchronous event descriptor reads EIO from now on. */
 	rnic_async_ctx_close(ctx);
 	xa_destroy(&ctx->objs);

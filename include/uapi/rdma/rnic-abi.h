@@ -35,6 +35,10 @@
  * - ENODATA: the requested table entry (a GID) is empty.
  * - ENODEV: the device was removed; the context is dead and only close()
  *   is useful.
+ * - EAGAIN: a limit of the caller's RDMA cgroup (rdma.max, by device
+ *   name) is reached: hca_handle when opening the char device, hca_object
+ *   when creating any object (DOC "rnic objects and handles"). It stays
+ *   so until the cgroup's contexts or objects on the device go away.
  */
 
 /**
@@ -327,8 +331,12 @@ struct rnic_query_pkey {
  * another context, of a destroyed object or of an object of another type
  * is EINVAL. Destroying an object that another object still uses (a PD
  * with an MR) is EBUSY. Creating more objects of a type than the device
- * limit from RNIC_IOCTL_QUERY_DEVICE allows is ENOMEM. Closing the file
- * destroys everything the context still owns.
+ * limit from RNIC_IOCTL_QUERY_DEVICE allows is ENOMEM. Every context
+ * and every object is charged to the RDMA cgroup of the task that makes
+ * it, one hca_handle per open file, one hca_object per object of any
+ * kind, until it is closed or destroyed; beyond the cgroup's limit the
+ * open or create is EAGAIN. Closing the file destroys everything the
+ * context still owns.
  *
  * Memory shared with the kernel (rings) is mapped with
  * mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, offset) with the
@@ -932,7 +940,8 @@ enum rnic_qp_attr_mask {
  *	CQE, whether it asks for one or not
  * @RNIC_CREATE_QP_SQ_POLL: the device's polling thread watches the send
  *	doorbell (DOC "rnic send doorbell"): no RNIC_IOCTL_KICK_SQ while
- *	the thread is awake
+ *	the thread is awake. The thread is the kernel's, its CPU time is
+ *	charged to no cgroup: the caller needs CAP_SYS_NICE (EPERM)
  */
 enum rnic_create_qp_flags {
 	RNIC_CREATE_QP_SRQ = 1 << 0,
@@ -998,7 +1007,9 @@ struct rnic_qp_cap {
  *
  * The QP holds its PD, CQs and SRQ until it is destroyed (they are EBUSY
  * meanwhile). Sizes beyond the limits of struct rnic_qp_cap are EINVAL;
- * beyond the device's QP limit, ENOMEM.
+ * beyond the device's QP limit, ENOMEM. Its rings, the kernel's copy of
+ * its send queue and its scratch space (a page, even without queues)
+ * count against RLIMIT_MEMLOCK like a memory region's pages (ENOMEM).
  */
 struct rnic_create_qp {
 	__u32 size;
