@@ -381,15 +381,19 @@ static void rnic_req_work(struct work_struct *work)
 
 /*
  * Charge the kernel's private copy of the QP's queues to the caller's
- * pinned_vm with its rings: the WQE copies and the scratch structs. A QP
- * without queues still costs its scratch, so it is never free.
+ * pinned_vm with its rings: the WQE copies, the scratch structs and (RC)
+ * the responder's atomic history. A QP without queues still costs its
+ * scratch, so it is never free.
  */
 static int rnic_qp_dp_charge(struct rnic_qp *qp, size_t wqes_size)
 {
+	size_t bytes = sizeof(*qp->scratch) + wqes_size;
 	unsigned long npages;
 	struct mm_struct *mm;
 
-	npages = DIV_ROUND_UP(sizeof(*qp->scratch) + wqes_size, PAGE_SIZE);
+	if (qp->type == RNIC_QPT_RC)
+		bytes += RNIC_MAX_RD_ATOM * sizeof(*qp->resp.atomics);
+	npages = DIV_ROUND_UP(bytes, PAGE_SIZE);
 	mm = rnic_charge_pinned(npages);
 	if (IS_ERR(mm))
 		return PTR_ERR(mm);
@@ -402,8 +406,8 @@ static int rnic_qp_dp_charge(struct rnic_qp *qp, size_t wqes_size)
  * rnic_qp_dp_init() - set up the data path state of a new QP
  * @qp: the QP, its rings allocated, not findable yet
  *
- * The kernel's copy of the send queue and the scratch structs are charged
- * to RLIMIT_MEMLOCK like the rings. On failure the caller still calls
+ * The kernel's copy of the send queue, the scratch structs and the atomic
+ * history are charged to RLIMIT_MEMLOCK like the rings. On failure the caller still calls
  * rnic_qp_dp_fini().
  *
  * Return: 0 or -ENOMEM (also beyond RLIMIT_MEMLOCK).
