@@ -139,7 +139,7 @@ enum rnic_nl_attr {
 /**
  * enum rnic_nl_counter - device counters, the attributes of
  *	RNIC_NL_ATTR_COUNTERS
- * @RNIC_NL_COUNTER_UNSPEC: unused
+ * @RNIC_NL_COUNTER_UNSPEC: no counter; pads the nest for 64-bit alignment
  * @RNIC_NL_COUNTER_REQ_NOT_PEER: RC and UC requests that arrived for a
  *	connected QP of the device from another QP or path than the one it
  *	was connected to (its peer), and were dropped
