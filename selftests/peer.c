@@ -614,9 +614,10 @@ TEST_F(peer, forged_responses)
 }
 
 /*
- * A victim QP re-connects to a new peer; its old peer, still in RTS and
- * aimed at it, sends SENDs, WRITEs with the right rkey and bad-rkey READs
- * at the PSNs around the one the victim now expects.
+ * A victim QP re-connects to a new peer; its old peer, aimed at it again
+ * with PSNs around the one the victim now expects (and one try each),
+ * sends SENDs, WRITEs with the right rkey and bad-rkey READs. The old
+ * peer is on the victim's device in both variants: run once.
  */
 TEST_F(peer, stale_peer)
 {
@@ -632,6 +633,8 @@ TEST_F(peer, stale_peer)
 	unsigned int i;
 	int p;
 
+	if (variant->other_dev)
+		SKIP(return, "same as same_device");
 	do_buf_alloc(a.pd, PEER_BUF, DP_ACCESS_ALL, &a.buf);
 	dp_sgl_one(&a.buf, 0, PEER_MSG, &msg);
 	req0 = peer_counter(_metadata, self, DEV, RNIC_NL_COUNTER_REQ_NOT_PEER);
@@ -665,8 +668,8 @@ TEST_F(peer, stale_peer)
 			ASSERT_EQ(0, dp_qp_rts(qp[i], &pr->o, psn[i]));
 		}
 		/*
-		 * The old peer, aimed at the victim (its first reset drops
-		 * its receives, so that its ERR flushes none)
+		 * The old peer (its first reset drops its receives, so that
+		 * its ERR flushes none)
 		 */
 		t.epsn = psn[1];
 		for (i = 0; i < PEER_NSWEEP; i++) {
