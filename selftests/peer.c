@@ -217,8 +217,11 @@ static int attacker_relay(const struct peer_attack *at)
 	dp_sgl_one(&a.buf, 0, PEER_MSG, &msg);
 	dp_sgl_one(&a.buf, 4096, PEER_MSG, &rcv);
 	dp_sgl_one(&a.buf, 8192, 64, &rd);
-	if (dp_qp_connect(qa, &o, t->qpn, &at->dgid, 0, 0, t->epsn, false) ||
-	    dp_qp_connect(qb, &o, qa->qp_num, &a.gid, 0, t->epsn, 0, false) ||
+	if (dp_qp_connect(qa, &o, t->qpn, &at->dgid, 0, 0, t->epsn, false))
+		return __LINE__;
+	/* B's three requests must all leave before its timer ends them */
+	o.timeout = 16;
+	if (dp_qp_connect(qb, &o, qa->qp_num, &a.gid, 0, t->epsn, 0, false) ||
 	    dp_post_recv(qa, &rcv, 1))
 		return __LINE__;
 	{
@@ -528,8 +531,8 @@ TEST_F(peer, forged_responses)
 	char c;
 	int i;
 
-	/* retransmits every 0.5 s, for 4 s: long enough for the attack */
-	o.timeout = 17;
+	/* retransmits every second, for 8 s: long enough for the attack */
+	o.timeout = 18;
 	for (i = 0; i < 2; i++) {
 		qp[i] = dp_qp_create(self->env.pd[i], self->env.scq[i],
 				     self->env.rcq[i], &o);
