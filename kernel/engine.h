@@ -121,7 +121,8 @@ struct rnic_payload {
  * @npkts: requests: packets (PSNs) of the burst, at least 1; all but the
  *	last carry exactly an MTU of payload, the opcode is that of the
  *	whole run (FIRST, MIDDLE, LAST or ONLY) and AckReq that of its last
- * @sqpn: source QP (DETH; the local link has it for every packet)
+ * @sqpn: source QP (DETH; the local link has it for every packet, and
+ *	rnic_link_from_peer() relies on it)
  * @qkey: Q_Key (DETH)
  * @imm: immediate data, network byte order
  * @va: RETH/AtomicETH virtual address
@@ -132,7 +133,8 @@ struct rnic_payload {
  * @syndrome: AETH syndrome
  * @msn: AETH message sequence number
  * @orig: AtomicAckETH original value
- * @av: addressing (GIDs, hop limit, traffic class) of the sender
+ * @av: addressing (GIDs, hop limit, traffic class) of the sender; its
+ *	sgid is a GID of the sending device
  * @dev: the sending device
  * @src: the sending QP if it stays in the call while the local link
  *	delivers the packet (requests), else NULL
@@ -286,6 +288,10 @@ void rnic_mcast_deliver(struct rnic_dev *rdev, const u8 *gid,
 
 /* link.c */
 void rnic_link_xmit(struct rnic_pkt *pkt);
+bool rnic_link_from_peer(const struct rnic_pkt *pkt, u32 dqpn,
+			 const struct rnic_av *av);
+void rnic_link_drop_stranger(struct rnic_qp *qp, const struct rnic_pkt *pkt,
+			     enum rnic_nl_counter counter);
 
 /* req.c */
 void rnic_req_init(struct rnic_qp *qp);

@@ -12,7 +12,9 @@
  *
  * A wire link (RoCEv2 over UDP) plugs in here: rnic_link_xmit() would
  * build an skb for a destination that is not local, and its receive path
- * would parse one into a struct rnic_pkt and call rnic_link_rcv().
+ * would parse one into a struct rnic_pkt and call rnic_link_rcv(). What
+ * a link can vouch for about a packet's sender is its own:
+ * rnic_link_from_peer() is the local link's rule.
  */
 #include "engine.h"
 
@@ -37,6 +39,49 @@ static bool rnic_dev_has_gid(struct rnic_dev *rdev, const u8 *gid)
 				!memcmp(port->gids[i].raw, gid, 16);
 	} while (read_seqcount_retry(&port->gid_seq, seq));
 	return found;
+}
+
+/**
+ * rnic_link_from_peer() - did an RC or UC packet come from the QP's peer?
+ * @pkt: a request or a response that arrived for a connected QP
+ * @dqpn: the QP's destination QP (rnic_resp.dqpn or rnic_req.dqpn)
+ * @av: its path (rnic_resp.av or rnic_req.av)
+ *
+ * A connected QP talks to one peer: QP @dqpn, which sends from
+ * @av->dgid to @av->sgid. The local link knows the sender of every
+ * packet: the sending QP's own number and path, which the kernel filled
+ * in (rnic_req_send(), rnic_resp_send()), and QP numbers are unique on
+ * the host. So the rule is exact and cannot be spoofed: that QP, over
+ * that pair of GIDs. A wire link has no source QP for RC and UC (no
+ * DETH); its rule would compare the packet's IP source and destination
+ * with @av as here (as rdma_rxe's check_addr() does), plus whatever else
+ * the wire can vouch for.
+ *
+ * Context: the lock that protects @dqpn and @av held (rnic_qp_dp_apply()
+ * writes them under both engine locks).
+ * Return: true if it did; false: drop it, rnic_link_drop_stranger().
+ */
+bool rnic_link_from_peer(const struct rnic_pkt *pkt, u32 dqpn,
+			 const struct rnic_av *av)
+{
+	return pkt->sqpn == dqpn &&
+	       !memcmp(pkt->av->sgid, av->dgid, sizeof(av->dgid)) &&
+	       !memcmp(pkt->av->dgid, av->sgid, sizeof(av->sgid));
+}
+
+/**
+ * rnic_link_drop_stranger() - count and log a packet that a connected QP
+ *	drops because it did not come from its peer
+ * @qp: the QP
+ * @pkt: the packet
+ * @counter: RNIC_NL_COUNTER_REQ_NOT_PEER or RNIC_NL_COUNTER_RESP_NOT_PEER
+ */
+void rnic_link_drop_stranger(struct rnic_qp *qp, const struct rnic_pkt *pkt,
+			     enum rnic_nl_counter counter)
+{
+	rnic_dev_count(qp->rdev, counter);
+	rnic_dbg_qp(qp, "dropped opcode 0x%02x psn 0x%06x from QP %u at %pI6c: not the peer\n",
+		    pkt->opcode, pkt->psn, pkt->sqpn, pkt->av->sgid);
 }
 
 /* A packet arrived for @qp: a request for its responder, or a response. */

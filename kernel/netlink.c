@@ -40,6 +40,23 @@ static int rnic_nl_put_gids(struct sk_buff *msg,
 	return 0;
 }
 
+static int rnic_nl_put_counters(struct sk_buff *msg,
+				const struct rnic_link_info *info)
+{
+	struct nlattr *nest;
+	u32 i;
+
+	nest = nla_nest_start(msg, RNIC_NL_ATTR_COUNTERS);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = RNIC_NL_COUNTER_UNSPEC + 1; i <= RNIC_NL_COUNTER_MAX; i++)
+		if (nla_put_u64_64bit(msg, i, info->counters[i],
+				      RNIC_NL_COUNTER_UNSPEC))
+			return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
 static int rnic_nl_fill_link(struct sk_buff *msg,
 			     const struct rnic_link_info *info,
 			     u32 portid, u32 seq, int flags)
@@ -68,7 +85,7 @@ static int rnic_nl_fill_link(struct sk_buff *msg,
 			 info->netdev_ifindex) ||
 	     nla_put_u32(msg, RNIC_NL_ATTR_NETDEV_MTU, info->netdev_mtu)))
 		goto err_cancel;
-	if (rnic_nl_put_gids(msg, info))
+	if (rnic_nl_put_gids(msg, info) || rnic_nl_put_counters(msg, info))
 		goto err_cancel;
 	genlmsg_end(msg, hdr);
 	return 0;

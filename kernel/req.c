@@ -1129,6 +1129,11 @@ void rnic_comp_rcv(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	state = rnic_qp_state(qp);
 	if (state != RNIC_QPS_RTS && state != RNIC_QPS_SQD)
 		goto out;
+	/* a stranger's response must neither retire nor fail a WQE */
+	if (!rnic_link_from_peer(pkt, req->dqpn, &req->av)) {
+		rnic_link_drop_stranger(qp, pkt, RNIC_NL_COUNTER_RESP_NOT_PEER);
+		goto out;
+	}
 	if (rnic_is_read_resp(oper) || oper == RNIC_ATOMIC_ACK) {
 		/* a response acknowledges the requests before it */
 		poke = rnic_comp_ack(qp, rnic_psn_add(pkt->psn, -1));

@@ -729,6 +729,12 @@ void rnic_resp_rcv(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	state = rnic_qp_state(qp);
 	if (state < RNIC_QPS_RTR || state == RNIC_QPS_ERR)
 		goto out;
+	/* before anything the packet could cause: it must be the peer's */
+	if (qp->type != RNIC_QPT_UD &&
+	    !rnic_link_from_peer(pkt, resp->dqpn, &resp->av)) {
+		rnic_link_drop_stranger(qp, pkt, RNIC_NL_COUNTER_REQ_NOT_PEER);
+		goto out;
+	}
 	if (state == RNIC_QPS_RTR && !resp->comm_est) {
 		resp->comm_est = true;
 		rnic_async_event(qp->uobj.ctx, RNIC_EVENT_COMM_EST, &qp->ev, 0);

@@ -204,6 +204,8 @@ struct rnic_port {
  *	from just before the char device appears until removal
  * @cg_dev: the device as the RDMA cgroup controller knows it (rdma.max,
  *	rdma.current), under the device's name
+ * @counters: events of the data path, indexed by enum rnic_nl_counter
+ *	(entry 0 is unused); lockless, rnic_dev_count()
  *
  * Lock order: rtnl_lock -> rnic_devs_lock -> @live_rwsem -> @ctx_lock ->
  * (context objs xa_lock) -> rnic_bind_lock -> @port.lock ->
@@ -243,6 +245,7 @@ struct rnic_dev {
 #if IS_ENABLED(CONFIG_CGROUP_RDMA)
 	struct rdmacg_device cg_dev;
 #endif
+	atomic64_t counters[__RNIC_NL_COUNTER_MAX];
 };
 
 /**
@@ -656,6 +659,7 @@ static_assert(BIT(RNIC_MR_INDEX_BITS) >= RNIC_MAX_MR);
  * @netdev_name: name of the bound netdev, empty when unbound
  * @contexts: open contexts
  * @gids: copy of the GID table
+ * @counters: copy of rnic_dev.counters
  */
 struct rnic_link_info {
 	char name[RNIC_DEV_NAME_MAX];
@@ -669,6 +673,7 @@ struct rnic_link_info {
 	char netdev_name[IFNAMSIZ];
 	u32 contexts;
 	struct rnic_gid gids[RNIC_GID_TABLE_LEN];
+	u64 counters[__RNIC_NL_COUNTER_MAX];
 };
 
 static inline struct rnic_dev *to_rnic_dev(struct device *dev)
@@ -683,6 +688,17 @@ static inline const char *rnic_dev_name(const struct rnic_dev *rdev)
 
 #define rnic_dbg_dev(rdev, fmt, ...) \
 	dev_dbg(&(rdev)->dev, fmt, ##__VA_ARGS__)
+#define rnic_dbg_qp(qp, fmt, ...) ({				\
+	const struct rnic_qp *__qp = (qp);				\
+	rnic_dbg_dev(__qp->rdev, "qp %u: " fmt, __qp->qpn, ##__VA_ARGS__); \
+})
+
+/* Count an event of the data path on the device. */
+static inline void rnic_dev_count(struct rnic_dev *rdev,
+				  enum rnic_nl_counter counter)
+{
+	atomic64_inc(&rdev->counters[counter]);
+}
 
 /* main.c: device registry */
 extern struct mutex rnic_devs_lock;

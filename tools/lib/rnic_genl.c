@@ -551,6 +551,19 @@ static int gid_table_attr(const struct nlattr *attr, void *data)
 	return 0;
 }
 
+static int counter_attr(const struct nlattr *attr, void *data)
+{
+	struct rnic_link_info *info = data;
+	uint16_t type = mnl_attr_get_type(attr);
+
+	if (type == RNIC_NL_COUNTER_UNSPEC || type > RNIC_NL_COUNTER_MAX)
+		return 0;	/* newer kernel: skip */
+	if (mnl_attr_validate(attr, MNL_TYPE_U64) < 0)
+		return -EPROTO;
+	info->counters[type] = mnl_attr_get_u64(attr);
+	return 0;
+}
+
 static int link_attr(const struct nlattr *attr, void *data)
 {
 	struct rnic_link_info *info = data;
@@ -612,6 +625,13 @@ static int link_attr(const struct nlattr *attr, void *data)
 		ret = walk_attrs(mnl_attr_get_payload(attr),
 				 mnl_attr_get_payload_len(attr),
 				 gid_table_attr, info);
+		break;
+	case RNIC_NL_ATTR_COUNTERS:
+		if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
+			return -EPROTO;
+		ret = walk_attrs(mnl_attr_get_payload(attr),
+				 mnl_attr_get_payload_len(attr),
+				 counter_attr, info);
 		break;
 	default:
 		return 0;	/* newer kernel: skip */

@@ -169,6 +169,8 @@ int rnic_link_del(struct rnic_genl *g, const char *name);
  * @n_gids: how many entries of @gids are filled, in the order received
  * @gids_truncated: the kernel sent more than RNIC_LINK_MAX_GIDS entries
  * @gids: RNIC_NL_ATTR_GID_TABLE entries (index and raw 16-byte GID)
+ * @counters: RNIC_NL_ATTR_COUNTERS, indexed by enum rnic_nl_counter; 0 for
+ *	a counter the kernel did not send
  */
 struct rnic_link_info {
 	uint64_t attrs;
@@ -189,6 +191,7 @@ struct rnic_link_info {
 		uint32_t index;
 		uint8_t gid[16];
 	} gids[RNIC_LINK_MAX_GIDS];
+	uint64_t counters[RNIC_NL_COUNTER_MAX + 1];
 };
 
 /**

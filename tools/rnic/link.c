@@ -34,10 +34,13 @@ static void link_help_text(FILE *f)
 		"  INDEX: NAME: UVERBS state STATE active_mtu N [netdev IFNAME netdev_mtu N] contexts N\n"
 		"      node_guid XXXX:XXXX:XXXX:XXXX\n"
 		"      gid INDEX GID                 (one line per GID table entry)\n"
+		"      counters NAME N ...\n"
+		"Counters: req_not_peer, resp_not_peer: RC/UC requests and responses\n"
+		"dropped because they did not come from the connected QP's peer.\n"
 		"JSON output (-j): an array of objects with the members ifindex, ifname,\n"
 		"uverbs, state, active_mtu, netdev, netdev_index, netdev_mtu, contexts,\n"
-		"node_guid and gids ([{\"index\": N, \"gid\": \"...\"}]); netdev members only\n"
-		"for a bound device.\n");
+		"node_guid, gids ([{\"index\": N, \"gid\": \"...\"}]) and counters\n"
+		"({\"NAME\": N, ...}); netdev members only for a bound device.\n");
 }
 
 static bool has(const struct rnic_link_info *info, unsigned int attr)
@@ -136,6 +139,26 @@ static void pr_gids(struct rnic *rd, const struct rnic_link_info *info)
 			info->name, RNIC_LINK_MAX_GIDS);
 }
 
+static void pr_counters(struct rnic *rd, const struct rnic_link_info *info)
+{
+	const char *name;
+	unsigned int i;
+
+	if (!has(info, RNIC_NL_ATTR_COUNTERS))
+		return;
+	out_newline(rd, 4);
+	out_label(rd, "counters");
+	out_start_object(rd, "counters");
+	for (i = 0; i <= RNIC_NL_COUNTER_MAX; i++) {
+		name = rnic_counter_name(i);
+		if (!name)
+			continue;
+		out_label(rd, name);
+		out_uint(rd, name, "%s", info->counters[i]);
+	}
+	out_end_object(rd);
+}
+
 int link_print(const struct rnic_link_info *info, void *arg)
 {
 	struct rnic *rd = arg;
@@ -153,6 +176,7 @@ int link_print(const struct rnic_link_info *info, void *arg)
 	pr_contexts(rd, info);
 	pr_node_guid(rd, info);
 	pr_gids(rd, info);
+	pr_counters(rd, info);
 	out_newline(rd, -1);
 	out_end_object(rd);
 	return 0;

@@ -114,6 +114,8 @@ void out_start_array(struct rnic *rd, const char *key);
 void out_end_array(struct rnic *rd);
 void out_start_object(struct rnic *rd, const char *key);
 void out_end_object(struct rnic *rd);
+/* Text only: a word, separated like the values. */
+void out_label(struct rnic *rd, const char *text);
 
 /* ---- formatting (utils.c) ---- */
 
@@ -127,6 +129,8 @@ const char *rnic_fmt_gid(const uint8_t gid[16], char buf[RNIC_GID_STRLEN]);
 const char *rnic_fmt_guid(uint64_t guid_be, char buf[RNIC_GUID_STRLEN]);
 /* enum ibv_port_state name ("ACTIVE"), or "UNKNOWN(n)". */
 const char *rnic_port_state_str(uint8_t state, char buf[RNIC_STATE_STRLEN]);
+/* enum rnic_nl_counter name ("req_not_peer"), or NULL if unknown. */
+const char *rnic_counter_name(unsigned int counter);
 
 /* ---- objects ---- */
 

@@ -203,6 +203,14 @@ void out_end_object(struct rnic *rd)
 		rnic_json_end_object(rd->jw);
 }
 
+void out_label(struct rnic *rd, const char *text)
+{
+	if (rd->jw)
+		return;
+	text_sep(rd);
+	fputs(text, rd->out);
+}
+
 /* ---- formatting ---- */
 
 const char *rnic_fmt_gid(const uint8_t gid[16], char buf[RNIC_GID_STRLEN])
@@ -238,4 +246,16 @@ const char *rnic_port_state_str(uint8_t state, char buf[RNIC_STATE_STRLEN])
 		return names[state];
 	snprintf(buf, RNIC_STATE_STRLEN, "UNKNOWN(%u)", state);
 	return buf;
+}
+
+const char *rnic_counter_name(unsigned int counter)
+{
+	static const char *const names[] = {
+		[RNIC_NL_COUNTER_REQ_NOT_PEER] = "req_not_peer",
+		[RNIC_NL_COUNTER_RESP_NOT_PEER] = "resp_not_peer",
+	};
+
+	if (counter < sizeof(names) / sizeof(names[0]))
+		return names[counter];
+	return NULL;
 }

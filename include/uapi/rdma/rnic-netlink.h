@@ -92,6 +92,8 @@ enum rnic_nl_cmd {
  * @RNIC_NL_ATTR_RES_AH: u32, address handles
  * @RNIC_NL_ATTR_CTX_TRUNCATED: flag: CTX_TABLE lists only the first open
  *	contexts, as many as fit in one message
+ * @RNIC_NL_ATTR_COUNTERS: nest of the device's counters (LINK_GET), one
+ *	u64 attribute per counter, typed by enum rnic_nl_counter
  *
  * A RES_GET answer has, per device, DEV_NAME, DEV_INDEX, the RES_* totals
  * of the device and a CTX_TABLE, followed by CTX_TRUNCATED when not every
@@ -128,9 +130,32 @@ enum rnic_nl_attr {
 	RNIC_NL_ATTR_RES_QP,
 	RNIC_NL_ATTR_RES_AH,
 	RNIC_NL_ATTR_CTX_TRUNCATED,
+	RNIC_NL_ATTR_COUNTERS,
 
 	__RNIC_NL_ATTR_MAX,
 	RNIC_NL_ATTR_MAX = __RNIC_NL_ATTR_MAX - 1
+};
+
+/**
+ * enum rnic_nl_counter - device counters, the attributes of
+ *	RNIC_NL_ATTR_COUNTERS
+ * @RNIC_NL_COUNTER_UNSPEC: no counter; pads the nest for 64-bit alignment
+ * @RNIC_NL_COUNTER_REQ_NOT_PEER: RC and UC requests that arrived for a
+ *	connected QP of the device from another QP or path than the one it
+ *	was connected to (its peer), and were dropped
+ * @RNIC_NL_COUNTER_RESP_NOT_PEER: RC responses (ACK, NAK, READ response,
+ *	atomic ACK) dropped likewise
+ *
+ * Each counter is a u64 that counts from 0 since the device was created
+ * and only grows. Userspace must skip counters it does not know.
+ */
+enum rnic_nl_counter {
+	RNIC_NL_COUNTER_UNSPEC,
+	RNIC_NL_COUNTER_REQ_NOT_PEER,
+	RNIC_NL_COUNTER_RESP_NOT_PEER,
+
+	__RNIC_NL_COUNTER_MAX,
+	RNIC_NL_COUNTER_MAX = __RNIC_NL_COUNTER_MAX - 1
 };
 
 #endif /* _UAPI_RDMA_RNIC_NETLINK_H */

@@ -370,6 +370,14 @@ static struct nlmsghdr *full_msg(bool netdev)
 	if (netdev)
 		put_gid(nlh, 1, gid_v4, 16);
 	mnl_attr_nest_end(nlh, t);
+	/* the unbound device stands for a kernel without counters */
+	if (netdev) {
+		t = mnl_attr_nest_start(nlh, RNIC_NL_ATTR_COUNTERS);
+		mnl_attr_put_u64(nlh, RNIC_NL_COUNTER_REQ_NOT_PEER, 5);
+		mnl_attr_put_u64(nlh, RNIC_NL_COUNTER_RESP_NOT_PEER, 0);
+		mnl_attr_put_u64(nlh, 99, 7);	/* unknown: skipped */
+		mnl_attr_nest_end(nlh, t);
+	}
 	return nlh;
 }
 
@@ -398,6 +406,10 @@ static void test_parse(void)
 	   "parse: GID table, unknown attribute in an entry skipped");
 	ok(!(info->attrs & (UINT64_C(1) << RNIC_NL_ATTR_PAD)),
 	   "parse: PAD not reported as present");
+	ok((info->attrs & (UINT64_C(1) << RNIC_NL_ATTR_COUNTERS)) &&
+	   info->counters[RNIC_NL_COUNTER_REQ_NOT_PEER] == 5 &&
+	   info->counters[RNIC_NL_COUNTER_RESP_NOT_PEER] == 0,
+	   "parse: counters, an unknown one skipped");
 
 	nlh = full_msg(false);
 	ok(rnic_link_parse(nlh, info) == 0 && !info->has_netdev &&
@@ -406,6 +418,13 @@ static void test_parse(void)
 	nlh = msg_start();
 	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_DEV_INDEX, 3);
 	ok(rnic_link_parse(nlh, info) == -EPROTO, "parse: no DEV_NAME");
+
+	nlh = msg_start();
+	mnl_attr_put_strz(nlh, RNIC_NL_ATTR_DEV_NAME, "r");
+	t = mnl_attr_nest_start(nlh, RNIC_NL_ATTR_COUNTERS);
+	mnl_attr_put_u32(nlh, RNIC_NL_COUNTER_REQ_NOT_PEER, 5);
+	mnl_attr_nest_end(nlh, t);
+	ok(rnic_link_parse(nlh, info) == -EPROTO, "parse: counter of 4 bytes");
 
 	nlh = msg_start();
 	mnl_attr_put_strz(nlh, RNIC_NL_ATTR_DEV_NAME, "r");
@@ -501,7 +520,8 @@ static void test_print(void)
 	       "0: rnic0: uverbs1024 state ACTIVE active_mtu 4096 netdev lo netdev_mtu 65536 contexts 0\n"
 	       "    node_guid 0200:00ff:fe00:0000\n"
 	       "    gid 0 fe80::200:ff:fe00:0\n"
-	       "    gid 1 ::ffff:127.0.0.1\n",
+	       "    gid 1 ::ffff:127.0.0.1\n"
+	       "    counters req_not_peer 5 resp_not_peer 0\n",
 	       "print: text, bound device");
 	free(m.buf);
 
@@ -511,7 +531,8 @@ static void test_print(void)
 	       "\"netdev_index\":1,\"netdev_mtu\":65536,\"contexts\":0,"
 	       "\"node_guid\":\"0200:00ff:fe00:0000\",\"gids\":["
 	       "{\"index\":0,\"gid\":\"fe80::200:ff:fe00:0\"},"
-	       "{\"index\":1,\"gid\":\"::ffff:127.0.0.1\"}]}]\n",
+	       "{\"index\":1,\"gid\":\"::ffff:127.0.0.1\"}],"
+	       "\"counters\":{\"req_not_peer\":5,\"resp_not_peer\":0}}]\n",
 	       "print: JSON, bound device");
 	free(m.buf);
 
