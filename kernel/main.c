@@ -225,8 +225,9 @@ static void rnic_make_guid(struct rnic_dev *rdev, struct net_device *netdev)
  *    userfaultfd), and rtnl_lock must not wait with it.
  * 2. rnic_dev_finish(), in process context without those locks: waits for
  *    the ioctls in flight, halts what they created or changed meanwhile,
- *    and drops the registry's reference. Open contexts keep the struct
- *    until they are closed.
+ *    raises IBV_EVENT_DEVICE_FATAL in an event queue they created, and
+ *    drops the registry's reference. Open contexts keep the struct until
+ *    they are closed.
  *
  * rnic_dev_del() (`rnic link del`) runs both. A removal under rtnl_lock
  * (rnic_dev_remove_queued()) leaves step 2 to a work item on
@@ -278,6 +279,8 @@ static void rnic_dev_finish(struct rnic_dev *rdev)
 	percpu_down_write(&rdev->live_rwsem);
 	percpu_up_write(&rdev->live_rwsem);
 	rnic_dev_halt(rdev);
+	/* For an event queue created meanwhile; the others had it. */
+	rnic_dev_async_event(rdev, RNIC_EVENT_DEVICE_FATAL);
 	rnic_dbg_dev(rdev, "removed\n");
 	put_device(&rdev->dev);
 }

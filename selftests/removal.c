@@ -453,6 +453,7 @@ TEST_F_TIMEOUT(rmstop, flushes_and_stops, 60)
 {
 	struct ibv_wc wc[NRECV + NSEND + 1];
 	int i, n, want, nrecv = 0, nsend = 0;
+	struct ibv_async_event ev;
 	struct rnic_link_info info;
 	char uverbs[32];
 	unsigned int index;
@@ -509,6 +510,11 @@ TEST_F_TIMEOUT(rmstop, flushes_and_stops, 60)
 	EXPECT_EQ(want - NRECV, nsend);
 	/* The polling thread is gone at once. */
 	EXPECT_FALSE(poller_exists(index));
+	/* IBV_EVENT_DEVICE_FATAL, once (removal raises it in both steps). */
+	EXPECT_EQ(0, dp_wait_async(self->ctx[0], IBV_EVENT_DEVICE_FATAL,
+				   5000, &ev));
+	EXPECT_EQ(-ETIMEDOUT, dp_wait_async(self->ctx[0],
+					    IBV_EVENT_DEVICE_FATAL, 300, &ev));
 
 	/* Calls fail; the device is gone from sysfs and netlink. */
 	errno = 0;
