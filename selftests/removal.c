@@ -10,6 +10,10 @@
  * succeed, and the process' pinned memory (VmPin) is back to 0. The
  * kernel must not warn, and rmmod afterwards (tools/vm/run) must find
  * nothing left.
+ *
+ * Also here: the removed device stops (rmstop: its WQEs flushed, its
+ * polling thread gone, its peers' packets lost), and deleting the netdev
+ * does not wait under rtnl_lock for an ioctl stuck on a page fault.
  */
 #include <dirent.h>
 #include <linux/userfaultfd.h>
