@@ -458,15 +458,11 @@ int rnic_qp_dp_init(struct rnic_qp *qp)
 	return 0;
 }
 
-/**
- * rnic_qp_dp_stop() - stop the data path of a QP being destroyed
- * @qp: the QP, no longer findable by handle, number or multicast group
- *
- * Cancels its timers and work and waits until nobody uses it any more.
- *
- * Context: process; sleeps.
+/*
+ * No timer or work of the QP runs when this returns, and none is started
+ * again (rnic_req.dead). Each of them held a data path reference.
  */
-void rnic_qp_dp_stop(struct rnic_qp *qp)
+static void rnic_qp_dp_cancel(struct rnic_qp *qp)
 {
 	spin_lock_bh(&qp->req.lock);
 	WRITE_ONCE(qp->req.dead, true);
@@ -477,7 +473,47 @@ void rnic_qp_dp_stop(struct rnic_qp *qp)
 		rnic_qp_put(qp);
 	if (cancel_work_sync(&qp->req.work))
 		rnic_qp_put(qp);
+}
+
+/**
+ * rnic_qp_dp_stop() - stop the data path of a QP being destroyed
+ * @qp: the QP, no longer findable by handle, number or multicast group
+ *
+ * Cancels its timers and work and waits until nobody uses it any more.
+ *
+ * Context: process; sleeps.
+ */
+void rnic_qp_dp_stop(struct rnic_qp *qp)
+{
+	rnic_qp_dp_cancel(qp);
 	rnic_dpref_kill(&qp->dp);
+}
+
+/**
+ * rnic_qp_dp_halt() - stop the data path of a QP whose device is removed
+ * @qp: the QP, held by a data path reference of the caller
+ *
+ * Moves the QP to ERR, stops its timers and work for good, then
+ * completes the WQEs in its rings with IBV_WC_WR_FLUSH_ERR here, instead
+ * of in the work. A user who keeps moving a producer index cannot keep
+ * this going: it stops after the passes that cover each ring once. The QP
+ * stays a verbs object until it is destroyed; a packet that still finds
+ * it by number meets a QP in ERR.
+ *
+ * Context: process; sleeps.
+ */
+void rnic_qp_dp_halt(struct rnic_qp *qp)
+{
+	u32 passes = max(qp->sq.mask, qp->rq.mask) / RNIC_FLUSH_BUDGET + 2;
+	bool more;
+
+	rnic_qp_error(qp, U32_MAX);
+	rnic_qp_dp_cancel(qp);
+	do {
+		more = rnic_resp_flush(qp);
+		more |= rnic_req_flush(qp);
+		cond_resched();
+	} while (more && --passes);
 }
 
 /**

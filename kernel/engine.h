@@ -300,6 +300,7 @@ void rnic_req_timer(struct timer_list *t);
 enum hrtimer_restart rnic_req_rnr_timer(struct hrtimer *t);
 void rnic_req_rnr_stop(struct rnic_qp *qp);
 void rnic_req_run(struct rnic_qp *qp);
+bool rnic_req_flush(struct rnic_qp *qp);
 bool rnic_req_in_flight(struct rnic_qp *qp);
 void rnic_comp_rcv(struct rnic_qp *qp, const struct rnic_pkt *pkt);
 

@@ -62,6 +62,7 @@ static DEFINE_SPINLOCK(rnic_async_lock);
  * @nr_dynamic: asynchronous queue: allocated events queued
  * @lost: asynchronous queue: events dropped since the last one read
  * @fatal: asynchronous queue: its IBV_EVENT_DEVICE_FATAL event
+ * @fatal_raised: asynchronous queue: @fatal was queued; it never is again
  */
 struct rnic_evq {
 	refcount_t ref;
@@ -77,6 +78,7 @@ struct rnic_evq {
 	u32 nr_dynamic;
 	u32 lost;
 	struct rnic_event fatal;
+	bool fatal_raised;
 };
 
 /* An allocated asynchronous event; ev.dynamic is set. */
@@ -383,8 +385,9 @@ static void rnic_async_add(struct rnic_evq *evq, u32 type, u64 element,
 
 	lockdep_assert_held(&rnic_async_lock);
 	if (type == RNIC_EVENT_DEVICE_FATAL) {
-		if (list_empty(&evq->fatal.node))
+		if (!evq->fatal_raised)
 			rnic_evq_add(evq, &evq->fatal);
+		evq->fatal_raised = true;
 		return;
 	}
 	if (evq->nr_dynamic >= RNIC_ASYNC_EVENTS_MAX) {
@@ -440,7 +443,8 @@ void rnic_async_event(struct rnic_ctx *ctx, u32 event_type,
  *	a device
  * @rdev: the device
  * @event_type: a port event (element: port 1) or RNIC_EVENT_DEVICE_FATAL
- *	(element 0, never dropped)
+ *	(element 0, never dropped, queued once per queue however often it is
+ *	raised)
  *
  * Context: any but hard interrupt (the port lock may be held); does not
  * sleep.

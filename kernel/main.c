@@ -14,7 +14,8 @@
  * The registry: index -> struct rnic_dev. A published device is findable
  * here; removal first replaces it by a reserved (NULL) entry, so that its
  * index (the char device minor) is not handed out again until the struct is
- * released, then tears it down. Changes are made under rnic_devs_lock.
+ * released, then tears it down (see rnic_dev_stop()). Changes are made
+ * under rnic_devs_lock.
  */
 DEFINE_MUTEX(rnic_devs_lock);
 static DEFINE_XARRAY_ALLOC(rnic_devs);
@@ -210,6 +211,87 @@ static void rnic_make_guid(struct rnic_dev *rdev, struct net_device *netdev)
 	guid[0] &= ~0x03;
 }
 
+/*
+ * Removal happens in two steps:
+ *
+ * 1. rnic_dev_stop(), under rnic_devs_lock and, when a netdev goes, under
+ *    rtnl_lock: the device becomes unfindable, new ioctls and opens fail
+ *    with ENODEV, its name is free (char device and sysfs entry gone), the
+ *    netdev reference is dropped, the port is DOWN with no GID, the
+ *    polling thread stops, every QP is in ERR with its WQEs flushed and
+ *    its timers and work stopped, and every open context gets
+ *    IBV_EVENT_DEVICE_FATAL. It does not wait for ioctls in flight: one
+ *    may wait for a page fault that a user serves late or never (FUSE,
+ *    userfaultfd), and rtnl_lock must not wait with it.
+ * 2. rnic_dev_finish(), in process context without those locks: waits for
+ *    the ioctls in flight, halts what they created or changed meanwhile,
+ *    raises IBV_EVENT_DEVICE_FATAL in an event queue they created, and
+ *    drops the registry's reference. Open contexts keep the struct until
+ *    they are closed.
+ *
+ * rnic_dev_del() (`rnic link del`) runs both. A removal under rtnl_lock
+ * (rnic_dev_remove_queued()) leaves step 2 to a work item on
+ * rnic_remove_wq, which module exit drains.
+ */
+static struct workqueue_struct *rnic_remove_wq;
+
+/* Stop what runs on its own: the polling thread, the QPs' engines. */
+static void rnic_dev_halt(struct rnic_dev *rdev)
+{
+	rnic_poll_dev_stop(rdev);
+	rnic_qp_halt_dev(rdev);
+}
+
+/**
+ * rnic_dev_stop() - step 1 of a removal: unpublish and stop a device
+ * @rdev: a published device
+ *
+ * Context: process, rnic_devs_lock held, rtnl_lock may be held. The
+ * caller then owns the registry's reference and must pass it to
+ * rnic_dev_finish().
+ */
+static void rnic_dev_stop(struct rnic_dev *rdev)
+{
+	lockdep_assert_held(&rnic_devs_lock);
+	/* The index (the char device minor) stays reserved until release. */
+	xa_store(&rnic_devs, rdev->index, NULL, GFP_KERNEL);
+	WRITE_ONCE(rdev->live, false);
+	/* No charge from now on; rdma.current forgets the device. */
+	rnic_cg_unregister(rdev);
+	cdev_device_del(&rdev->cdev, &rdev->dev);
+	rnic_netdev_unbind(rdev);
+	rnic_port_remove(rdev);
+	rnic_dev_halt(rdev);
+	/* After the flush: a context that reacts sees every completion. */
+	rnic_dev_async_event(rdev, RNIC_EVENT_DEVICE_FATAL);
+	rnic_dbg_dev(rdev, "stopped\n");
+}
+
+/**
+ * rnic_dev_finish() - step 2 of a removal: wait for the ioctls in flight
+ *	and drop the registry's reference
+ * @rdev: a device rnic_dev_stop() stopped
+ *
+ * Context: process, no rtnl_lock or rnic_devs_lock held; sleeps as long
+ * as an ioctl in flight does.
+ */
+static void rnic_dev_finish(struct rnic_dev *rdev)
+{
+	/* Every ioctl that saw the device live has returned. */
+	percpu_down_write(&rdev->live_rwsem);
+	percpu_up_write(&rdev->live_rwsem);
+	rnic_dev_halt(rdev);
+	/* For an event queue created meanwhile; the others had it. */
+	rnic_dev_async_event(rdev, RNIC_EVENT_DEVICE_FATAL);
+	rnic_dbg_dev(rdev, "removed\n");
+	put_device(&rdev->dev);
+}
+
+static void rnic_dev_remove_work(struct work_struct *work)
+{
+	rnic_dev_finish(container_of(work, struct rnic_dev, remove_work));
+}
+
 /**
  * rnic_dev_add() - create, bind and publish a device
  * @name: device name
@@ -287,6 +369,7 @@ int rnic_dev_add(const char *name, struct net *net, const char *ifname,
 	INIT_LIST_HEAD(&rdev->async_queues);
 	xa_init_flags(&rdev->mrs, XA_FLAGS_ALLOC);
 	INIT_LIST_HEAD(&rdev->bind_node);
+	INIT_WORK(&rdev->remove_work, rnic_dev_remove_work);
 	rnic_make_guid(rdev, netdev);
 	rnic_port_init(rdev);
 
@@ -321,44 +404,19 @@ err_unlock:
 }
 
 /**
- * rnic_dev_unpublish() - make a device unfindable, keeping its index
+ * rnic_dev_remove_queued() - remove a device, finishing in the background
  * @rdev: a published device
  *
- * Context: rnic_devs_lock held. The caller then owns the registry's
- * reference and must call rnic_dev_remove().
- */
-static void rnic_dev_unpublish(struct rnic_dev *rdev)
-{
-	lockdep_assert_held(&rnic_devs_lock);
-	xa_store(&rnic_devs, rdev->index, NULL, GFP_KERNEL);
-}
-
-/**
- * rnic_dev_remove() - tear an unpublished device down
- * @rdev: device, no longer findable in the registry
+ * Step 1 of the removal now, step 2 in a work item that holds the
+ * registry's reference. When this returns, the device is stopped and its
+ * name is free.
  *
- * Waits for running ioctls, makes every later call on an open context fail
- * with ENODEV, raises IBV_EVENT_DEVICE_FATAL in every open context, unbinds
- * the netdev, removes the char device and sysfs entry and drops the
- * registry's reference. Open contexts keep the memory until
- * they are closed.
- *
- * Context: process; may be called under rtnl_lock and rnic_devs_lock.
+ * Context: process, rnic_devs_lock held, rtnl_lock may be held.
  */
-static void rnic_dev_remove(struct rnic_dev *rdev)
+void rnic_dev_remove_queued(struct rnic_dev *rdev)
 {
-	percpu_down_write(&rdev->live_rwsem);
-	rdev->live = false;
-	percpu_up_write(&rdev->live_rwsem);
-	/* No charge from now on; rdma.current forgets the device. */
-	rnic_cg_unregister(rdev);
-	/* Tell every open context (event.c). */
-	rnic_dev_async_event(rdev, RNIC_EVENT_DEVICE_FATAL);
-
-	rnic_netdev_unbind(rdev);
-	cdev_device_del(&rdev->cdev, &rdev->dev);
-	rnic_dbg_dev(rdev, "removed\n");
-	put_device(&rdev->dev);
+	rnic_dev_stop(rdev);
+	queue_work(rnic_remove_wq, &rdev->remove_work);
 }
 
 /**
@@ -366,7 +424,9 @@ static void rnic_dev_remove(struct rnic_dev *rdev)
  * @name: device name
  * @extack: netlink extended ACK for error messages
  *
- * Context: process, takes rnic_devs_lock.
+ * Both steps of the removal: when it returns, no ioctl runs on the device.
+ *
+ * Context: process, takes rnic_devs_lock; no rtnl_lock held.
  * Return: 0 or -ENODEV.
  */
 int rnic_dev_del(const char *name, struct netlink_ext_ack *extack)
@@ -376,13 +436,13 @@ int rnic_dev_del(const char *name, struct netlink_ext_ack *extack)
 	mutex_lock(&rnic_devs_lock);
 	rdev = rnic_dev_find(name);
 	if (rdev)
-		rnic_dev_unpublish(rdev);
+		rnic_dev_stop(rdev);
 	mutex_unlock(&rnic_devs_lock);
 	if (!rdev) {
 		NL_SET_ERR_MSG(extack, "no such rnic device");
 		return -ENODEV;
 	}
-	rnic_dev_remove(rdev);
+	rnic_dev_finish(rdev);
 	return 0;
 }
 
@@ -401,10 +461,8 @@ void rnic_dev_del_bound(struct net_device *netdev)
 	mutex_lock(&rnic_devs_lock);
 	xa_for_each(&rnic_devs, index, rdev) {
 		/* Stable: published devices are neither bound nor unbound. */
-		if (rdev->netdev != netdev)
-			continue;
-		rnic_dev_unpublish(rdev);
-		rnic_dev_remove(rdev);
+		if (rdev->netdev == netdev)
+			rnic_dev_remove_queued(rdev);
 	}
 	mutex_unlock(&rnic_devs_lock);
 }
@@ -466,10 +524,8 @@ static void rnic_dev_del_all(void)
 	unsigned long index;
 
 	mutex_lock(&rnic_devs_lock);
-	xa_for_each(&rnic_devs, index, rdev) {
-		rnic_dev_unpublish(rdev);
-		rnic_dev_remove(rdev);
-	}
+	xa_for_each(&rnic_devs, index, rdev)
+		rnic_dev_remove_queued(rdev);
 	mutex_unlock(&rnic_devs_lock);
 }
 
@@ -477,9 +533,12 @@ static int __init rnic_init(void)
 {
 	int ret;
 
+	rnic_remove_wq = alloc_workqueue("rnic_remove", WQ_UNBOUND, 0);
+	if (!rnic_remove_wq)
+		return -ENOMEM;
 	ret = alloc_chrdev_region(&rnic_devt, 0, RNIC_MAX_DEVICES, "rnic");
 	if (ret)
-		return ret;
+		goto err_wq;
 	rnic_class = class_create(THIS_MODULE, "rnic");
 	if (IS_ERR(rnic_class)) {
 		ret = PTR_ERR(rnic_class);
@@ -502,6 +561,8 @@ err_class:
 	class_destroy(rnic_class);
 err_chrdev:
 	unregister_chrdev_region(rnic_devt, RNIC_MAX_DEVICES);
+err_wq:
+	destroy_workqueue(rnic_remove_wq);
 	return ret;
 }
 
@@ -514,6 +575,11 @@ static void __exit rnic_exit(void)
 	 */
 	rnic_dev_del_all();
 	rnic_netdev_exit();
+	/*
+	 * Pending removals finish: no ioctl runs, every open file holds
+	 * the module. The devices are freed before their class goes.
+	 */
+	destroy_workqueue(rnic_remove_wq);
 	class_destroy(rnic_class);
 	unregister_chrdev_region(rnic_devt, RNIC_MAX_DEVICES);
 	rnic_check_leaks();

@@ -6,9 +6,11 @@
  * A bound device follows its netdev: the port is ACTIVE while the netdev is
  * up with carrier, the active MTU follows the netdev MTU, every IPv4 address
  * gives a GID ::ffff:a.b.c.d and every IPv6 address one GID, and removing
- * the netdev removes the device. GID entry 0 is the permanent link-local
- * GID fe80::/64 + node GUID. Entries keep their index while they exist, so
- * an application's GID index stays valid when other addresses come and go.
+ * the netdev removes the device. GID entry 0 is the link-local GID
+ * fe80::/64 + node GUID, there for the device's life. Entries keep their
+ * index while they exist, so an application's GID index stays valid when
+ * other addresses come and go. A removed device's port is DOWN with no GID
+ * at all (rnic_port_remove()).
  */
 #include <linux/inetdevice.h>
 #include <net/addrconf.h>
@@ -40,6 +42,28 @@ void rnic_port_init(struct rnic_dev *rdev)
 	gid->raw[1] = 0x80;
 	memcpy(&gid->raw[8], &rdev->node_guid, sizeof(rdev->node_guid));
 	gid->valid = true;
+}
+
+/**
+ * rnic_port_remove() - the port of a device being removed: DOWN, with an
+ *	empty GID table
+ * @rdev: the device, unbound
+ *
+ * The local link delivers a packet only to a device that owns its
+ * destination GID: from now on nothing reaches the device's QPs. Raises
+ * no event; removal raises IBV_EVENT_DEVICE_FATAL.
+ */
+void rnic_port_remove(struct rnic_dev *rdev)
+{
+	struct rnic_port *port = &rdev->port;
+
+	spin_lock_bh(&port->lock);
+	port->state = RNIC_PORT_DOWN;
+	port->netdev_mtu = 0;
+	write_seqcount_begin(&port->gid_seq);
+	memset(port->gids, 0, sizeof(port->gids));
+	write_seqcount_end(&port->gid_seq);
+	spin_unlock_bh(&port->lock);
 }
 
 /* Returns whether the table changed. */
@@ -230,7 +254,10 @@ out_unlock:
  * rnic_netdev_unbind() - drop a device's netdev binding, if any
  * @rdev: device, unpublished or never published
  *
- * The port keeps its state and GIDs; nobody can query them any more.
+ * Address and link changes of the netdev no longer reach the port: call
+ * it before rnic_port_remove(). Removing a netdev must drop the reference
+ * while rtnl_lock is held in NETDEV_UNREGISTER, or netdev_wait_allrefs()
+ * waits for it.
  */
 void rnic_netdev_unbind(struct rnic_dev *rdev)
 {

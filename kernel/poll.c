@@ -4,7 +4,7 @@
  * DOC "rnic send doorbell" in rnic-abi.h).
  *
  * A device gets one kernel thread, "rnic-sqpoll/<index>", when its first
- * polled QP is created; it lives until the device is freed. It walks the
+ * polled QP is created; it lives until the device is removed. It walks the
  * device's polled QPs and kicks the requester (rnic_req_kick()) of every
  * QP whose SQ producer index moved since its last kick, so that posting
  * needs no system call. After rnic_sq_poll_idle_us without work it goes to
@@ -74,12 +74,14 @@ MODULE_PARM_DESC(sq_poll_idle_us,
  *	in the flags word of every QP on @qps
  * @wait: the thread sleeps on it; rnic_poll_wake() wakes it
  * @busy_wait: rnic_poll_del() waits on it for @busy to change
- * @task: the thread; set before the poller is published, never changed
+ * @task: the thread; set before the poller is published, cleared when
+ *	rnic_poll_dev_stop() stopped it
  *
  * Lifetime: allocated, with its thread, by the first rnic_poll_add() on
  * the device and published in rnic_dev.poller with cmpxchg(); the thread
- * and the struct go in rnic_poll_dev_fini(), when the device is freed and
- * therefore has no QP left. The thread works on a QP only while it is on
+ * stops when the device is removed (rnic_poll_dev_stop()) and the struct
+ * goes in rnic_poll_dev_fini(), when the device is freed and therefore
+ * has no QP left. The thread works on a QP only while it is on
  * @qps or, as @busy, with a data path reference (rnic_qp.dp) that it took
  * under @lock while the QP was listed.
  */
@@ -260,7 +262,8 @@ static int rnic_poll_thread(void *data)
 /*
  * The device's poller, created with its thread by the first caller. Two
  * first callers race with cmpxchg(); the loser stops the thread it
- * created, which never ran.
+ * created. The thread runs before the poller is published, so that
+ * whoever finds the poller may stop its thread (rnic_poll_dev_stop()).
  */
 static struct rnic_poller *rnic_poller_get(struct rnic_dev *rdev)
 {
@@ -286,6 +289,7 @@ static struct rnic_poller *rnic_poller_get(struct rnic_dev *rdev)
 		return ERR_CAST(task);
 	}
 	p->task = task;
+	wake_up_process(task);
 
 	old = cmpxchg(&rdev->poller, NULL, p);
 	if (old) {
@@ -293,7 +297,6 @@ static struct rnic_poller *rnic_poller_get(struct rnic_dev *rdev)
 		kfree(p);
 		return old;
 	}
-	wake_up_process(task);
 	return p;
 }
 
@@ -374,6 +377,30 @@ void rnic_poll_wake(struct rnic_qp *qp)
 }
 
 /**
+ * rnic_poll_dev_stop() - stop the polling thread of a device being
+ *	removed, if it has one
+ * @rdev: the device
+ *
+ * The poller stays, with its QPs listed, until the device is freed:
+ * rnic_poll_add(), rnic_poll_del() and rnic_poll_wake() go on working,
+ * but nothing kicks a QP any more. A QP created by an ioctl that was
+ * running meanwhile may start a new thread: removal calls this again
+ * once no ioctl runs.
+ *
+ * Context: process; the device's removal, which serialises the calls.
+ */
+void rnic_poll_dev_stop(struct rnic_dev *rdev)
+{
+	/* Pairs with the cmpxchg() in rnic_poller_get(). */
+	struct rnic_poller *p = smp_load_acquire(&rdev->poller);
+
+	if (!p || !p->task)
+		return;
+	kthread_stop(p->task);
+	p->task = NULL;
+}
+
+/**
  * rnic_poll_dev_fini() - stop the device's polling thread, if any; no QP
  *	is watched any more
  * @rdev: the device being freed
@@ -385,7 +412,8 @@ void rnic_poll_dev_fini(struct rnic_dev *rdev)
 	if (!p)
 		return;
 	WARN_ON(!list_empty(&p->qps));
-	kthread_stop(p->task);
+	if (p->task)
+		kthread_stop(p->task);
 	rdev->poller = NULL;
 	kfree(p);
 }

@@ -65,6 +65,36 @@ struct rnic_qp *rnic_qp_lookup(u32 qpn)
 	return qp;
 }
 
+/**
+ * rnic_qp_halt_dev() - halt every QP of a device being removed
+ * @rdev: the device
+ *
+ * The QP table is module-wide, so this walks all of it and picks the
+ * device's QPs: a walk over every QP of the module, acceptable for an
+ * operation as rare as a removal. A QP that is being destroyed may be
+ * missed (it stops anyway); one that is being created is found by a
+ * later walk (removal walks again once no ioctl runs).
+ *
+ * Context: process; sleeps (rnic_qp_dp_halt()).
+ */
+void rnic_qp_halt_dev(struct rnic_dev *rdev)
+{
+	struct rnic_qp *qp;
+	unsigned long qpn;
+
+	rcu_read_lock();
+	xa_for_each(&rnic_qp_table, qpn, qp) {
+		/* The struct is freed after a grace period: readable here. */
+		if (qp->rdev != rdev || !rnic_dpref_get(&qp->dp))
+			continue;
+		rcu_read_unlock();
+		rnic_qp_dp_halt(qp);
+		rnic_qp_put(qp);
+		rcu_read_lock();
+	}
+	rcu_read_unlock();
+}
+
 /*
  * Nobody finds the QP any more (handle, number, groups), then its data
  * path stops: after that nothing touches its rings, CQs or SRQ.

@@ -420,6 +420,35 @@ static bool rnic_req_flush_pass(struct rnic_qp *qp)
 	return n == RNIC_FLUSH_BUDGET;
 }
 
+/**
+ * rnic_req_flush() - one flush pass over the send queue of a QP in ERR
+ * @qp: the QP, in ERR
+ *
+ * For a caller that flushes in its own context (device removal) instead
+ * of leaving it to the requester's work. Serialised with the requester's
+ * steps by rnic_req.lock, as rnic_req_step() does it.
+ *
+ * Context: process, no data path lock held.
+ * Return: whether there is more than one pass does.
+ */
+bool rnic_req_flush(struct rnic_qp *qp)
+{
+	struct rnic_req *req = &qp->req;
+	bool more = false;
+
+	if (!qp->sq.region)
+		return false;
+	local_bh_disable();
+	rcu_read_lock();
+	spin_lock(&req->lock);
+	if (rnic_qp_state(qp) == RNIC_QPS_ERR)
+		more = rnic_req_flush_pass(qp);
+	spin_unlock(&req->lock);
+	rcu_read_unlock();
+	local_bh_enable();
+	return more;
+}
+
 /* Is a WQE with the first or last PSN @psn started, at or after done? */
 static struct rnic_kwqe *rnic_req_find_psn(struct rnic_qp *qp, u32 psn,
 					   u32 *index)

@@ -759,12 +759,13 @@ out:
  * again.
  *
  * Context: process or softirq, no data path lock held.
+ * Return: whether WQEs were left for the work.
  */
-void rnic_resp_flush(struct rnic_qp *qp)
+bool rnic_resp_flush(struct rnic_qp *qp)
 {
 	struct rnic_resp *resp = &qp->resp;
+	u32 n = 0;
 	int ret;
-	u32 n;
 
 	spin_lock_bh(&resp->lock);
 	if (rnic_qp_state(qp) != RNIC_QPS_ERR)
@@ -794,4 +795,5 @@ void rnic_resp_flush(struct rnic_qp *qp)
 		rnic_req_schedule(qp);
 out:
 	spin_unlock_bh(&resp->lock);
+	return n == RNIC_FLUSH_BUDGET;
 }

@@ -176,10 +176,11 @@ struct rnic_port {
  * @index: slot in the device registry; also the char device minor
  * @node_guid: node GUID, fixed at creation
  * @port: port 1
- * @live_rwsem: ioctls run under it for reading; removal takes it for
- *	writing to clear @live, so that no ioctl runs on a removed device.
- *	Per CPU: every doorbell takes it, and removal is rare.
- * @live: the device is registered; false once removal started
+ * @live_rwsem: ioctls and opens run under it for reading; the second
+ *	step of a removal takes it for writing, to wait for those that saw
+ *	@live true. Per CPU: every doorbell takes it, and removal is rare.
+ * @live: the device is registered; cleared (WRITE_ONCE) by the first step
+ *	of a removal without @live_rwsem, read with READ_ONCE under it
  * @ncontexts: open verbs contexts
  * @ctx_lock: protects @contexts and @next_ctx_id
  * @contexts: open contexts, for resource reports
@@ -206,12 +207,17 @@ struct rnic_port {
  *	rdma.current), under the device's name
  * @counters: events of the data path, indexed by enum rnic_nl_counter
  *	(entry 0 is unused); lockless, rnic_dev_count()
+ * @remove_work: the second step of a removal under rtnl_lock (main.c);
+ *	holds the registry's reference
  *
  * Lock order: rtnl_lock -> rnic_devs_lock -> @live_rwsem -> @ctx_lock ->
  * (context objs xa_lock) -> rnic_bind_lock -> @port.lock ->
  * rnic_async_lock; rnic_qp.lock -> @port.lock; @live_rwsem -> @cg_rwsem
  * (-> the RDMA cgroup controller's mutex). mmap() must not take
- * @live_rwsem (mmap_lock is held there and ioctls fault under it).
+ * @live_rwsem (mmap_lock is held there and ioctls fault under it). The
+ * first step of a removal takes the data path's locks and waits for the
+ * QPs' timers and work under rnic_devs_lock (and rtnl_lock), never for
+ * @live_rwsem.
  */
 struct rnic_dev {
 	struct device dev;
@@ -246,6 +252,7 @@ struct rnic_dev {
 	struct rdmacg_device cg_dev;
 #endif
 	atomic64_t counters[__RNIC_NL_COUNTER_MAX];
+	struct work_struct remove_work;
 };
 
 /**
@@ -707,6 +714,7 @@ int rnic_dev_add(const char *name, struct net *net, const char *ifname,
 		 struct netlink_ext_ack *extack);
 int rnic_dev_del(const char *name, struct netlink_ext_ack *extack);
 void rnic_dev_del_bound(struct net_device *netdev);
+void rnic_dev_remove_queued(struct rnic_dev *rdev);
 struct rnic_dev *rnic_dev_find(const char *name);
 struct rnic_dev *rnic_dev_next(unsigned long *index);
 void rnic_dev_info(struct rnic_dev *rdev, struct rnic_link_info *info);
@@ -715,6 +723,7 @@ u32 rnic_active_mtu(u32 netdev_mtu);
 /* netdev.c: binding to a netdev, GID table */
 extern spinlock_t rnic_bind_lock;
 void rnic_port_init(struct rnic_dev *rdev);
+void rnic_port_remove(struct rnic_dev *rdev);
 int rnic_netdev_bind(struct rnic_dev *rdev, struct net_device *netdev,
 		     struct netlink_ext_ack *extack);
 void rnic_netdev_unbind(struct rnic_dev *rdev);
@@ -1177,17 +1186,19 @@ int rnic_detach_mcast(struct rnic_ucmd *ucmd);
 bool rnic_gid_is_mcast(const u8 *gid);
 bool rnic_mcast_attached(struct rnic_qp *qp);
 void rnic_mcast_detach_all(struct rnic_qp *qp);
+void rnic_qp_halt_dev(struct rnic_dev *rdev);
 
 /* data path: functions (dp.c, req.c, resp.c, poll.c) */
 int rnic_dev_dp_init(struct rnic_dev *rdev);
 void rnic_dev_dp_fini(struct rnic_dev *rdev);
 int rnic_qp_dp_init(struct rnic_qp *qp);
 void rnic_qp_dp_stop(struct rnic_qp *qp);
+void rnic_qp_dp_halt(struct rnic_qp *qp);
 void rnic_qp_dp_fini(struct rnic_qp *qp);
 void rnic_qp_dp_apply(struct rnic_qp *qp, u32 cur, u32 next, u32 mask);
 void rnic_qp_dp_modified(struct rnic_qp *qp, u32 cur, u32 next);
 void rnic_req_kick(struct rnic_qp *qp);
-void rnic_resp_flush(struct rnic_qp *qp);
+bool rnic_resp_flush(struct rnic_qp *qp);
 int rnic_kick_sq(struct rnic_ucmd *ucmd);
 int rnic_ring_sq(struct rnic_ctx *ctx, unsigned long handle);
 
@@ -1211,6 +1222,12 @@ void rnic_poll_del(struct rnic_qp *qp);
  * @qp: a polled QP
  */
 void rnic_poll_wake(struct rnic_qp *qp);
+/**
+ * rnic_poll_dev_stop() - stop the polling thread of a device being
+ *	removed, if it has one; its QPs stay listed
+ * @rdev: the device
+ */
+void rnic_poll_dev_stop(struct rnic_dev *rdev);
 /**
  * rnic_poll_dev_fini() - stop the device's polling thread, if any; no QP
  *	is watched any more

@@ -311,7 +311,7 @@ static noinline long rnic_uverbs_cmd(struct rnic_ctx *ctx, unsigned int cmd,
 		return ret;
 
 	percpu_down_read(&rdev->live_rwsem);
-	if (rdev->live || op->on_dead_device)
+	if (READ_ONCE(rdev->live) || op->on_dead_device)
 		ret = op->execute(&ucmd);
 	else
 		ret = -ENODEV;
@@ -334,7 +334,7 @@ static long rnic_uverbs_ioctl(struct file *filp, unsigned int cmd,
 	if (cmd != RNIC_IOCTL_RING_SQ)
 		return rnic_uverbs_cmd(ctx, cmd, arg);
 	percpu_down_read(&rdev->live_rwsem);
-	ret = rdev->live ? rnic_ring_sq(ctx, arg) : -ENODEV;
+	ret = READ_ONCE(rdev->live) ? rnic_ring_sq(ctx, arg) : -ENODEV;
 	percpu_up_read(&rdev->live_rwsem);
 	return ret;
 }
@@ -365,8 +365,14 @@ static int rnic_uverbs_open(struct inode *inode, struct file *filp)
 	if (!ctx)
 		return -ENOMEM;
 
+	/*
+	 * A removal that starts after this check raised
+	 * IBV_EVENT_DEVICE_FATAL before the new context can have an event
+	 * queue (that takes an ioctl): the context learns of the removal
+	 * from the ENODEV of its ioctls instead.
+	 */
 	percpu_down_read(&rdev->live_rwsem);
-	if (!rdev->live) {
+	if (!READ_ONCE(rdev->live)) {
 		ret = -ENODEV;
 		goto err_unlock;
 	}
