@@ -211,7 +211,9 @@ FIXTURE_TEARDOWN(netns)
 
 	for (i = 0; i < 2; i++) {
 		s = &self->s[i];
-		ns_close_ctx(_metadata, s);
+		/* Closing destroys whatever a failed test left. */
+		if (s->ctx)
+			EXPECT_EQ(0, ibv_close_device(s->ctx));
 		/* Names are global: free them now, not at namespace exit. */
 		if (s->g) {
 			EXPECT_EQ(0, rnic_link_del(s->g, s->dev));
@@ -424,17 +426,28 @@ static int ns_recv_fd(int sock)
 	return fd;
 }
 
-/*
- * The child: in a namespace of its own, make an unbound device, leave a
- * context with objects open, pass another context to the parent, exit.
- */
-static int ns_dying_child(const char *name, int sock)
+/* Open a context on @name with a PD, a CQ and an RC QP; 0 or -1. */
+static int ns_leave_open(const char *name)
 {
 	struct dp_qp_opts o = dp_opts(IBV_QPT_RC);
 	struct ibv_context *ctx;
-	struct rnic_genl *g;
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
+
+	ctx = rnic_ibv_open(name);
+	pd = ctx ? ibv_alloc_pd(ctx) : NULL;
+	cq = pd ? ibv_create_cq(ctx, 16, NULL, NULL, 0) : NULL;
+	return cq && dp_qp_create(pd, cq, cq, &o) ? 0 : -1;
+}
+
+/*
+ * The child: in a namespace of its own, make an unbound device and one
+ * bound to a dummy netdev, leave a context with objects open on each,
+ * pass another context of the unbound one to the parent, exit.
+ */
+static int ns_dying_child(const char *name, const char *bound, int sock)
+{
+	struct rnic_genl *g;
 	int fd;
 
 	if (unshare(CLONE_NEWNET))
@@ -442,12 +455,10 @@ static int ns_dying_child(const char *name, int sock)
 	g = rnic_genl_open();
 	if (!g || rnic_link_add(g, name, NULL))
 		return 2;
-	ctx = rnic_ibv_open(name);
-	if (!ctx)
+	if (rnic_sh("ip link add t_nsdie type dummy && ip link set t_nsdie up") ||
+	    rnic_link_add(g, bound, "t_nsdie"))
 		return 3;
-	pd = ibv_alloc_pd(ctx);
-	cq = pd ? ibv_create_cq(ctx, 16, NULL, NULL, 0) : NULL;
-	if (!cq || !dp_qp_create(pd, cq, cq, &o))
+	if (ns_leave_open(name) || ns_leave_open(bound))
 		return 4;
 	fd = rnic_open(name);
 	if (fd < 0 || ns_send_fd(sock, fd))
@@ -457,23 +468,26 @@ static int ns_dying_child(const char *name, int sock)
 }
 
 /*
- * An unbound device goes away with the namespace that made it, also when
- * a process of the namespace exited with a context open and a process
- * outside still holds another context. That one sees the device removed.
+ * The devices of a namespace go away with it: an unbound one by the
+ * namespace's exit, a bound one with its (virtual) netdev. Also when a
+ * process of the namespace exited with contexts open, and when a process
+ * outside still holds a context, which then sees the device removed.
  */
-TEST(unbound_device_dies_with_namespace)
+TEST(devices_die_with_namespace)
 {
+	char name[RNIC_LINK_NAME_SIZE], bound[RNIC_LINK_NAME_SIZE];
 	struct rnic_query_port port;
-	char name[RNIC_LINK_NAME_SIZE];
 	int sv[2], status, fd;
+	struct rnic_genl *g;
 	pid_t pid;
 
 	snprintf(name, sizeof(name), "rnic_nsgone%d", getpid());
+	snprintf(bound, sizeof(bound), "rnic_nsgoneb%d", getpid());
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid)
-		_exit(ns_dying_child(name, sv[1]));
+		_exit(ns_dying_child(name, bound, sv[1]));
 	close(sv[1]);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_EQ(0, status) TH_LOG("child failed at step %d",
@@ -482,14 +496,15 @@ TEST(unbound_device_dies_with_namespace)
 	ASSERT_LE(0, fd);
 	close(sv[0]);
 
+	EXPECT_TRUE(ns_wait_gone(bound))
+		TH_LOG("%s outlived its namespace", bound);
 	EXPECT_TRUE(ns_wait_gone(name))
 		TH_LOG("%s outlived its namespace", name);
 	EXPECT_EQ(-ENODEV, _query_port(fd, 1, &port));
 	close(fd);
 	if (rnic_sysfs_exists(name)) {
 		/* Unfixed module: the device sits in no namespace at all. */
-		struct rnic_genl *g = rnic_genl_open();
-
+		g = rnic_genl_open();
 		rnic_link_del(g, name);
 		rnic_genl_close(g);
 	}
