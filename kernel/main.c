@@ -216,7 +216,8 @@ static void rnic_make_guid(struct rnic_dev *rdev, struct net_device *netdev)
 /**
  * rnic_dev_add() - create, bind and publish a device
  * @name: device name, unique across namespaces
- * @net: the caller's namespace: the device's, and where @ifname is
+ * @net: the caller's namespace: the device's, and where @ifname is looked
+ *	up
  * @ifname: netdev to bind to, or NULL
  * @extack: netlink extended ACK for error messages
  *

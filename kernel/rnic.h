@@ -176,13 +176,14 @@ struct rnic_port {
  * @index: slot in the device registry; also the char device minor
  * @net: the network namespace the device belongs to: its bound netdev's,
  *	or its creator's when unbound (rnic_dev_net()). Not a counted
- *	reference: the device never outlives the namespace, whose exit
+ *	reference: no published device outlives the namespace, whose exit
  *	removes it (a bound device's netdev is removed, or moved out, before
- *	that). Set before the device is published; changed only when the
- *	bound netdev moves to another namespace, under rtnl_lock,
- *	rnic_devs_lock and rnic_bind_lock, so stable under any of them. The
- *	data path and open() read it without a lock: a packet racing a move
- *	may see either namespace.
+ *	that); a removed device kept by open contexts may, and its @net is
+ *	then only compared, never followed. Set before the device is
+ *	published; changed only when the bound netdev moves to another
+ *	namespace, under rtnl_lock, rnic_devs_lock and rnic_bind_lock, so
+ *	stable under any of them. The data path and open() read it without
+ *	a lock: a packet racing a move may see either namespace.
  * @node_guid: node GUID, fixed at creation
  * @port: port 1
  * @live_rwsem: ioctls run under it for reading; removal takes it for
