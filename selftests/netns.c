@@ -98,8 +98,8 @@ static void ns_close_ctx(struct __test_metadata *_metadata, struct ns_side *s)
 	s->ctx = NULL;
 }
 
-/* An RC QP of @s, both queues on its CQ. */
-static struct ibv_qp *ns_rc_qp(struct ns_side *s, const struct dp_qp_opts *o)
+/* A QP of @s, both queues on its CQ. */
+static struct ibv_qp *ns_qp(struct ns_side *s, const struct dp_qp_opts *o)
 {
 	return dp_qp_create(s->pd, s->cq, s->cq, o);
 }
@@ -134,7 +134,7 @@ static void ns_rc_start(struct __test_metadata *_metadata, struct ns_side *s,
 	rc->seed = seed;
 	ASSERT_EQ(0, dp_buf_alloc(s->pd, 4096, DP_ACCESS_ALL, &rc->buf));
 	for (i = 0; i < 2; i++) {
-		rc->qp[i] = ns_rc_qp(s, &o);
+		rc->qp[i] = ns_qp(s, &o);
 		ASSERT_NE(NULL, rc->qp[i]);
 	}
 	for (i = 0; i < 2; i++)
@@ -259,9 +259,9 @@ TEST_F(netns, no_delivery_across_namespaces)
 	ASSERT_EQ(0, dp_buf_alloc(a->pd, 4096, DP_ACCESS_ALL, &abuf));
 	ASSERT_EQ(0, dp_buf_alloc(b->pd, 4096, DP_ACCESS_ALL, &bbuf));
 	memset(bbuf.mem, 0, bbuf.size);
-	aqp = ns_rc_qp(a, &o);
+	aqp = ns_qp(a, &o);
 	ASSERT_NE(NULL, aqp);
-	bqp = ns_rc_qp(b, &o);
+	bqp = ns_qp(b, &o);
 	ASSERT_NE(NULL, bqp);
 	ASSERT_EQ(0, ns_rc_connect(aqp, &o, bqp->qp_num, a->gid_index));
 	ASSERT_EQ(0, ns_rc_connect(bqp, &o, aqp->qp_num, b->gid_index));
@@ -286,6 +286,69 @@ TEST_F(netns, no_delivery_across_namespaces)
 	ASSERT_EQ(IBV_QPS_RTS, dp_qp_state(bqp));
 
 	ASSERT_EQ(0, ibv_destroy_qp(aqp));
+	ASSERT_EQ(0, ibv_destroy_qp(bqp));
+	ASSERT_EQ(0, dp_buf_free(&abuf));
+	ASSERT_EQ(0, dp_buf_free(&bbuf));
+}
+
+/*
+ * A UD datagram from namespace A to the QPN of a UD QP in B, over the
+ * address both have, is lost; the same datagram to a QP of A's own device
+ * arrives (so the loss is the namespace's doing).
+ */
+TEST_F(netns, ud_no_delivery_across_namespaces)
+{
+	struct ns_side *a = &self->s[0], *b = &self->s[1];
+	struct dp_qp_opts o = dp_opts(IBV_QPT_UD);
+	struct ibv_qp *aqp, *alocal, *bqp;
+	struct dp_buf abuf, bbuf;
+	struct dp_sgl src, dst;
+	struct ibv_wc wc, wcs[2];
+	struct ibv_ah *ah;
+
+	ASSERT_EQ(0, dp_buf_alloc(a->pd, 4096, DP_ACCESS_ALL, &abuf));
+	ASSERT_EQ(0, dp_buf_alloc(b->pd, 4096, DP_ACCESS_ALL, &bbuf));
+	aqp = ns_qp(a, &o);
+	alocal = ns_qp(a, &o);
+	bqp = ns_qp(b, &o);
+	ASSERT_NE(NULL, aqp);
+	ASSERT_NE(NULL, alocal);
+	ASSERT_NE(NULL, bqp);
+	ASSERT_EQ(0, dp_qp_connect(aqp, &o, 0, ns_ibv_gid(), a->gid_index,
+				   0, 0, false));
+	ASSERT_EQ(0, dp_qp_connect(alocal, &o, 0, ns_ibv_gid(), a->gid_index,
+				   0, 0, false));
+	ASSERT_EQ(0, dp_qp_connect(bqp, &o, 0, ns_ibv_gid(), b->gid_index,
+				   0, 0, false));
+	ah = dp_ah(a->pd, ns_ibv_gid(), a->gid_index);
+	ASSERT_NE(NULL, ah);
+
+	memset(bbuf.mem, 0, bbuf.size);
+	dp_sgl_one(&bbuf, 0, NS_MSG + DP_GRH, &dst);
+	ASSERT_EQ(0, dp_post_recv(bqp, &dst, 9));
+	dp_sgl_one(&abuf, 2048, NS_MSG + DP_GRH, &dst);
+	ASSERT_EQ(0, dp_post_recv(alocal, &dst, 8));
+	dp_sgl_one(&abuf, 0, NS_MSG, &src);
+	memset(abuf.mem, 0xa5, NS_MSG);
+	ASSERT_EQ(0, dp_post(aqp, &(struct dp_wr){
+		.op = IBV_WR_SEND, .wr_id = 1, .sgl = &src, .ah = ah,
+		.rqpn = bqp->qp_num, .qkey = o.qkey }));
+	ASSERT_POLL1(a->cq, &wc);
+	ASSERT_WC(&wc, 1, IBV_WC_SUCCESS, IBV_WC_SEND);
+	ASSERT_QUIET(b->cq);
+	ASSERT_EQ(0, bbuf.mem[DP_GRH]) TH_LOG("B received A's datagram");
+
+	ASSERT_EQ(0, dp_post(aqp, &(struct dp_wr){
+		.op = IBV_WR_SEND, .wr_id = 2, .sgl = &src, .ah = ah,
+		.rqpn = alocal->qp_num, .qkey = o.qkey }));
+	ASSERT_EQ(2, dp_poll(a->cq, 2, wcs, DP_TIMEOUT_MS));
+	ASSERT_EQ(IBV_WC_SUCCESS, wcs[0].status);
+	ASSERT_EQ(IBV_WC_SUCCESS, wcs[1].status);
+	ASSERT_EQ(0xa5, abuf.mem[2048 + DP_GRH]);
+
+	ASSERT_EQ(0, ibv_destroy_ah(ah));
+	ASSERT_EQ(0, ibv_destroy_qp(aqp));
+	ASSERT_EQ(0, ibv_destroy_qp(alocal));
 	ASSERT_EQ(0, ibv_destroy_qp(bqp));
 	ASSERT_EQ(0, dp_buf_free(&abuf));
 	ASSERT_EQ(0, dp_buf_free(&bbuf));
