@@ -4,8 +4,10 @@
  *
  * Carries packets between rnic QPs of this host: the destination QP is
  * found by number (or, for a UD multicast GID, every QP attached to the
- * group on the sending device), and must be on a device that owns the
- * destination GID, as on a network. The packet is handed over in a
+ * group on the sending device), and must be on a device of the sender's
+ * network namespace that owns the destination GID, as on a network: two
+ * namespaces may use the same addresses, and nothing crosses from one to
+ * the other. The packet is handed over in a
  * function call; its payload stays in the sender's memory until the
  * receiver copies it into its own (struct rnic_payload). A packet with no
  * receiver is lost, as on a wire: the RC requester's timer finds out.
@@ -84,6 +86,16 @@ void rnic_link_drop_stranger(struct rnic_qp *qp, const struct rnic_pkt *pkt,
 		    pkt->opcode, pkt->psn, pkt->sqpn, pkt->av->sgid);
 }
 
+/*
+ * Does @pkt reach @qp: is @qp's device in the sender's namespace, and does
+ * it own the destination GID?
+ */
+static bool rnic_link_reaches(const struct rnic_pkt *pkt, struct rnic_qp *qp)
+{
+	return net_eq(rnic_dev_net(pkt->dev), rnic_dev_net(qp->rdev)) &&
+	       rnic_dev_has_gid(qp->rdev, pkt->av->dgid);
+}
+
 /* A packet arrived for @qp: a request for its responder, or a response. */
 static void rnic_link_rcv(struct rnic_qp *qp, void *arg)
 {
@@ -108,6 +120,7 @@ void rnic_link_xmit(struct rnic_pkt *pkt)
 {
 	struct rnic_qp *qp;
 
+	/* Groups are the sending device's: its namespace's by construction. */
 	if ((pkt->opcode & RNIC_TRANSPORT_MASK) == RNIC_TRANSPORT_UD &&
 	    rnic_gid_is_mcast(pkt->av->dgid)) {
 		rnic_mcast_deliver(pkt->dev, pkt->av->dgid, rnic_link_rcv, pkt);
@@ -116,14 +129,14 @@ void rnic_link_xmit(struct rnic_pkt *pkt)
 	/* A reply to a requester in its call: alive, no lookup needed. */
 	qp = pkt->dst;
 	if (qp && qp->qpn == pkt->dqpn) {
-		if (rnic_dev_has_gid(qp->rdev, pkt->av->dgid))
+		if (rnic_link_reaches(pkt, qp))
 			rnic_link_rcv(qp, pkt);
 		return;
 	}
 	qp = rnic_qp_lookup(pkt->dqpn);
 	if (!qp)
 		return;
-	if (rnic_dev_has_gid(qp->rdev, pkt->av->dgid))
+	if (rnic_link_reaches(pkt, qp))
 		rnic_link_rcv(qp, pkt);
 	rnic_qp_put(qp);
 }

@@ -178,13 +178,15 @@ static bool rnic_name_valid(const char *name, struct netlink_ext_ack *extack)
 
 /**
  * rnic_dev_find() - look a published device up by name
+ * @net: the namespace the device must belong to, or NULL for any (names
+ *	are global: sysfs and the char device nodes are)
  * @name: device name
  *
  * Context: rnic_devs_lock held; the device stays published until it is
  * dropped.
  * Return: the device (no reference taken) or NULL.
  */
-struct rnic_dev *rnic_dev_find(const char *name)
+struct rnic_dev *rnic_dev_find(struct net *net, const char *name)
 {
 	struct rnic_dev *rdev;
 	unsigned long index;
@@ -192,7 +194,8 @@ struct rnic_dev *rnic_dev_find(const char *name)
 	lockdep_assert_held(&rnic_devs_lock);
 	xa_for_each(&rnic_devs, index, rdev)
 		if (!strcmp(rnic_dev_name(rdev), name))
-			return rdev;
+			return !net || net_eq(rnic_dev_net(rdev), net) ?
+			       rdev : NULL;
 	return NULL;
 }
 
@@ -294,8 +297,9 @@ static void rnic_dev_remove_work(struct work_struct *work)
 
 /**
  * rnic_dev_add() - create, bind and publish a device
- * @name: device name
- * @net: namespace to look @ifname up in
+ * @name: device name, unique across namespaces
+ * @net: the caller's namespace: the device's, and where @ifname is looked
+ *	up
  * @ifname: netdev to bind to, or NULL
  * @extack: netlink extended ACK for error messages
  *
@@ -316,7 +320,8 @@ int rnic_dev_add(const char *name, struct net *net, const char *ifname,
 	if (ifname)
 		rtnl_lock();
 	mutex_lock(&rnic_devs_lock);
-	if (rnic_dev_find(name)) {
+	if (rnic_dev_find(NULL, name)) {
+		/* In any namespace: names are global. */
 		NL_SET_ERR_MSG(extack, "an rnic device of that name exists");
 		ret = -EEXIST;
 		goto err_unlock;
@@ -349,6 +354,8 @@ int rnic_dev_add(const char *name, struct net *net, const char *ifname,
 
 	/* From here on the release callback frees rdev and its index. */
 	rdev->index = index;
+	/* A bound netdev was looked up in @net: the device's namespace. */
+	write_pnet(&rdev->net, net);
 	device_initialize(&rdev->dev);
 	rdev->dev.class = rnic_class;
 	rdev->dev.devt = MKDEV(MAJOR(rnic_devt), index);
@@ -421,6 +428,7 @@ void rnic_dev_remove_queued(struct rnic_dev *rdev)
 
 /**
  * rnic_dev_del() - remove a device by name
+ * @net: the caller's namespace; devices of others are not found
  * @name: device name
  * @extack: netlink extended ACK for error messages
  *
@@ -429,12 +437,13 @@ void rnic_dev_remove_queued(struct rnic_dev *rdev)
  * Context: process, takes rnic_devs_lock; no rtnl_lock held.
  * Return: 0 or -ENODEV.
  */
-int rnic_dev_del(const char *name, struct netlink_ext_ack *extack)
+int rnic_dev_del(struct net *net, const char *name,
+		 struct netlink_ext_ack *extack)
 {
 	struct rnic_dev *rdev;
 
 	mutex_lock(&rnic_devs_lock);
-	rdev = rnic_dev_find(name);
+	rdev = rnic_dev_find(net, name);
 	if (rdev)
 		rnic_dev_stop(rdev);
 	mutex_unlock(&rnic_devs_lock);
@@ -506,16 +515,23 @@ void rnic_dev_info(struct rnic_dev *rdev, struct rnic_link_info *info)
 }
 
 /**
- * rnic_dev_next() - iterate over published devices
+ * rnic_dev_next() - iterate over the published devices of a namespace
+ * @net: the namespace
  * @index: in: first index to look at; out: index of the device found
  *
  * Context: rnic_devs_lock held.
- * Return: the next published device at or after *@index, or NULL.
+ * Return: the next published device of @net at or after *@index, or NULL.
  */
-struct rnic_dev *rnic_dev_next(unsigned long *index)
+struct rnic_dev *rnic_dev_next(struct net *net, unsigned long *index)
 {
+	struct rnic_dev *rdev;
+
 	lockdep_assert_held(&rnic_devs_lock);
-	return xa_find(&rnic_devs, index, ULONG_MAX, XA_PRESENT);
+	for (rdev = xa_find(&rnic_devs, index, ULONG_MAX, XA_PRESENT); rdev;
+	     rdev = xa_find_after(&rnic_devs, index, ULONG_MAX, XA_PRESENT))
+		if (net_eq(rnic_dev_net(rdev), net))
+			return rdev;
+	return NULL;
 }
 
 static void rnic_dev_del_all(void)
@@ -528,6 +544,32 @@ static void rnic_dev_del_all(void)
 		rnic_dev_remove_queued(rdev);
 	mutex_unlock(&rnic_devs_lock);
 }
+
+/*
+ * A namespace going away takes its devices along. Its netdevs are gone
+ * (or moved out, their devices following them) by now: the netdev core's
+ * pernet exit runs before those of subsystems. What is left are the
+ * devices created unbound in the namespace. Their removal finishes in
+ * the background (rnic_dev_remove_queued()): namespace cleanup does not
+ * wait for an ioctl in flight.
+ *
+ * Context: the namespace cleanup work, without rtnl_lock.
+ */
+static void __net_exit rnic_net_exit(struct net *net)
+{
+	struct rnic_dev *rdev;
+	unsigned long index;
+
+	mutex_lock(&rnic_devs_lock);
+	xa_for_each(&rnic_devs, index, rdev)
+		if (net_eq(rnic_dev_net(rdev), net))
+			rnic_dev_remove_queued(rdev);
+	mutex_unlock(&rnic_devs_lock);
+}
+
+static struct pernet_operations rnic_net_ops = {
+	.exit = rnic_net_exit,
+};
 
 static int __init rnic_init(void)
 {
@@ -550,11 +592,16 @@ static int __init rnic_init(void)
 	ret = rnic_netdev_init();
 	if (ret)
 		goto err_class;
-	ret = rnic_nl_init();
+	ret = register_pernet_subsys(&rnic_net_ops);
 	if (ret)
 		goto err_netdev;
+	ret = rnic_nl_init();
+	if (ret)
+		goto err_pernet;
 	return 0;
 
+err_pernet:
+	unregister_pernet_subsys(&rnic_net_ops);
 err_netdev:
 	rnic_netdev_exit();
 err_class:
@@ -574,6 +621,7 @@ static void __exit rnic_exit(void)
 	 * NETDEV_UNREGISTER for every netdev.
 	 */
 	rnic_dev_del_all();
+	unregister_pernet_subsys(&rnic_net_ops);
 	rnic_netdev_exit();
 	/*
 	 * Pending removals finish: no ioctl runs, every open file holds

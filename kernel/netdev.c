@@ -6,7 +6,10 @@
  * A bound device follows its netdev: the port is ACTIVE while the netdev is
  * up with carrier, the active MTU follows the netdev MTU, every IPv4 address
  * gives a GID ::ffff:a.b.c.d and every IPv6 address one GID, and removing
- * the netdev removes the device. GID entry 0 is the link-local GID
+ * the netdev removes the device. When the netdev moves to another network
+ * namespace the device moves with it (struct rnic_dev.net), keeping its
+ * open contexts; the addresses of the old namespace leave the GID table as
+ * the netdev core removes them. GID entry 0 is the link-local GID
  * fe80::/64 + node GUID, there for the device's life. Entries keep their
  * index while they exist, so an application's GID index stays valid when
  * other addresses come and go. A removed device's port is DOWN with no GID
@@ -287,6 +290,26 @@ static void rnic_netdev_rename(struct net_device *netdev)
 	spin_unlock_bh(&rnic_bind_lock);
 }
 
+/*
+ * A netdev registered: a new one, or a bound one that moved to another
+ * namespace. Its device, if any, follows it there.
+ */
+static void rnic_netdev_moved(struct net_device *netdev)
+{
+	struct rnic_dev *rdev;
+
+	ASSERT_RTNL();
+	mutex_lock(&rnic_devs_lock);
+	spin_lock_bh(&rnic_bind_lock);
+	list_for_each_entry(rdev, &rnic_bound_devs, bind_node)
+		if (rdev->netdev == netdev)
+			write_pnet(&rdev->net, dev_net(netdev));
+	spin_unlock_bh(&rnic_bind_lock);
+	mutex_unlock(&rnic_devs_lock);
+	/* It may have been renamed on the way. */
+	rnic_netdev_rename(netdev);
+}
+
 static int rnic_netdev_event(struct notifier_block *nb, unsigned long event,
 			     void *ptr)
 {
@@ -302,7 +325,13 @@ static int rnic_netdev_event(struct notifier_block *nb, unsigned long event,
 	case NETDEV_CHANGENAME:
 		rnic_netdev_rename(netdev);
 		break;
+	case NETDEV_REGISTER:
+		rnic_netdev_moved(netdev);
+		break;
 	case NETDEV_UNREGISTER:
+		/* Still registered: it moves to another namespace. */
+		if (netdev->reg_state == NETREG_REGISTERED)
+			break;
 		rnic_dev_del_bound(netdev);
 		break;
 	}

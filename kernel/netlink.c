@@ -4,7 +4,9 @@
  * remove and list devices. The contract is in
  * include/uapi/rdma/rnic-netlink.h.
  */
+#include <linux/pid_namespace.h>
 #include <net/genetlink.h>
+#include <net/sock.h>
 
 #include "rnic.h"
 
@@ -118,7 +120,7 @@ static int rnic_nl_link_get_doit(struct sk_buff *skb, struct genl_info *info)
 		return -ENOMEM;
 
 	mutex_lock(&rnic_devs_lock);
-	rdev = rnic_dev_find(name);
+	rdev = rnic_dev_find(genl_info_net(info), name);
 	if (rdev)
 		rnic_dev_info(rdev, link);
 	mutex_unlock(&rnic_devs_lock);
@@ -159,7 +161,7 @@ static int rnic_nl_link_get_dumpit(struct sk_buff *skb,
 		return -ENOMEM;
 
 	mutex_lock(&rnic_devs_lock);
-	while ((rdev = rnic_dev_next(&index))) {
+	while ((rdev = rnic_dev_next(sock_net(skb->sk), &index))) {
 		rnic_dev_info(rdev, link);
 		ret = rnic_nl_fill_link(skb, link,
 					NETLINK_CB(cb->skb).portid,
@@ -204,7 +206,7 @@ static int rnic_nl_link_del_doit(struct sk_buff *skb, struct genl_info *info)
 
 	if (!name)
 		return -EINVAL;
-	return rnic_dev_del(name, info->extack);
+	return rnic_dev_del(genl_info_net(info), name, info->extack);
 }
 
 /* The netlink attribute of each kind of object a context owns. */
@@ -238,19 +240,27 @@ static int rnic_nl_put_res(struct sk_buff *msg, const atomic_t *nobjs,
 
 /*
  * The device's contexts, as many as fit in @msg and in one nest (whose
- * length is 16 bits), then CTX_TRUNCATED if some did not.
+ * length is 16 bits), then CTX_TRUNCATED if some did not. Only those whose
+ * opener the reader's pid namespace sees are listed, with the pid it
+ * knows them by. The reader is current: requests and dumps run in the
+ * system calls on the reader's socket.
  */
 static int rnic_nl_put_contexts(struct sk_buff *msg, struct rnic_dev *rdev)
 {
+	struct pid_namespace *pid_ns = task_active_pid_ns(current);
 	struct nlattr *table, *entry;
 	bool truncated = false;
 	struct rnic_ctx *ctx;
+	pid_t pid;
 
 	table = nla_nest_start(msg, RNIC_NL_ATTR_CTX_TABLE);
 	if (!table)
 		return -EMSGSIZE;
 	mutex_lock(&rdev->ctx_lock);
 	list_for_each_entry(ctx, &rdev->contexts, dev_node) {
+		pid = pid_nr_ns(ctx->pid, pid_ns);
+		if (!pid)
+			continue;
 		if (skb_tailroom(msg) < RNIC_NL_CTX_ENTRY_MAX + nla_total_size(0) ||
 		    skb_tail_pointer(msg) - (unsigned char *)table >
 		    U16_MAX - RNIC_NL_CTX_ENTRY_MAX) {
@@ -260,7 +270,7 @@ static int rnic_nl_put_contexts(struct sk_buff *msg, struct rnic_dev *rdev)
 		entry = nla_nest_start(msg, RNIC_NL_ATTR_CTX_ENTRY);
 		if (!entry ||
 		    nla_put_u32(msg, RNIC_NL_ATTR_CTX_ID, ctx->id) ||
-		    nla_put_u32(msg, RNIC_NL_ATTR_CTX_PID, ctx->pid) ||
+		    nla_put_u32(msg, RNIC_NL_ATTR_CTX_PID, pid) ||
 		    nla_put_string(msg, RNIC_NL_ATTR_CTX_COMM, ctx->comm) ||
 		    rnic_nl_put_res(msg, ctx->nobjs,
 				    atomic64_read(&ctx->pinned))) {
@@ -314,7 +324,7 @@ static int rnic_nl_res_get_doit(struct sk_buff *skb, struct genl_info *info)
 	if (!msg)
 		return -ENOMEM;
 	mutex_lock(&rnic_devs_lock);
-	rdev = rnic_dev_find(name);
+	rdev = rnic_dev_find(genl_info_net(info), name);
 	ret = rdev ? rnic_nl_fill_res(msg, rdev, info->snd_portid,
 				      info->snd_seq, 0) : -ENODEV;
 	mutex_unlock(&rnic_devs_lock);
@@ -337,7 +347,7 @@ static int rnic_nl_res_get_dumpit(struct sk_buff *skb,
 	int ret = 0;
 
 	mutex_lock(&rnic_devs_lock);
-	while ((rdev = rnic_dev_next(&index))) {
+	while ((rdev = rnic_dev_next(sock_net(skb->sk), &index))) {
 		ret = rnic_nl_fill_res(skb, rdev, NETLINK_CB(cb->skb).portid,
 				       cb->nlh->nlmsg_seq, NLM_F_MULTI);
 		if (ret)

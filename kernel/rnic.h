@@ -21,6 +21,7 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
+#include <net/net_namespace.h>
 
 #include <rdma/rnic-abi.h>
 #include <rdma/rnic-netlink.h>
@@ -174,6 +175,16 @@ struct rnic_port {
  * @cdev: the verbs char device /dev/infiniband/uverbsN; holds a reference
  *	on @dev while registered, open files hold their own
  * @index: slot in the device registry; also the char device minor
+ * @net: the network namespace the device belongs to: its bound netdev's,
+ *	or its creator's when unbound (rnic_dev_net()). Not a counted
+ *	reference: no published device outlives the namespace, whose exit
+ *	removes it (a bound device's netdev is removed, or moved out, before
+ *	that); a removed device kept by open contexts may, and its @net is
+ *	then only compared, never followed. Set before the device is
+ *	published; changed only when the bound netdev moves to another
+ *	namespace, under rtnl_lock, rnic_devs_lock and rnic_bind_lock, so
+ *	stable under any of them. The data path and open() read it without
+ *	a lock: a packet racing a move may see either namespace.
  * @node_guid: node GUID, fixed at creation
  * @port: port 1
  * @live_rwsem: ioctls and opens run under it for reading; the second
@@ -223,6 +234,7 @@ struct rnic_dev {
 	struct device dev;
 	struct cdev cdev;
 	u32 index;
+	possible_net_t net;
 	__be64 node_guid;
 	struct rnic_port port;
 
@@ -286,7 +298,8 @@ struct rnic_uobj {
  *	when its entry is non-NULL (creation reserves the handle with a NULL
  *	entry first); lookups and destroy decide under its xa_lock
  * @id: context id for resource reports, unique on the device while open
- * @pid: thread group that opened the file
+ * @pid: thread group that opened the file, a counted reference; reported
+ *	as its number in the reader's pid namespace, and only there
  * @comm: its name at open time
  * @mmaps: regions the context may map, key (mmap offset in pages) ->
  *	struct rnic_mmap
@@ -301,7 +314,7 @@ struct rnic_ctx {
 	struct rnic_dev *dev;
 	struct xarray objs;
 	u32 id;
-	pid_t pid;
+	struct pid *pid;
 	char comm[TASK_COMM_LEN];
 	struct xarray mmaps;
 	atomic_t nobjs[RNIC_OBJ_MAX];
@@ -693,6 +706,12 @@ static inline const char *rnic_dev_name(const struct rnic_dev *rdev)
 	return dev_name(&rdev->dev);
 }
 
+/* The device's network namespace (see struct rnic_dev.net). */
+static inline struct net *rnic_dev_net(const struct rnic_dev *rdev)
+{
+	return read_pnet(&rdev->net);
+}
+
 #define rnic_dbg_dev(rdev, fmt, ...) \
 	dev_dbg(&(rdev)->dev, fmt, ##__VA_ARGS__)
 #define rnic_dbg_qp(qp, fmt, ...) ({				\
@@ -712,11 +731,12 @@ extern struct mutex rnic_devs_lock;
 void rnic_obj_account(enum rnic_obj_type type, int delta);
 int rnic_dev_add(const char *name, struct net *net, const char *ifname,
 		 struct netlink_ext_ack *extack);
-int rnic_dev_del(const char *name, struct netlink_ext_ack *extack);
+int rnic_dev_del(struct net *net, const char *name,
+		 struct netlink_ext_ack *extack);
 void rnic_dev_del_bound(struct net_device *netdev);
 void rnic_dev_remove_queued(struct rnic_dev *rdev);
-struct rnic_dev *rnic_dev_find(const char *name);
-struct rnic_dev *rnic_dev_next(unsigned long *index);
+struct rnic_dev *rnic_dev_find(struct net *net, const char *name);
+struct rnic_dev *rnic_dev_next(struct net *net, unsigned long *index);
 void rnic_dev_info(struct rnic_dev *rdev, struct rnic_link_info *info);
 u32 rnic_active_mtu(u32 netdev_mtu);
 

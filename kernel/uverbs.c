@@ -12,6 +12,7 @@
  */
 #include <linux/compat.h>
 #include <linux/fs.h>
+#include <linux/nsproxy.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -361,6 +362,13 @@ static int rnic_uverbs_open(struct inode *inode, struct file *filp)
 	struct rnic_ctx *ctx;
 	int ret;
 
+	/*
+	 * A device is for its own namespace only; device nodes are visible
+	 * in every one (devtmpfs).
+	 */
+	if (!net_eq(current->nsproxy->net_ns, rnic_dev_net(rdev)))
+		return -EPERM;
+
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
 	if (!ctx)
 		return -ENOMEM;
@@ -387,7 +395,7 @@ static int rnic_uverbs_open(struct inode *inode, struct file *filp)
 	ctx->dev = rdev;
 	xa_init_flags(&ctx->objs, XA_FLAGS_ALLOC);
 	xa_init_flags(&ctx->mmaps, XA_FLAGS_ALLOC);
-	ctx->pid = task_tgid_nr(current);
+	ctx->pid = get_task_pid(current, PIDTYPE_TGID);
 	get_task_comm(ctx->comm, current);
 	mutex_lock(&rdev->ctx_lock);
 	ctx->id = rdev->next_ctx_id++;
@@ -421,6 +429,7 @@ static int rnic_uverbs_release(struct inode *inode, struct file *filp)
 	xa_destroy(&ctx->mmaps);
 	atomic_dec(&rdev->ncontexts);
 	put_device(&rdev->dev);
+	put_pid(ctx->pid);
 	kfree(ctx);
 	rnic_obj_account(RNIC_OBJ_CONTEXT, -1);
 	return 0;
