@@ -12,6 +12,50 @@
  *
  * Every completion event names its CQ by the user_handle given at
  * creation: the struct ibv_cq pointer.
+ *
+ * The empty poll, resize and the mapping
+ * --------------------------------------
+ * ibv_poll_cq() answers "nothing new" without the lock: busy pollers ask
+ * that most, millions of times a second. ibv_resize_cq() gets a new ring
+ * from the kernel and puts it where the old one was, while such a poller
+ * may be reading the old one's indexes. Two rules make that safe:
+ *
+ * 1. An address the lock-free check may read is never unmapped before
+ *    the CQ is destroyed. Each CQ owns a reservation (@va, @va_size): an
+ *    anonymous private mapping of zeros, with the ring mapped over its
+ *    start (MAP_FIXED). A resize maps the new ring over the same start
+ *    when it fits, and zeros over what the old ring had beyond the new
+ *    one; MAP_FIXED replaces pages without a moment where the address is
+ *    unmapped. A ring that does not fit gets a new reservation of at
+ *    least twice the size, and the old one is refilled with zeros and
+ *    kept until destroy (struct rnic_cq_tomb). So a stale reader reads
+ *    the old ring, the new one, or zeros: never a fault. Memory: the
+ *    kernel's ring pages are released at once; what is kept is address
+ *    space, less than twice the largest ring the CQ ever had (the
+ *    reservations double), and the few zero-filled pages stale readers
+ *    touched; resizing many times costs nothing more.
+ *
+ * 2. What a lock-free check reads is consistent, or it takes the lock:
+ *    @seq is a sequence count, odd while resize changes the mapping or
+ *    @ring. Barrier pairs (C11 fences, as in a kernel seqcount):
+ *
+ *      resize (cq->lock held)            empty check (no lock)
+ *      seq = odd                         s = load-acquire(seq)      [S1]
+ *      fence-release              [W1]   if (s odd) take the lock
+ *      mmap(), ring = new                p = ring.producer ...
+ *      store-release(seq = even)  [W2]   prod, cons = *p, *c
+ *      mmap() zeros over the old         fence-acquire              [S2]
+ *                                        if (seq != s) take the lock
+ *
+ *    [W1] pairs with [S2]: a check that read anything resize wrote after
+ *    making @seq odd sees @seq changed. [W2] pairs with [S1]: a check
+ *    that sees the even value reads the new @ring. Unmapping old pages
+ *    comes after [W2], so a check that read zeros there sees @seq
+ *    changed too. The producer index itself pairs as before: the
+ *    kernel's store-release of it with the load-acquire here.
+ *
+ * Everything else (copying CQEs, the consumer index, the arm word, the
+ * mapping) happens under the lock, against the current @ring.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -37,27 +81,54 @@ static struct rnic_comp_channel *to_rch(struct ibv_comp_channel *ibch)
 }
 
 /**
- * struct rnic_cq - librnic's side of a struct ibv_cq
- * @ibcq: what the application sees
- * @lock: serialises poll, arm and resize of this CQ
- * @map: the mapped region, @map_size bytes
- * @producer: producer index in @map, written by the kernel
- * @consumer: consumer index in @map, written by us
- * @arm: arm word in @map, written by us
- * @cqes: entry 0 in @map
+ * struct rnic_cq_ring - where a mapped ring keeps things
+ * @producer: producer index, written by the kernel
+ * @consumer: consumer index, written by us
+ * @arm: arm word, written by us
+ * @cqes: entry 0
  * @mask: entries - 1
- * @arm_seq: sequence number of the last arming
+ * @size: bytes mapped, from the start of the CQ's reservation
  */
-struct rnic_cq {
-	struct ibv_cq ibcq;
-	pthread_spinlock_t lock;
-	void *map;
-	size_t map_size;
+struct rnic_cq_ring {
 	uint32_t *producer;
 	uint32_t *consumer;
 	uint32_t *arm;
 	struct rnic_cqe *cqes;
 	uint32_t mask;
+	size_t size;
+};
+
+/**
+ * struct rnic_cq_tomb - a reservation a CQ outgrew, zeros until destroy
+ * @next: the one outgrown before
+ * @va: its address
+ * @size: its bytes
+ */
+struct rnic_cq_tomb {
+	struct rnic_cq_tomb *next;
+	void *va;
+	size_t size;
+};
+
+/**
+ * struct rnic_cq - librnic's side of a struct ibv_cq
+ * @ibcq: what the application sees
+ * @lock: serialises poll, arm and resize of this CQ
+ * @seq: sequence count of @ring and the mapping (see the top of the
+ *	file); written under @lock, read without it by the empty check
+ * @ring: the ring, mapped at @va; written under @lock with @seq odd
+ * @va: the reservation the ring is mapped over, @va_size bytes
+ * @tombs: reservations outgrown, kept until destroy
+ * @arm_seq: sequence number of the last arming
+ */
+struct rnic_cq {
+	struct ibv_cq ibcq;
+	pthread_spinlock_t lock;
+	uint32_t seq;
+	struct rnic_cq_ring ring;
+	void *va;
+	size_t va_size;
+	struct rnic_cq_tomb *tombs;
 	uint32_t arm_seq;
 };
 
@@ -106,34 +177,177 @@ int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 	return 0;
 }
 
-/* Map the ring the kernel described; 0 or an errno value. */
-static int cq_map(struct rnic_cq *cq, int fd, const struct rnic_ring_info *ri,
-		  uint32_t arm_off)
+/* The kernel's answer decides where we read and write: check it. */
+static int cq_ring_check(const struct rnic_ring_info *ri, uint32_t arm_off)
 {
 	uint64_t ents_end = ri->entries_off +
 			    (uint64_t)ri->entries * ri->entry_size;
-	void *map;
 
-	/* The kernel's answer decides where we read and write: check it. */
 	if (ri->entry_size != sizeof(struct rnic_cqe) || !ri->entries ||
 	    (ri->entries & (ri->entries - 1)) || ents_end > ri->size ||
 	    ri->producer_off > ri->size - sizeof(uint32_t) ||
 	    ri->consumer_off > ri->size - sizeof(uint32_t) ||
 	    arm_off > ri->size - sizeof(uint32_t))
 		return EPROTO;
-	map = mmap(NULL, ri->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		   (off_t)ri->offset);
-	if (map == MAP_FAILED)
+	return 0;
+}
+
+/* Zeros at @addr, @len bytes (MAP_FIXED: whatever was there goes). */
+static void *cq_zeros(void *addr, size_t len)
+{
+	return mmap(addr, len, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
+		    (addr ? MAP_FIXED : 0), -1, 0);
+}
+
+/* Map the ring @ri describes over @va; 0 or an errno value. */
+static int cq_map_at(void *va, int fd, const struct rnic_ring_info *ri)
+{
+	if (mmap(va, ri->size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+		 fd, (off_t)ri->offset) == MAP_FAILED)
 		return errno;
-	cq->map = map;
-	cq->map_size = ri->size;
-	cq->producer = (uint32_t *)((char *)map + ri->producer_off);
-	cq->consumer = (uint32_t *)((char *)map + ri->consumer_off);
-	cq->arm = (uint32_t *)((char *)map + arm_off);
-	cq->cqes = (struct rnic_cqe *)((char *)map + ri->entries_off);
-	cq->mask = ri->entries - 1;
+	return 0;
+}
+
+static void cq_ring_set(struct rnic_cq_ring *r, void *va,
+			const struct rnic_ring_info *ri, uint32_t arm_off)
+{
+	/* Atomic stores: the empty check may read the index pointers. */
+	__atomic_store_n(&r->producer, (uint32_t *)((char *)va +
+						    ri->producer_off),
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&r->consumer, (uint32_t *)((char *)va +
+						    ri->consumer_off),
+			 __ATOMIC_RELAXED);
+	r->arm = (uint32_t *)((char *)va + arm_off);
+	r->cqes = (struct rnic_cqe *)((char *)va + ri->entries_off);
+	r->mask = ri->entries - 1;
+	r->size = ri->size;
+}
+
+/* Resize is about to change the mapping or the ring; cq->lock held. */
+static void cq_write_begin(struct rnic_cq *cq)
+{
+	__atomic_store_n(&cq->seq, cq->seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);		/* [W1] */
+}
+
+static void cq_write_end(struct rnic_cq *cq)
+{
+	__atomic_store_n(&cq->seq, cq->seq + 1, __ATOMIC_RELEASE); /* [W2] */
+}
+
+/* A new CQ's reservation and ring; 0 or an errno value. */
+static int cq_map(struct rnic_cq *cq, int fd, const struct rnic_ring_info *ri,
+		  uint32_t arm_off)
+{
+	void *va;
+	int ret;
+
+	ret = cq_ring_check(ri, arm_off);
+	if (ret)
+		return ret;
+	va = cq_zeros(NULL, ri->size);
+	if (va == MAP_FAILED)
+		return errno;
+	ret = cq_map_at(va, fd, ri);
+	if (ret) {
+		munmap(va, ri->size);
+		return ret;
+	}
+	cq->va = va;
+	cq->va_size = ri->size;
+	cq_ring_set(&cq->ring, va, ri, arm_off);
 	cq->ibcq.cqe = (int)ri->entries;
 	return 0;
+}
+
+/*
+ * The new ring fits the reservation: map it over the old one, zeros over
+ * the rest of the old one. Should mapping fail, the old ring is zeros
+ * now too, and the CQ reads empty for good. 0 or an errno value.
+ */
+static int cq_remap_in_place(struct rnic_cq *cq, int fd,
+			     const struct rnic_ring_info *ri, uint32_t arm_off)
+{
+	size_t old_size = cq->ring.size;
+	int ret;
+
+	cq_write_begin(cq);
+	ret = cq_map_at(cq->va, fd, ri);
+	if (ret) {
+		/* MAP_FIXED may have unmapped the old ring: no holes. */
+		cq_zeros(cq->va, old_size);
+	} else {
+		if (old_size > ri->size)
+			cq_zeros((char *)cq->va + ri->size,
+				 old_size - ri->size);
+		cq_ring_set(&cq->ring, cq->va, ri, arm_off);
+	}
+	cq_write_end(cq);
+	return ret;
+}
+
+/*
+ * The new ring does not fit: map it in a new reservation at least twice
+ * as large, and turn the old reservation into zeros kept until destroy.
+ * Should this fail, the CQ keeps its old mapping, which no longer
+ * receives CQEs. 0 or an errno value.
+ */
+static int cq_remap_moved(struct rnic_cq *cq, int fd,
+			  const struct rnic_ring_info *ri, uint32_t arm_off)
+{
+	size_t size = cq->va_size * 2 > ri->size ? cq->va_size * 2 : ri->size;
+	struct rnic_cq_tomb *tomb;
+	void *va;
+	int ret;
+
+	tomb = malloc(sizeof(*tomb));
+	if (!tomb)
+		return ENOMEM;
+	va = cq_zeros(NULL, size);
+	if (va == MAP_FAILED) {
+		ret = errno;
+		goto err_free;
+	}
+	ret = cq_map_at(va, fd, ri);
+	if (ret)
+		goto err_unmap;
+
+	cq_write_begin(cq);
+	cq_ring_set(&cq->ring, va, ri, arm_off);
+	cq_write_end(cq);
+	/* After [W2]: a check that reads these zeros sees seq changed. */
+	cq_zeros(cq->va, cq->va_size);
+	tomb->va = cq->va;
+	tomb->size = cq->va_size;
+	tomb->next = cq->tombs;
+	cq->tombs = tomb;
+	cq->va = va;
+	cq->va_size = size;
+	return 0;
+
+err_unmap:
+	munmap(va, size);
+err_free:
+	free(tomb);
+	return ret;
+}
+
+/* Unmap everything the CQ mapped (the ring first, as it was mapped). */
+static void cq_unmap(struct rnic_cq *cq)
+{
+	struct rnic_cq_tomb *tomb;
+
+	munmap(cq->va, cq->ring.size);
+	if (cq->va_size > cq->ring.size)
+		munmap((char *)cq->va + cq->ring.size,
+		       cq->va_size - cq->ring.size);
+	while ((tomb = cq->tombs)) {
+		cq->tombs = tomb->next;
+		munmap(tomb->va, tomb->size);
+		free(tomb);
+	}
 }
 
 /* RNIC_IOCTL_DESTROY_CQ; 0 or an errno value, the event counts in @cmd. */
@@ -233,8 +447,7 @@ int ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 {
 	struct rnic_resize_cq cmd = { .size = sizeof(cmd) };
 	struct rnic_cq *cq = to_rcq(ibcq);
-	void *old_map;
-	size_t old_size;
+	int fd = ibcq->context->cmd_fd;
 	int ret;
 
 	if (cqe <= 0) {
@@ -245,23 +458,28 @@ int ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 	cmd.cqe = (uint32_t)cqe;
 
 	pthread_spin_lock(&cq->lock);
-	old_map = cq->map;
-	old_size = cq->map_size;
 	ret = rnic_cmd(ibcq->context, RNIC_IOCTL_RESIZE_CQ, &cmd);
 	/*
 	 * The kernel moved the CQEs to the new ring. Should mapping it fail,
-	 * the CQ keeps the old mapping, which no longer receives CQEs:
 	 * destroying the CQ is all that is left to do.
 	 */
 	if (!ret)
-		ret = cq_map(cq, ibcq->context->cmd_fd, &cmd.out_ring,
-			     cmd.out_arm_off);
+		ret = cq_ring_check(&cmd.out_ring, cmd.out_arm_off);
+	if (!ret) {
+		if (cmd.out_ring.size <= cq->va_size)
+			ret = cq_remap_in_place(cq, fd, &cmd.out_ring,
+						cmd.out_arm_off);
+		else
+			ret = cq_remap_moved(cq, fd, &cmd.out_ring,
+					     cmd.out_arm_off);
+	}
+	if (!ret)
+		ibcq->cqe = (int)cmd.out_ring.entries;
 	pthread_spin_unlock(&cq->lock);
 	if (ret) {
 		errno = ret;
 		return ret;
 	}
-	munmap(old_map, old_size);
 	return 0;
 }
 
@@ -284,7 +502,7 @@ int ibv_destroy_cq(struct ibv_cq *ibcq)
 		pthread_cond_wait(&ibcq->cond, &ibcq->mutex);
 	pthread_mutex_unlock(&ibcq->mutex);
 
-	munmap(cq->map, cq->map_size);
+	cq_unmap(cq);
 	cq_fini_locks(cq);
 	free(cq);
 	return 0;
@@ -308,9 +526,31 @@ static void cqe_to_wc(const struct rnic_cqe *cqe, struct ibv_wc *wc)
 	wc->dlid_path_bits = cqe->dlid_path_bits;
 }
 
+/*
+ * Whether the CQ is empty, told without the lock (see the top of the
+ * file); false also when a resize got in the way.
+ */
+static bool cq_empty_lockless(struct rnic_cq *cq)
+{
+	uint32_t seq, prod, cons;
+	uint32_t *p, *c;
+
+	seq = __atomic_load_n(&cq->seq, __ATOMIC_ACQUIRE);	/* [S1] */
+	if (seq & 1)
+		return false;
+	p = __atomic_load_n(&cq->ring.producer, __ATOMIC_RELAXED);
+	c = __atomic_load_n(&cq->ring.consumer, __ATOMIC_RELAXED);
+	prod = __atomic_load_n(p, __ATOMIC_ACQUIRE);
+	cons = __atomic_load_n(c, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);		/* [S2] */
+	return prod == cons &&
+	       __atomic_load_n(&cq->seq, __ATOMIC_RELAXED) == seq;
+}
+
 int ibv_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 {
 	struct rnic_cq *cq = to_rcq(ibcq);
+	struct rnic_cq_ring *r = &cq->ring;
 	uint32_t prod, cons;
 	int n = 0;
 
@@ -319,19 +559,18 @@ int ibv_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	 * index never passes the producer index; equal to the one just read,
 	 * every CQE published by then has been taken.
 	 */
-	prod = __atomic_load_n(cq->producer, __ATOMIC_ACQUIRE);
-	if (__atomic_load_n(cq->consumer, __ATOMIC_RELAXED) == prod)
+	if (cq_empty_lockless(cq))
 		return 0;
 	pthread_spin_lock(&cq->lock);
-	cons = __atomic_load_n(cq->consumer, __ATOMIC_RELAXED);
-	prod = __atomic_load_n(cq->producer, __ATOMIC_ACQUIRE);
+	cons = __atomic_load_n(r->consumer, __ATOMIC_RELAXED);
+	prod = __atomic_load_n(r->producer, __ATOMIC_ACQUIRE);
 	while (n < num_entries && cons != prod) {
-		cqe_to_wc(&cq->cqes[cons & cq->mask], &wc[n]);
+		cqe_to_wc(&r->cqes[cons & r->mask], &wc[n]);
 		cons++;
 		n++;
 	}
 	if (n)
-		__atomic_store_n(cq->consumer, cons, __ATOMIC_RELEASE);
+		__atomic_store_n(r->consumer, cons, __ATOMIC_RELEASE);
 	pthread_spin_unlock(&cq->lock);
 	return n;
 }
@@ -345,7 +584,7 @@ int ibv_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	cq->arm_seq = (cq->arm_seq + 1) & (UINT32_MAX >> RNIC_CQ_ARM_SEQ_SHIFT);
 	arm = cq->arm_seq << RNIC_CQ_ARM_SEQ_SHIFT |
 	      (solicited_only ? RNIC_CQ_ARM_SOLICITED : RNIC_CQ_ARM_NEXT);
-	__atomic_store_n(cq->arm, arm, __ATOMIC_RELAXED);
+	__atomic_store_n(cq->ring.arm, arm, __ATOMIC_RELAXED);
 	/*
 	 * Pairs with the kernel's barrier between publishing CQEs and reading
 	 * the arm word: the caller's next poll sees any CQE the kernel
