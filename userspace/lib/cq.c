@@ -547,20 +547,15 @@ static bool cq_empty_lockless(struct rnic_cq *cq)
 	       __atomic_load_n(&cq->seq, __ATOMIC_RELAXED) == seq;
 }
 
-int ibv_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+/* Take what the ring holds, up to @num_entries, under the lock. */
+static __attribute__((noinline)) int cq_poll_locked(struct rnic_cq *cq,
+						    int num_entries,
+						    struct ibv_wc *wc)
 {
-	struct rnic_cq *cq = to_rcq(ibcq);
 	struct rnic_cq_ring *r = &cq->ring;
 	uint32_t prod, cons;
 	int n = 0;
 
-	/*
-	 * Nothing new: no lock (busy pollers ask this most). The consumer
-	 * index never passes the producer index; equal to the one just read,
-	 * every CQE published by then has been taken.
-	 */
-	if (cq_empty_lockless(cq))
-		return 0;
 	pthread_spin_lock(&cq->lock);
 	cons = __atomic_load_n(r->consumer, __ATOMIC_RELAXED);
 	prod = __atomic_load_n(r->producer, __ATOMIC_ACQUIRE);
@@ -573,6 +568,21 @@ int ibv_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 		__atomic_store_n(r->consumer, cons, __ATOMIC_RELEASE);
 	pthread_spin_unlock(&cq->lock);
 	return n;
+}
+
+int ibv_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+{
+	struct rnic_cq *cq = to_rcq(ibcq);
+
+	/*
+	 * Nothing new: no lock (busy pollers ask this most), and no register
+	 * saved for the locked path. The consumer index never passes the
+	 * producer index; equal to the one just read, every CQE published
+	 * by then has been taken.
+	 */
+	if (cq_empty_lockless(cq))
+		return 0;
+	return cq_poll_locked(cq, num_entries, wc);
 }
 
 int ibv_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
