@@ -375,6 +375,7 @@ static int rnic_uverbs_open(struct inode *inode, struct file *filp)
 	percpu_up_read(&rdev->live_rwsem);
 
 	ctx->dev = rdev;
+	spin_lock_init(&ctx->async_lock);
 	xa_init_flags(&ctx->objs, XA_FLAGS_ALLOC);
 	xa_init_flags(&ctx->mmaps, XA_FLAGS_ALLOC);
 	ctx->pid = task_tgid_nr(current);
