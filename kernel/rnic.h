@@ -80,7 +80,9 @@
  * @RNIC_OBJ_MAX: number of kinds
  *
  * Objects a context owns come after RNIC_OBJ_CONTEXT, in creation
- * dependency order: a context is torn down from the last kind to the first.
+ * dependency order. Closing a context destroys them from the last kind
+ * to the first, and repeats while that freed something
+ * (rnic_uobj_destroy_all()), so the order is a preference, not a rule.
  */
 enum rnic_obj_type {
 	RNIC_OBJ_DEVICE,
