@@ -42,17 +42,21 @@
  *      resize (cq->lock held)            empty check (no lock)
  *      seq = odd                         s = load-acquire(seq)      [S1]
  *      fence-release              [W1]   if (s odd) take the lock
- *      mmap(), ring = new                p = ring.producer ...
- *      store-release(seq = even)  [W2]   prod, cons = *p, *c
- *      mmap() zeros over the old         fence-acquire              [S2]
- *                                        if (seq != s) take the lock
+ *      mmap() the new ring, zeros        p = ring.producer ...
+ *        over the old one's tail;        prod, cons = *p, *c
+ *        ring = new                      fence-acquire              [S2]
+ *      store-release(seq = even)  [W2]   if (seq != s) take the lock
+ *      zeros over a reservation
+ *        outgrown
  *
- *    [W1] pairs with [S2]: a check that read anything resize wrote after
- *    making @seq odd sees @seq changed. [W2] pairs with [S1]: a check
- *    that sees the even value reads the new @ring. Unmapping old pages
- *    comes after [W2], so a check that read zeros there sees @seq
- *    changed too. The producer index itself pairs as before: the
- *    kernel's store-release of it with the load-acquire here.
+ *    [W1] pairs with [S2]: a check that read anything resize changed
+ *    after making @seq odd (a new page, zeros, a new pointer) sees @seq
+ *    changed. [W2] pairs with [S1]: a check that sees the even value
+ *    reads the new @ring. A reservation outgrown turns to zeros only
+ *    after [W2], when no check can start with pointers into it, and one
+ *    that read those zeros sees @seq changed too. The producer index
+ *    itself pairs as before: the kernel's store-release of it with the
+ *    load-acquire here.
  *
  * Everything else (copying CQEs, the consumer index, the arm word, the
  * mapping) happens under the lock, against the current @ring.
