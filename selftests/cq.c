@@ -954,7 +954,7 @@ TEST_F(cq, sigkill_at_random_points)
 /* ---- polling while the CQ is resized, with CQEs arriving -------------- */
 
 #define RACE_POLLERS	3
-#define RACE_RESIZES	400
+#define RACE_RESIZES	2000
 #define RACE_MS		20000	/* or stop resizing then */
 #define RACE_MAX_SENDS	(1UL << 20)
 #define RACE_WINDOW	32	/* sends not polled yet: fit the smaller size */
@@ -1145,8 +1145,8 @@ TEST_F_TIMEOUT(cq_dp, poll_while_resizing, 120)
 	for (i = 0; i < RACE_POLLERS; i++)
 		pthread_join(poller[i], NULL);
 
-	TH_LOG("%lu resizes, %lu sends, %lu CQEs polled", r.resizes,
-	       r.posted, r.polled);
+	TH_LOG("%lu resizes in %ld ms, %lu sends, %lu CQEs polled",
+	       r.resizes, dp_now_ms() - (r.end - RACE_MS), r.posted, r.polled);
 	EXPECT_EQ(0, r.fail) TH_LOG("failed at line %d", r.fail);
 	ASSERT_EQ(r.posted, r.polled);
 	for (i = 0; i < r.posted; i++)

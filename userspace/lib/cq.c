@@ -21,45 +21,48 @@
  * may be reading the old one's indexes. Two rules make that safe:
  *
  * 1. An address the lock-free check may read is never unmapped before
- *    the CQ is destroyed. Each CQ owns a reservation (@va, @va_size): an
- *    anonymous private mapping of zeros, with the ring mapped over its
- *    start (MAP_FIXED). A resize maps the new ring over the same start
- *    when it fits, and zeros over what the old ring had beyond the new
- *    one; MAP_FIXED replaces pages without a moment where the address is
- *    unmapped. A ring that does not fit gets a new reservation of at
- *    least twice the size, and the old one is refilled with zeros and
- *    kept until destroy (struct rnic_cq_tomb). So a stale reader reads
- *    the old ring, the new one, or zeros: never a fault. Memory: the
- *    kernel's ring pages are released at once; what is kept is address
- *    space, less than twice the largest ring the CQ ever had (the
- *    reservations double), and the few zero-filled pages stale readers
- *    touched; resizing many times costs nothing more.
+ *    the CQ is destroyed. Each CQ owns two slots, reservations of
+ *    address space mapped as anonymous zeros, and its ring is mapped
+ *    (MAP_FIXED) over the start of one of them. A resize maps the new
+ *    ring over the other slot, publishes it, and then, outside the CQ
+ *    lock, maps zeros over the old ring: MAP_FIXED replaces pages without
+ *    a moment where the address is unmapped, and the slow part (dropping
+ *    the old pages, which pollers may be reading) blocks no poller. A
+ *    slot too small for the new ring is replaced by one at least twice
+ *    its size; the old one stays, zeros, until destroy (struct
+ *    rnic_cq_tomb). So a stale reader reads the old ring, the new one, or
+ *    zeros: never a fault. Memory: the kernel's ring pages are released
+ *    at once; what is kept is address space, under eight times (usually
+ *    twice) the largest ring the CQ ever had, and the few zero pages
+ *    stale readers touched; resizing many times costs nothing more.
  *
  * 2. What a lock-free check reads is consistent, or it takes the lock:
  *    @seq is a sequence count, odd while resize changes the mapping or
  *    @ring. Barrier pairs (C11 fences, as in a kernel seqcount):
  *
  *      resize (cq->lock held)            empty check (no lock)
- *      seq = odd                         s = load-acquire(seq)      [S1]
- *      fence-release              [W1]   if (s odd) take the lock
- *      mmap() the new ring, zeros        p = ring.producer ...
- *        over the old one's tail;        prod, cons = *p, *c
- *        ring = new                      fence-acquire              [S2]
+ *      mmap() the new ring over the      s = load-acquire(seq)      [S1]
+ *        other slot                      if (s odd) take the lock
+ *      seq = odd                         p = ring.producer ...
+ *      fence-release              [W1]   prod, cons = *p, *c
+ *      ring = new                        fence-acquire              [S2]
  *      store-release(seq = even)  [W2]   if (seq != s) take the lock
- *      zeros over a reservation
- *        outgrown
+ *      (lock dropped) zeros over
+ *        the old ring
  *
- *    [W1] pairs with [S2]: a check that read anything resize changed
- *    after making @seq odd (a new page, zeros, a new pointer) sees @seq
- *    changed. [W2] pairs with [S1]: a check that sees the even value
- *    reads the new @ring. A reservation outgrown turns to zeros only
- *    after [W2], when no check can start with pointers into it, and one
- *    that read those zeros sees @seq changed too. The producer index
- *    itself pairs as before: the kernel's store-release of it with the
- *    load-acquire here.
+ *    [W1] pairs with [S2]: a check that read a pointer resize changed
+ *    after making @seq odd sees @seq changed. [W2] pairs with [S1]: a
+ *    check that sees the even value reads the new @ring. The old ring
+ *    turns to zeros only after [W2], when no check can start with
+ *    pointers into it, and one that read those zeros sees @seq changed
+ *    too; so does one that kept pointers into the other slot from an
+ *    earlier resize and read the new ring being mapped there. The
+ *    producer index itself pairs as before: the kernel's store-release
+ *    of it with the load-acquire here.
  *
- * Everything else (copying CQEs, the consumer index, the arm word, the
- * mapping) happens under the lock, against the current @ring.
+ * Everything else (copying CQEs, the consumer index, the arm word)
+ * happens under the lock, against the current @ring. Resizes are
+ * serialised by @resize_lock, which they hold while they map zeros.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -103,7 +106,17 @@ struct rnic_cq_ring {
 };
 
 /**
- * struct rnic_cq_tomb - a reservation a CQ outgrew, zeros until destroy
+ * struct rnic_cq_slot - a reservation of address space for a CQ's ring
+ * @va: its address, NULL before its first use
+ * @size: its bytes
+ */
+struct rnic_cq_slot {
+	void *va;
+	size_t size;
+};
+
+/**
+ * struct rnic_cq_tomb - a slot a CQ outgrew, zeros until destroy
  * @next: the one outgrown before
  * @va: its address
  * @size: its bytes
@@ -118,20 +131,26 @@ struct rnic_cq_tomb {
  * struct rnic_cq - librnic's side of a struct ibv_cq
  * @ibcq: what the application sees
  * @lock: serialises poll, arm and resize of this CQ
- * @seq: sequence count of @ring and the mapping (see the top of the
- *	file); written under @lock, read without it by the empty check
- * @ring: the ring, mapped at @va; written under @lock with @seq odd
- * @va: the reservation the ring is mapped over, @va_size bytes
- * @tombs: reservations outgrown, kept until destroy
+ * @resize_lock: serialises resizes, over the mapping of zeros they do
+ *	without @lock
+ * @seq: sequence count of @ring (see the top of the file); written under
+ *	@lock, read without it by the empty check
+ * @ring: the ring, mapped at @slot[@cur]; written under @lock with @seq
+ *	odd
+ * @slot: where the ring is mapped, and where the next one will be;
+ *	written under @resize_lock and @lock
+ * @cur: the slot of @ring; written under @resize_lock and @lock
+ * @tombs: slots outgrown, kept until destroy; @resize_lock
  * @arm_seq: sequence number of the last arming
  */
 struct rnic_cq {
 	struct ibv_cq ibcq;
 	pthread_spinlock_t lock;
+	pthread_mutex_t resize_lock;
 	uint32_t seq;
 	struct rnic_cq_ring ring;
-	void *va;
-	size_t va_size;
+	struct rnic_cq_slot slot[2];
+	unsigned int cur;
 	struct rnic_cq_tomb *tombs;
 	uint32_t arm_seq;
 };
@@ -229,124 +248,101 @@ static void cq_ring_set(struct rnic_cq_ring *r, void *va,
 	r->size = ri->size;
 }
 
-/* Resize is about to change the mapping or the ring; cq->lock held. */
-static void cq_write_begin(struct rnic_cq *cq)
+/*
+ * Map the ring @ri describes over the start of slot @i, which is zeros,
+ * first replacing the slot by one twice as large if the ring does not
+ * fit (the old one goes to cq->tombs). Should mapping fail, the slot is
+ * zeros again. 0 or an errno value.
+ */
+static int cq_map_slot(struct rnic_cq *cq, unsigned int i, int fd,
+		       const struct rnic_ring_info *ri)
 {
-	__atomic_store_n(&cq->seq, cq->seq + 1, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_RELEASE);		/* [W1] */
-}
-
-static void cq_write_end(struct rnic_cq *cq)
-{
-	__atomic_store_n(&cq->seq, cq->seq + 1, __ATOMIC_RELEASE); /* [W2] */
-}
-
-/* A new CQ's reservation and ring; 0 or an errno value. */
-static int cq_map(struct rnic_cq *cq, int fd, const struct rnic_ring_info *ri,
-		  uint32_t arm_off)
-{
+	struct rnic_cq_slot *s = &cq->slot[i];
+	size_t size = s->size * 2 > ri->size ? s->size * 2 : ri->size;
+	struct rnic_cq_tomb *tomb = NULL;
 	void *va;
 	int ret;
 
-	ret = cq_ring_check(ri, arm_off);
+	if (ri->size > s->size) {
+		if (s->va) {
+			tomb = malloc(sizeof(*tomb));
+			if (!tomb)
+				return ENOMEM;
+		}
+		va = cq_zeros(NULL, size);
+		if (va == MAP_FAILED) {
+			free(tomb);
+			return errno;
+		}
+		if (tomb) {
+			*tomb = (struct rnic_cq_tomb){ .next = cq->tombs,
+						       .va = s->va,
+						       .size = s->size };
+			cq->tombs = tomb;
+		}
+		s->va = va;
+		s->size = size;
+	}
+	ret = cq_map_at(s->va, fd, ri);
+	/* MAP_FIXED may have unmapped what was there: no holes. */
 	if (ret)
-		return ret;
-	va = cq_zeros(NULL, ri->size);
-	if (va == MAP_FAILED)
-		return errno;
-	ret = cq_map_at(va, fd, ri);
+		cq_zeros(s->va, ri->size);
+	return ret;
+}
+
+/* A new CQ's slots and ring; 0 or an errno value. */
+static int cq_map(struct rnic_cq *cq, int fd, const struct rnic_ring_info *ri,
+		  uint32_t arm_off)
+{
+	int ret;
+
+	ret = cq_ring_check(ri, arm_off);
+	if (!ret)
+		ret = cq_map_slot(cq, 0, fd, ri);
 	if (ret) {
-		munmap(va, ri->size);
+		if (cq->slot[0].va)
+			munmap(cq->slot[0].va, cq->slot[0].size);
 		return ret;
 	}
-	cq->va = va;
-	cq->va_size = ri->size;
-	cq_ring_set(&cq->ring, va, ri, arm_off);
+	cq_ring_set(&cq->ring, cq->slot[0].va, ri, arm_off);
 	cq->ibcq.cqe = (int)ri->entries;
 	return 0;
 }
 
 /*
- * The new ring fits the reservation: map it over the old one, zeros over
- * the rest of the old one. Should mapping fail, the old ring is zeros
- * now too, and the CQ reads empty for good. 0 or an errno value.
+ * Make the ring @ri describes the CQ's, mapped over the other slot;
+ * cq->lock held. Should mapping fail, the CQ keeps the old ring, which
+ * no longer receives CQEs. Return: 0 or an errno value.
  */
-static int cq_remap_in_place(struct rnic_cq *cq, int fd,
-			     const struct rnic_ring_info *ri, uint32_t arm_off)
+static int cq_remap(struct rnic_cq *cq, int fd,
+		    const struct rnic_ring_info *ri, uint32_t arm_off)
 {
-	size_t old_size = cq->ring.size;
+	unsigned int next = !cq->cur;
 	int ret;
 
-	cq_write_begin(cq);
-	ret = cq_map_at(cq->va, fd, ri);
-	if (ret) {
-		/* MAP_FIXED may have unmapped the old ring: no holes. */
-		cq_zeros(cq->va, old_size);
-	} else {
-		if (old_size > ri->size)
-			cq_zeros((char *)cq->va + ri->size,
-				 old_size - ri->size);
-		cq_ring_set(&cq->ring, cq->va, ri, arm_off);
-	}
-	cq_write_end(cq);
-	return ret;
-}
-
-/*
- * The new ring does not fit: map it in a new reservation at least twice
- * as large, and turn the old reservation into zeros kept until destroy.
- * Should this fail, the CQ keeps its old mapping, which no longer
- * receives CQEs. 0 or an errno value.
- */
-static int cq_remap_moved(struct rnic_cq *cq, int fd,
-			  const struct rnic_ring_info *ri, uint32_t arm_off)
-{
-	size_t size = cq->va_size * 2 > ri->size ? cq->va_size * 2 : ri->size;
-	struct rnic_cq_tomb *tomb;
-	void *va;
-	int ret;
-
-	tomb = malloc(sizeof(*tomb));
-	if (!tomb)
-		return ENOMEM;
-	va = cq_zeros(NULL, size);
-	if (va == MAP_FAILED) {
-		ret = errno;
-		goto err_free;
-	}
-	ret = cq_map_at(va, fd, ri);
+	ret = cq_map_slot(cq, next, fd, ri);
 	if (ret)
-		goto err_unmap;
-
-	cq_write_begin(cq);
-	cq_ring_set(&cq->ring, va, ri, arm_off);
-	cq_write_end(cq);
-	/* After [W2]: a check that reads these zeros sees seq changed. */
-	cq_zeros(cq->va, cq->va_size);
-	tomb->va = cq->va;
-	tomb->size = cq->va_size;
-	tomb->next = cq->tombs;
-	cq->tombs = tomb;
-	cq->va = va;
-	cq->va_size = size;
+		return ret;
+	__atomic_store_n(&cq->seq, cq->seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);		/* [W1] */
+	cq_ring_set(&cq->ring, cq->slot[next].va, ri, arm_off);
+	__atomic_store_n(&cq->seq, cq->seq + 1, __ATOMIC_RELEASE); /* [W2] */
+	cq->cur = next;
 	return 0;
-
-err_unmap:
-	munmap(va, size);
-err_free:
-	free(tomb);
-	return ret;
 }
 
 /* Unmap everything the CQ mapped (the ring first, as it was mapped). */
 static void cq_unmap(struct rnic_cq *cq)
 {
+	struct rnic_cq_slot *s = &cq->slot[cq->cur];
+	struct rnic_cq_slot *other = &cq->slot[!cq->cur];
 	struct rnic_cq_tomb *tomb;
 
-	munmap(cq->va, cq->ring.size);
-	if (cq->va_size > cq->ring.size)
-		munmap((char *)cq->va + cq->ring.size,
-		       cq->va_size - cq->ring.size);
+	munmap(s->va, cq->ring.size);
+	if (s->size > cq->ring.size)
+		munmap((char *)s->va + cq->ring.size, s->size - cq->ring.size);
+	if (other->va)
+		munmap(other->va, other->size);
 	while ((tomb = cq->tombs)) {
 		cq->tombs = tomb->next;
 		munmap(tomb->va, tomb->size);
@@ -377,8 +373,13 @@ static int cq_init_locks(struct rnic_cq *cq)
 	ret = pthread_cond_init(&cq->ibcq.cond, NULL);
 	if (ret)
 		goto err_mutex;
+	ret = pthread_mutex_init(&cq->resize_lock, NULL);
+	if (ret)
+		goto err_cond;
 	return 0;
 
+err_cond:
+	pthread_cond_destroy(&cq->ibcq.cond);
 err_mutex:
 	pthread_mutex_destroy(&cq->ibcq.mutex);
 err_spin:
@@ -388,6 +389,7 @@ err_spin:
 
 static void cq_fini_locks(struct rnic_cq *cq)
 {
+	pthread_mutex_destroy(&cq->resize_lock);
 	pthread_cond_destroy(&cq->ibcq.cond);
 	pthread_mutex_destroy(&cq->ibcq.mutex);
 	pthread_spin_destroy(&cq->lock);
@@ -452,6 +454,8 @@ int ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 	struct rnic_resize_cq cmd = { .size = sizeof(cmd) };
 	struct rnic_cq *cq = to_rcq(ibcq);
 	int fd = ibcq->context->cmd_fd;
+	size_t old_size;
+	void *old;
 	int ret;
 
 	if (cqe <= 0) {
@@ -461,7 +465,10 @@ int ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 	cmd.handle = ibcq->handle;
 	cmd.cqe = (uint32_t)cqe;
 
+	pthread_mutex_lock(&cq->resize_lock);
 	pthread_spin_lock(&cq->lock);
+	old = cq->slot[cq->cur].va;
+	old_size = cq->ring.size;
 	ret = rnic_cmd(ibcq->context, RNIC_IOCTL_RESIZE_CQ, &cmd);
 	/*
 	 * The kernel moved the CQEs to the new ring. Should mapping it fail,
@@ -469,17 +476,15 @@ int ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 	 */
 	if (!ret)
 		ret = cq_ring_check(&cmd.out_ring, cmd.out_arm_off);
-	if (!ret) {
-		if (cmd.out_ring.size <= cq->va_size)
-			ret = cq_remap_in_place(cq, fd, &cmd.out_ring,
-						cmd.out_arm_off);
-		else
-			ret = cq_remap_moved(cq, fd, &cmd.out_ring,
-					     cmd.out_arm_off);
-	}
+	if (!ret)
+		ret = cq_remap(cq, fd, &cmd.out_ring, cmd.out_arm_off);
 	if (!ret)
 		ibcq->cqe = (int)cmd.out_ring.entries;
 	pthread_spin_unlock(&cq->lock);
+	/* After [W2], without blocking pollers: the old ring goes. */
+	if (!ret)
+		cq_zeros(old, old_size);
+	pthread_mutex_unlock(&cq->resize_lock);
 	if (ret) {
 		errno = ret;
 		return ret;
