@@ -58,7 +58,7 @@ static void rnic_cq_destroy(struct rnic_uobj *uobj)
 	}
 	if (cq->ev.counts)
 		cq->ev.counts->comp = comp;
-	rnic_evobj_fini(&cq->ev);
+	rnic_evobj_fini(uobj->ctx, &cq->ev);
 	rnic_ring_free(&cq->ring);
 }
 

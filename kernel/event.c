@@ -11,15 +11,25 @@
  *   that holds one reference, its file the other. Its CQs queue their
  *   embedded completion event on it, at most once each.
  * - the asynchronous queue of a context is its rnic_ctx.async_evq and on
- *   its device's async_queues list (one reference) while both the context
- *   and its file are open; closing either takes it off. Events about objects are allocated when
- *   raised (GFP_ATOMIC: port events come from atomic notifiers), at most
- *   RNIC_ASYNC_EVENTS_MAX per queue; events that do not fit are counted
- *   as lost and reported with the next event read.
+ *   its device's async_queues list (one reference) from its creation until
+ *   the context closes, or until a new descriptor replaces it after its
+ *   own was closed. Events are allocated when raised (GFP_ATOMIC: port
+ *   events come from atomic notifiers), at most RNIC_ASYNC_EVENTS_MAX per
+ *   queue; events that do not fit are counted as lost and reported with
+ *   the next event read.
  *
- * Taking a queue off duty (its channel destroyed, its context closed)
- * "closes" it: its events are dropped, and readers get EIO once it is
- * empty.
+ * Taking a queue off duty (its channel destroyed, its context or its
+ * descriptor closed) "closes" it: its events are dropped, nothing is
+ * queued any more, and readers get EIO once it is empty.
+ *
+ * Locks (no global one: the data path raises events): each queue has its
+ * own lock. The lock of a context's asynchronous queue also protects the
+ * struct rnic_evobj state of the context's objects, whose events it
+ * holds. rnic_ctx.async_lock protects which queue that is, so raising an
+ * event takes two locks of its context; rnic_dev.async_lock protects the
+ * device's list of queues, walked by device events. Order:
+ * rnic_port.lock -> rnic_dev.async_lock -> rnic_ctx.async_lock -> the
+ * queue's lock; all are taken with interrupts off.
  *
  * read() copies the oldest event out without the lock held, then takes it
  * off the queue only if it is still the oldest (sequence numbers tell):
@@ -36,29 +46,20 @@
 
 static_assert(sizeof(struct rnic_event_desc) == 16);
 
-/*
- * Protects every device's list of asynchronous queues (rnic_dev.async_queues)
- * and every context's rnic_ctx.async_evq, everything of the queues on those
- * lists, and the lists of pending events in every struct rnic_evobj.
- */
-static DEFINE_SPINLOCK(rnic_async_lock);
-
 /**
  * struct rnic_evq - an event queue behind a file descriptor
  * @ref: 1 for the owner (channel object, or its context while listed),
  *	1 for the file, 1 per creation in progress
- * @lock: protects @events, @closed, @next_seq, @nr_dynamic and @lost:
- *	&@own_lock for a channel, &rnic_async_lock for an asynchronous queue
- * @own_lock: a channel's lock
+ * @lock: protects @events, @closed, @next_seq, @nr_dynamic, @lost and
+ *	@fatal; an asynchronous queue's lock also protects the rnic_evobj
+ *	state of its context's objects (see the top of the file)
  * @wait: readers and pollers
  * @events: struct rnic_event.node, oldest first
  * @closed: the owner is gone: nothing is queued any more
  * @next_seq: sequence number of the next event queued
  * @async: the asynchronous event queue of a context
  * @node: asynchronous queue: entry in its device's async_queues, empty when
- *	off it
- * @ctx: asynchronous queue: its context while listed (the context unlists
- *	the queue before it goes away)
+ *	off it; rnic_dev.async_lock
  * @nr_dynamic: asynchronous queue: allocated events queued
  * @lost: asynchronous queue: events dropped since the last one read
  * @fatal: asynchronous queue: its IBV_EVENT_DEVICE_FATAL event
@@ -66,15 +67,13 @@ static DEFINE_SPINLOCK(rnic_async_lock);
  */
 struct rnic_evq {
 	refcount_t ref;
-	spinlock_t *lock; /* see above */
-	spinlock_t own_lock; /* see above */
+	spinlock_t lock; /* see above */
 	wait_queue_head_t wait;
 	struct list_head events;
 	bool closed;
 	u64 next_seq;
 	bool async;
 	struct list_head node;
-	struct rnic_ctx *ctx;
 	u32 nr_dynamic;
 	u32 lost;
 	struct rnic_event fatal;
@@ -105,8 +104,7 @@ static struct rnic_evq *rnic_evq_alloc(bool async)
 	if (!evq)
 		return NULL;
 	refcount_set(&evq->ref, 1);
-	spin_lock_init(&evq->own_lock);
-	evq->lock = async ? &rnic_async_lock : &evq->own_lock;
+	spin_lock_init(&evq->lock);
 	init_waitqueue_head(&evq->wait);
 	INIT_LIST_HEAD(&evq->events);
 	evq->async = async;
@@ -125,7 +123,7 @@ static void rnic_evq_put(struct rnic_evq *evq)
 
 static void rnic_evq_add(struct rnic_evq *evq, struct rnic_event *ev)
 {
-	lockdep_assert_held(evq->lock);
+	lockdep_assert_held(&evq->lock);
 	ev->seq = evq->next_seq++;
 	list_add_tail(&ev->node, &evq->events);
 	wake_up_interruptible(&evq->wait);
@@ -150,7 +148,7 @@ static void rnic_evq_close_locked(struct rnic_evq *evq)
 {
 	struct rnic_event *ev, *next;
 
-	lockdep_assert_held(evq->lock);
+	lockdep_assert_held(&evq->lock);
 	evq->closed = true;
 	list_for_each_entry_safe(ev, next, &evq->events, node)
 		rnic_event_unlink(ev);
@@ -158,22 +156,14 @@ static void rnic_evq_close_locked(struct rnic_evq *evq)
 	wake_up_interruptible(&evq->wait);
 }
 
-/* Take an asynchronous queue off its lists and close it, once. */
-static void rnic_async_unlist(struct rnic_evq *evq)
+/* Close @evq with its own lock. */
+static void rnic_evq_close(struct rnic_evq *evq)
 {
 	unsigned long flags;
-	bool listed;
 
-	spin_lock_irqsave(&rnic_async_lock, flags);
-	listed = !list_empty(&evq->node);
-	if (listed) {
-		list_del_init(&evq->node);
-		evq->ctx->async_evq = NULL;
-		rnic_evq_close_locked(evq);
-	}
-	spin_unlock_irqrestore(&rnic_async_lock, flags);
-	if (listed)
-		rnic_evq_put(evq);
+	spin_lock_irqsave(&evq->lock, flags);
+	rnic_evq_close_locked(evq);
+	spin_unlock_irqrestore(&evq->lock, flags);
 }
 
 static ssize_t rnic_evq_read(struct file *filp, char __user *buf,
@@ -188,7 +178,7 @@ static ssize_t rnic_evq_read(struct file *filp, char __user *buf,
 	if (count < sizeof(desc))
 		return -EINVAL;
 	for (;;) {
-		spin_lock_irq(evq->lock);
+		spin_lock_irq(&evq->lock);
 		if (list_empty(&evq->events) && !evq->closed &&
 		    (filp->f_flags & O_NONBLOCK)) {
 			ret = -EAGAIN;
@@ -197,7 +187,7 @@ static ssize_t rnic_evq_read(struct file *filp, char __user *buf,
 		ret = wait_event_interruptible_lock_irq(evq->wait,
 							!list_empty(&evq->events) ||
 							evq->closed,
-							*evq->lock);
+							evq->lock);
 		if (ret)
 			goto out_unlock;
 		ev = list_first_entry_or_null(&evq->events, struct rnic_event,
@@ -209,12 +199,12 @@ static ssize_t rnic_evq_read(struct file *filp, char __user *buf,
 		desc = ev->desc;
 		desc.lost = evq->lost;
 		seq = ev->seq;
-		spin_unlock_irq(evq->lock);
+		spin_unlock_irq(&evq->lock);
 
 		if (copy_to_user(buf, &desc, sizeof(desc)))
 			return -EFAULT;
 
-		spin_lock_irq(evq->lock);
+		spin_lock_irq(&evq->lock);
 		ev = list_first_entry_or_null(&evq->events, struct rnic_event,
 					      node);
 		if (ev && ev->seq == seq) {
@@ -226,13 +216,13 @@ static ssize_t rnic_evq_read(struct file *filp, char __user *buf,
 			goto out_unlock;
 		}
 		/* Another reader took it, or its owner dropped it: again. */
-		spin_unlock_irq(evq->lock);
+		spin_unlock_irq(&evq->lock);
 		if (signal_pending(current))
 			return -ERESTARTSYS;
 	}
 
 out_unlock:
-	spin_unlock_irq(evq->lock);
+	spin_unlock_irq(&evq->lock);
 	return ret;
 }
 
@@ -242,12 +232,12 @@ static __poll_t rnic_evq_poll(struct file *filp, poll_table *wait)
 	__poll_t mask = 0;
 
 	poll_wait(filp, &evq->wait, wait);
-	spin_lock_irq(evq->lock);
+	spin_lock_irq(&evq->lock);
 	if (!list_empty(&evq->events))
 		mask = EPOLLIN | EPOLLRDNORM;
 	else if (evq->closed)
 		mask = EPOLLERR;
-	spin_unlock_irq(evq->lock);
+	spin_unlock_irq(&evq->lock);
 	return mask;
 }
 
@@ -255,9 +245,13 @@ static int rnic_evq_release(struct inode *inode, struct file *filp)
 {
 	struct rnic_evq *evq = filp->private_data;
 
-	/* Nobody can read the queue any more: stop filling it. */
+	/*
+	 * Nobody can read the queue any more: stop filling it. An
+	 * asynchronous queue stays its context's until the context closes
+	 * or a new descriptor replaces it.
+	 */
 	if (evq->async)
-		rnic_async_unlist(evq);
+		rnic_evq_close(evq);
 	rnic_evq_put(evq);
 	return 0;
 }
@@ -282,36 +276,79 @@ static struct file *rnic_evq_file(struct rnic_evq *evq, const char *name)
 	return file;
 }
 
-/* The asynchronous queue of @ctx, or NULL; rnic_async_lock held. */
-static struct rnic_evq *rnic_async_find(const struct rnic_ctx *ctx)
+/* Whether @evq is closed; interrupts off. */
+static bool rnic_evq_closed(struct rnic_evq *evq)
 {
-	lockdep_assert_held(&rnic_async_lock);
-	return ctx->async_evq;
+	bool closed;
+
+	spin_lock(&evq->lock);
+	closed = evq->closed;
+	spin_unlock(&evq->lock);
+	return closed;
 }
 
-/* List @evq as the queue of @ctx, with a reference; -EEXIST if it has one. */
-static int rnic_async_list(struct rnic_evq *evq, struct rnic_ctx *ctx)
+/*
+ * Make @evq the queue of @ctx, with a reference; -EEXIST if it has an
+ * open one. A closed one is taken off, its reference handed to *@old.
+ */
+static int rnic_async_list(struct rnic_evq *evq, struct rnic_ctx *ctx,
+			   struct rnic_evq **old)
 {
+	struct rnic_dev *rdev = ctx->dev;
 	unsigned long flags;
 	int ret = 0;
 
-	spin_lock_irqsave(&rnic_async_lock, flags);
-	if (rnic_async_find(ctx)) {
+	*old = NULL;
+	spin_lock_irqsave(&rdev->async_lock, flags);
+	spin_lock(&ctx->async_lock);
+	if (ctx->async_evq && !rnic_evq_closed(ctx->async_evq)) {
 		ret = -EEXIST;
 	} else {
-		evq->ctx = ctx;
-		ctx->async_evq = evq;
+		*old = ctx->async_evq;
+		if (*old)
+			list_del_init(&(*old)->node);
 		refcount_inc(&evq->ref);
-		list_add_tail(&evq->node, &ctx->dev->async_queues);
+		ctx->async_evq = evq;
+		list_add_tail(&evq->node, &rdev->async_queues);
 	}
-	spin_unlock_irqrestore(&rnic_async_lock, flags);
+	spin_unlock(&ctx->async_lock);
+	spin_unlock_irqrestore(&rdev->async_lock, flags);
 	return ret;
+}
+
+/*
+ * Take the asynchronous queue of @ctx off duty if it is @evq (NULL:
+ * whichever it is), and close it. Return: the queue taken off, whose
+ * reference the caller puts, or NULL.
+ */
+static struct rnic_evq *rnic_async_unlist(struct rnic_ctx *ctx,
+					  struct rnic_evq *evq)
+{
+	struct rnic_dev *rdev = ctx->dev;
+	struct rnic_evq *cur;
+	unsigned long flags;
+
+	spin_lock_irqsave(&rdev->async_lock, flags);
+	spin_lock(&ctx->async_lock);
+	cur = ctx->async_evq;
+	if (cur && (!evq || cur == evq)) {
+		ctx->async_evq = NULL;
+		list_del_init(&cur->node);
+		spin_lock(&cur->lock);
+		rnic_evq_close_locked(cur);
+		spin_unlock(&cur->lock);
+	} else {
+		cur = NULL;
+	}
+	spin_unlock(&ctx->async_lock);
+	spin_unlock_irqrestore(&rdev->async_lock, flags);
+	return cur;
 }
 
 int rnic_create_async_fd(struct rnic_ucmd *ucmd)
 {
 	struct rnic_create_async_fd *cmd = ucmd->cmd;
-	struct rnic_evq *evq;
+	struct rnic_evq *evq, *old;
 	struct file *file;
 	int fd, ret;
 
@@ -331,7 +368,9 @@ int rnic_create_async_fd(struct rnic_ucmd *ucmd)
 		ret = PTR_ERR(file);
 		goto err_fd;
 	}
-	ret = rnic_async_list(evq, ucmd->ctx);
+	ret = rnic_async_list(evq, ucmd->ctx, &old);
+	if (old)
+		rnic_evq_put(old);
 	if (ret)
 		goto err_file;
 	cmd->out_fd = fd;
@@ -343,7 +382,8 @@ int rnic_create_async_fd(struct rnic_ucmd *ucmd)
 	return 0;
 
 err_unlist:
-	rnic_async_unlist(evq);
+	if (rnic_async_unlist(ucmd->ctx, evq))
+		rnic_evq_put(evq);
 err_file:
 	fput(file);
 err_fd:
@@ -363,27 +403,21 @@ err_put:
 void rnic_async_ctx_close(struct rnic_ctx *ctx)
 {
 	struct rnic_evq *evq;
-	unsigned long flags;
 
-	spin_lock_irqsave(&rnic_async_lock, flags);
-	evq = rnic_async_find(ctx);
-	if (evq) {
-		list_del_init(&evq->node);
-		ctx->async_evq = NULL;
-		rnic_evq_close_locked(evq);
-	}
-	spin_unlock_irqrestore(&rnic_async_lock, flags);
+	evq = rnic_async_unlist(ctx, NULL);
 	if (evq)
 		rnic_evq_put(evq);
 }
 
-/* Queue an asynchronous event on @evq; rnic_async_lock held. */
+/* Queue an asynchronous event on @evq, unless closed; its lock held. */
 static void rnic_async_add(struct rnic_evq *evq, u32 type, u64 element,
 			   struct rnic_evobj *obj)
 {
 	struct rnic_async_entry *entry;
 
-	lockdep_assert_held(&rnic_async_lock);
+	lockdep_assert_held(&evq->lock);
+	if (evq->closed)
+		return;
 	if (type == RNIC_EVENT_DEVICE_FATAL) {
 		if (!evq->fatal_raised)
 			rnic_evq_add(evq, &evq->fatal);
@@ -421,6 +455,8 @@ static void rnic_async_add(struct rnic_evq *evq, u32 type, u64 element,
  * open. The event is dropped, and counted as lost, if the queue is full
  * or memory is short.
  *
+ * Takes the context's locks only (rnic_ctx.async_lock, then its queue's).
+ *
  * Context: any but hard interrupt; does not sleep. @obj stays valid
  * during the call.
  */
@@ -430,12 +466,15 @@ void rnic_async_event(struct rnic_ctx *ctx, u32 event_type,
 	struct rnic_evq *evq;
 	unsigned long flags;
 
-	spin_lock_irqsave(&rnic_async_lock, flags);
-	evq = rnic_async_find(ctx);
-	if (evq)
+	spin_lock_irqsave(&ctx->async_lock, flags);
+	evq = ctx->async_evq;
+	if (evq) {
+		spin_lock(&evq->lock);
 		rnic_async_add(evq, event_type,
 			       obj ? obj->user_handle : port_num, obj);
-	spin_unlock_irqrestore(&rnic_async_lock, flags);
+		spin_unlock(&evq->lock);
+	}
+	spin_unlock_irqrestore(&ctx->async_lock, flags);
 }
 
 /**
@@ -446,6 +485,8 @@ void rnic_async_event(struct rnic_ctx *ctx, u32 event_type,
  *	(element 0, never dropped, queued once per queue however often it is
  *	raised)
  *
+ * Takes rnic_dev.async_lock, then each queue's lock.
+ *
  * Context: any but hard interrupt (the port lock may be held); does not
  * sleep.
  */
@@ -455,10 +496,13 @@ void rnic_dev_async_event(struct rnic_dev *rdev, u32 event_type)
 	struct rnic_evq *evq;
 	unsigned long flags;
 
-	spin_lock_irqsave(&rnic_async_lock, flags);
-	list_for_each_entry(evq, &rdev->async_queues, node)
+	spin_lock_irqsave(&rdev->async_lock, flags);
+	list_for_each_entry(evq, &rdev->async_queues, node) {
+		spin_lock(&evq->lock);
 		rnic_async_add(evq, event_type, element, NULL);
-	spin_unlock_irqrestore(&rnic_async_lock, flags);
+		spin_unlock(&evq->lock);
+	}
+	spin_unlock_irqrestore(&rdev->async_lock, flags);
 }
 
 /**
@@ -474,8 +518,20 @@ void rnic_evobj_init(struct rnic_evobj *obj, u64 user_handle)
 	obj->counts = NULL;
 }
 
+/* Drop the events of @obj and report its count; its queue's lock held. */
+static void rnic_evobj_drop(struct rnic_evobj *obj)
+{
+	struct rnic_event *ev, *next;
+
+	list_for_each_entry_safe(ev, next, &obj->events, obj_node)
+		rnic_event_unlink(ev);
+	if (obj->counts)
+		obj->counts->async = obj->async_reported;
+}
+
 /**
  * rnic_evobj_fini() - an object with events is being destroyed
+ * @ctx: the object's context
  * @obj: its event state
  *
  * Drops the object's asynchronous events that were not read, and reports
@@ -483,17 +539,25 @@ void rnic_evobj_init(struct rnic_evobj *obj, u64 user_handle)
  * Called from the object's destroy callback, after nothing can raise an
  * event about it any more.
  */
-void rnic_evobj_fini(struct rnic_evobj *obj)
+void rnic_evobj_fini(struct rnic_ctx *ctx, struct rnic_evobj *obj)
 {
-	struct rnic_event *ev, *next;
+	struct rnic_evq *evq;
 	unsigned long flags;
 
-	spin_lock_irqsave(&rnic_async_lock, flags);
-	list_for_each_entry_safe(ev, next, &obj->events, obj_node)
-		rnic_event_unlink(ev);
-	if (obj->counts)
-		obj->counts->async = obj->async_reported;
-	spin_unlock_irqrestore(&rnic_async_lock, flags);
+	/*
+	 * The object's events are on its context's queue, if any: a queue
+	 * closed or replaced took them off, under its lock, before.
+	 */
+	spin_lock_irqsave(&ctx->async_lock, flags);
+	evq = ctx->async_evq;
+	if (evq) {
+		spin_lock(&evq->lock);
+		rnic_evobj_drop(obj);
+		spin_unlock(&evq->lock);
+	} else {
+		rnic_evobj_drop(obj);
+	}
+	spin_unlock_irqrestore(&ctx->async_lock, flags);
 }
 
 /**
@@ -553,10 +617,10 @@ void rnic_channel_event(struct rnic_channel *channel, struct rnic_event *ev)
 	struct rnic_evq *evq = channel->evq;
 	unsigned long flags;
 
-	spin_lock_irqsave(evq->lock, flags);
+	spin_lock_irqsave(&evq->lock, flags);
 	if (list_empty(&ev->node))
 		rnic_evq_add(evq, ev);
-	spin_unlock_irqrestore(evq->lock, flags);
+	spin_unlock_irqrestore(&evq->lock, flags);
 }
 
 /**
@@ -573,10 +637,10 @@ u32 rnic_channel_drop(struct rnic_channel *channel, struct rnic_event *ev)
 	unsigned long flags;
 	u32 reported;
 
-	spin_lock_irqsave(evq->lock, flags);
+	spin_lock_irqsave(&evq->lock, flags);
 	rnic_event_unlink(ev);
 	reported = *ev->counter;
-	spin_unlock_irqrestore(evq->lock, flags);
+	spin_unlock_irqrestore(&evq->lock, flags);
 	return reported;
 }
 
@@ -585,12 +649,9 @@ static void rnic_channel_destroy(struct rnic_uobj *uobj)
 	struct rnic_channel *channel = container_of(uobj, struct rnic_channel,
 						    uobj);
 	struct rnic_evq *evq = channel->evq;
-	unsigned long flags;
 
 	/* No CQ uses the channel: only readers are left. */
-	spin_lock_irqsave(evq->lock, flags);
-	rnic_evq_close_locked(evq);
-	spin_unlock_irqrestore(evq->lock, flags);
+	rnic_evq_close(evq);
 	rnic_evq_put(evq);
 }
 

@@ -373,6 +373,7 @@ int rnic_dev_add(const char *name, struct net *net, const char *ifname,
 	rdev->cdev.owner = THIS_MODULE;
 	mutex_init(&rdev->ctx_lock);
 	INIT_LIST_HEAD(&rdev->contexts);
+	spin_lock_init(&rdev->async_lock);
 	INIT_LIST_HEAD(&rdev->async_queues);
 	xa_init_flags(&rdev->mrs, XA_FLAGS_ALLOC);
 	INIT_LIST_HEAD(&rdev->bind_node);

@@ -109,7 +109,7 @@ static void rnic_qp_destroy(struct rnic_uobj *uobj)
 	xa_erase(&rnic_qp_table, qp->qpn);
 	rnic_qp_dp_stop(qp);
 	rnic_qp_dp_fini(qp);
-	rnic_evobj_fini(&qp->ev);
+	rnic_evobj_fini(qp->uobj.ctx, &qp->ev);
 	rnic_qp_free_rings(qp);
 	if (qp->srq)
 		rnic_uobj_put(&qp->srq->uobj);

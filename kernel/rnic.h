@@ -82,7 +82,9 @@
  * @RNIC_OBJ_MAX: number of kinds
  *
  * Objects a context owns come after RNIC_OBJ_CONTEXT, in creation
- * dependency order: a context is torn down from the last kind to the first.
+ * dependency order. Closing a context destroys them from the last kind
+ * to the first, and repeats while that freed something
+ * (rnic_uobj_destroy_all()), so the order is a preference, not a rule.
  */
 enum rnic_obj_type {
 	RNIC_OBJ_DEVICE,
@@ -198,8 +200,9 @@ struct rnic_port {
  * @next_ctx_id: id of the next context opened
  * @nobjs: objects of each kind on the device, checked against its limits
  * @pinned: bytes pinned by memory regions of the device
+ * @async_lock: protects @async_queues
  * @async_queues: asynchronous event queues of its contexts, for device
- *	events; rnic_async_lock (event.c)
+ *	events; @async_lock (event.c)
  * @mrs: MR table, index (the low bits of lkey and rkey) -> struct rnic_mr;
  *	an entry is non-NULL while the MR is registered
  * @netdev: bound netdev (a held reference) or NULL; written under
@@ -222,13 +225,15 @@ struct rnic_port {
  *	holds the registry's reference
  *
  * Lock order: rtnl_lock -> rnic_devs_lock -> @live_rwsem -> @ctx_lock ->
- * (context objs xa_lock) -> rnic_bind_lock -> @port.lock ->
- * rnic_async_lock; rnic_qp.lock -> @port.lock; @live_rwsem -> @cg_rwsem
- * (-> the RDMA cgroup controller's mutex). mmap() must not take
- * @live_rwsem (mmap_lock is held there and ioctls fault under it). The
- * first step of a removal takes the data path's locks and waits for the
- * QPs' timers and work under rnic_devs_lock (and rtnl_lock), never for
- * @live_rwsem.
+ * (context objs xa_lock) -> rnic_bind_lock -> @port.lock -> @async_lock
+ * -> rnic_ctx.async_lock -> an event queue's lock; rnic_qp.lock ->
+ * @port.lock; @live_rwsem -> @cg_rwsem (-> the RDMA cgroup controller's
+ * mutex). The event locks are spinlocks taken with interrupts off, so
+ * that events may be raised from any context but hard interrupts; none
+ * is global (see "Event locks"). mmap() must not take @live_rwsem
+ * (mmap_lock is held there and ioctls fault under it). The first step of
+ * a removal takes the data path's locks and waits for the QPs' timers and
+ * work under rnic_devs_lock (and rtnl_lock), never for @live_rwsem.
  */
 struct rnic_dev {
 	struct device dev;
@@ -247,6 +252,7 @@ struct rnic_dev {
 	u32 next_ctx_id;
 	atomic_t nobjs[RNIC_OBJ_MAX];
 	atomic64_t pinned;
+	spinlock_t async_lock; /* see above */
 	struct list_head async_queues;
 	struct xarray mrs;
 
@@ -306,8 +312,11 @@ struct rnic_uobj {
  * @nobjs: objects of each kind the context owns
  * @pinned: bytes its memory regions pin
  * @dev_node: entry in the device's list of contexts; rnic_dev.ctx_lock
- * @async_evq: its asynchronous event queue, or NULL; rnic_async_lock
- *	(event.c)
+ * @async_lock: protects @async_evq; taken before the queue's own lock
+ *	(event.c), which also protects the event state (struct rnic_evobj)
+ *	of the context's objects
+ * @async_evq: its asynchronous event queue (open, or closed with its
+ *	descriptor), or NULL; written under rnic_dev.async_lock too
  * @cg: the RDMA cgroup charged one hca_handle for it (rnic_cg_charge())
  */
 struct rnic_ctx {
@@ -320,6 +329,7 @@ struct rnic_ctx {
 	atomic_t nobjs[RNIC_OBJ_MAX];
 	atomic64_t pinned;
 	struct list_head dev_node;
+	spinlock_t async_lock; /* see above */
 	struct rnic_evq *async_evq;
 	struct rdma_cgroup *cg;
 };
@@ -409,11 +419,14 @@ struct rnic_mr {
 /* completion queues, channels, async events: types */
 
 /*
- * Event locks (event.c, cq.c): rnic_cq.lock -> a channel's queue lock;
- * rnic_port.lock -> rnic_async_lock, which protects every asynchronous
- * event queue, the list of them and every struct rnic_evobj. The queue
- * locks are taken with _irqsave, so events may be raised from any context
- * but hard interrupts of code that holds them.
+ * Event locks (event.c, cq.c), all per device, context or queue, none
+ * global: rnic_cq.lock -> a channel's queue lock; rnic_port.lock ->
+ * rnic_dev.async_lock (the device's list of asynchronous queues) ->
+ * rnic_ctx.async_lock (which queue is the context's) -> the queue's lock
+ * (its events, and the struct rnic_evobj state of the context's objects).
+ * The data path raises an object's event under its context's two locks
+ * only. The locks are taken with interrupts off, so events may be raised
+ * from any context but hard interrupts of code that holds them.
  */
 
 struct rnic_evq;
@@ -456,8 +469,9 @@ struct rnic_event_counts {
  *	SRQ) embeds; rnic_evobj_init() at creation, rnic_evobj_fini() in its
  *	destroy callback
  * @user_handle: from the create ioctl, the element of the object's events
- * @events: its asynchronous events not read yet; rnic_async_lock
- * @async_reported: its asynchronous events userspace read; rnic_async_lock
+ * @events: its asynchronous events not read yet; the lock of its context's
+ *	asynchronous queue (found under rnic_ctx.async_lock)
+ * @async_reported: its asynchronous events userspace read; the same lock
  * @counts: set by rnic_evobj_destroy() while it destroys the object, so
  *	that the destroy callback can report into it; NULL otherwise
  */
@@ -1016,7 +1030,7 @@ void rnic_async_ctx_close(struct rnic_ctx *ctx);
 void rnic_channel_event(struct rnic_channel *channel, struct rnic_event *ev);
 u32 rnic_channel_drop(struct rnic_channel *channel, struct rnic_event *ev);
 void rnic_evobj_init(struct rnic_evobj *obj, u64 user_handle);
-void rnic_evobj_fini(struct rnic_evobj *obj);
+void rnic_evobj_fini(struct rnic_ctx *ctx, struct rnic_evobj *obj);
 int rnic_evobj_destroy(struct rnic_ctx *ctx, u32 handle,
 		       enum rnic_obj_type type,
 		       struct rnic_evobj *(*to_evobj)(struct rnic_uobj *uobj),

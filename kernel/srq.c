@@ -33,7 +33,7 @@ static void rnic_srq_destroy(struct rnic_uobj *uobj)
 	struct rnic_srq *srq = to_rnic_srq(uobj);
 
 	/* No QP uses the SRQ: nothing takes WQEs or raises its events. */
-	rnic_evobj_fini(&srq->ev);
+	rnic_evobj_fini(uobj->ctx, &srq->ev);
 	rnic_ring_free(&srq->ring);
 	rnic_uobj_put(&srq->pd->uobj);
 }

@@ -296,22 +296,29 @@ int rnic_uobj_destroy(struct rnic_ctx *ctx, u32 handle,
 /**
  * rnic_uobj_destroy_all() - destroy every object of a context being closed
  * @ctx: the context; no ioctl can run on it any more
+ *
+ * Destroys every object that nothing but the table holds, then again
+ * while that freed others, so dependents go before what they hold
+ * whatever their kinds. Within a pass the kinds go from the last to the
+ * first, which for today's kinds empties the context in one pass and
+ * stops QPs before the memory regions they use. An object still held
+ * after a pass that destroyed nothing is a leaked reference: it stays
+ * (and warns) rather than being freed under its holder.
  */
 void rnic_uobj_destroy_all(struct rnic_ctx *ctx)
 {
 	struct rnic_uobj *uobj;
 	unsigned long handle;
+	bool progress;
 	int type;
 
-	for (type = RNIC_OBJ_MAX - 1; type >= RNIC_UOBJ_FIRST; type--) {
-		xa_for_each(&ctx->objs, handle, uobj) {
-			if (uobj->type != type)
-				continue;
-			xa_erase(&ctx->objs, handle);
-			/* Its dependents are gone: only the table's is left. */
-			WARN_ON(!refcount_dec_and_test(&uobj->users));
-			rnic_uobj_release(uobj);
-		}
-	}
+	do {
+		progress = false;
+		for (type = RNIC_OBJ_MAX - 1; type >= RNIC_UOBJ_FIRST; type--)
+			xa_for_each(&ctx->objs, handle, uobj)
+				if (uobj->type == type &&
+				    !rnic_uobj_destroy(ctx, handle, type))
+					progress = true;
+	} while (progress);
 	WARN_ON(!xa_empty(&ctx->objs));
 }

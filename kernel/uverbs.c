@@ -390,9 +390,17 @@ static int rnic_uverbs_open(struct inode *inode, struct file *filp)
 		goto err_unlock;
 	get_device(&rdev->dev);
 	atomic_inc(&rdev->ncontexts);
+	/*
+	 * A removal may raise IBV_EVENT_DEVICE_FATAL from here on, before
+	 * this context has an asynchronous event queue: it never gets the
+	 * event, but each of its ioctls, the one creating the queue
+	 * included, fails with ENODEV. That is enough: it learns of the
+	 * removal at its first call (librnic's ibv_open_device() fails).
+	 */
 	percpu_up_read(&rdev->live_rwsem);
 
 	ctx->dev = rdev;
+	spin_lock_init(&ctx->async_lock);
 	xa_init_flags(&ctx->objs, XA_FLAGS_ALLOC);
 	xa_init_flags(&ctx->mmaps, XA_FLAGS_ALLOC);
 	ctx->pid = get_task_pid(current, PIDTYPE_TGID);

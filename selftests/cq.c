@@ -21,7 +21,7 @@
 
 #include <sys/resource.h>
 
-#include "rnic_verbs_test.h"
+#include "rnic_dp_test.h"
 
 #define DEV "t_cq"
 
@@ -949,6 +949,215 @@ TEST_F(cq, sigkill_at_random_points)
 	ASSERT_COUNTS(0, 0);
 	ASSERT_EQ(0, rnic_link_get(self->g, DEV, &info));
 	EXPECT_EQ(2, info.contexts);
+}
+
+/* ---- polling while the CQ is resized, with CQEs arriving -------------- */
+
+#define RACE_POLLERS	3
+#define RACE_RESIZES	2000
+#define RACE_MS		20000	/* or stop resizing then */
+#define RACE_MAX_SENDS	(1UL << 20)
+#define RACE_WINDOW	32	/* sends not polled yet: fit the smaller size */
+#define RACE_SMALL	33	/* a 64-entry ring */
+#define RACE_LARGE	300	/* a 512-entry ring */
+
+/**
+ * struct race - one UD QP sending to itself, its send CQ polled by
+ *	RACE_POLLERS threads while one thread resizes it up and down
+ * @cq: the CQ
+ * @qp: the QP; its sends complete on @cq with wr_id 0, 1, 2, ...
+ * @ah: towards the QP itself
+ * @seen: one byte per wr_id, set by the thread that polled it
+ * @posted: sends posted; final once @resizing is false
+ * @polled: CQEs polled, all threads
+ * @resizes: resizes done
+ * @resizing: the resizer runs; then the poster stops
+ * @drain: @posted is final: the pollers stop once they polled it all
+ * @cpu: CPU of the next poller (round robin)
+ * @fail: first failure (a source line), 0 if none
+ * @end: deadline of the resizer, dp_now_ms()
+ */
+struct race {
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_ah *ah;
+	uint8_t *seen;
+	unsigned long posted;
+	unsigned long polled;
+	unsigned long resizes;
+	bool resizing;
+	bool drain;
+	int cpu;
+	int fail;
+	long end;
+};
+
+static void race_fail(struct race *r, int line)
+{
+	int none = 0;
+
+	__atomic_compare_exchange_n(&r->fail, &none, line, false,
+				    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+static bool race_failed(struct race *r)
+{
+	return __atomic_load_n(&r->fail, __ATOMIC_RELAXED);
+}
+
+/* Threads on both CPUs, several per CPU: a resize lands mid-poll. */
+static void race_pin(int i)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(i % (ncpu > 0 ? ncpu : 1), &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+static void race_check(struct race *r, const struct ibv_wc *wc,
+		       uint64_t *next)
+{
+	/* This thread's CQEs come in the order of the sends. */
+	if (wc->status != IBV_WC_SUCCESS || wc->wr_id >= RACE_MAX_SENDS ||
+	    wc->wr_id < *next)
+		race_fail(r, __LINE__);
+	else if (__atomic_exchange_n(&r->seen[wc->wr_id], 1, __ATOMIC_RELAXED))
+		race_fail(r, __LINE__);	/* polled twice */
+	*next = wc->wr_id + 1;
+}
+
+static void *race_poller(void *arg)
+{
+	struct race *r = arg;
+	struct ibv_wc wc[4];
+	uint64_t next = 0;
+	int n, i;
+
+	race_pin(__atomic_fetch_add(&r->cpu, 1, __ATOMIC_RELAXED));
+	while (!race_failed(r) &&
+	       !(__atomic_load_n(&r->drain, __ATOMIC_ACQUIRE) &&
+		 __atomic_load_n(&r->polled, __ATOMIC_RELAXED) == r->posted)) {
+		n = ibv_poll_cq(r->cq, 4, wc);
+		if (n < 0)
+			race_fail(r, __LINE__);
+		for (i = 0; i < n; i++)
+			race_check(r, &wc[i], &next);
+		if (n > 0)
+			__atomic_add_fetch(&r->polled, n, __ATOMIC_RELAXED);
+		else if (dp_now_ms() > r->end + DP_TIMEOUT_MS)
+			race_fail(r, __LINE__);	/* CQEs missing */
+	}
+	return NULL;
+}
+
+static void *race_resizer(void *arg)
+{
+	struct race *r = arg;
+
+	race_pin(0);
+	while (r->resizes < RACE_RESIZES && !race_failed(r) &&
+	       dp_now_ms() < r->end) {
+		if (ibv_resize_cq(r->cq, r->resizes % 2 ? RACE_SMALL :
+							   RACE_LARGE))
+			race_fail(r, __LINE__);
+		r->resizes++;
+	}
+	return NULL;
+}
+
+/* Post sends while the resizer runs, at most RACE_WINDOW unpolled. */
+static void *race_poster(void *arg)
+{
+	struct race *r = arg;
+	struct dp_wr w = { .op = IBV_WR_SEND, .ah = r->ah,
+			   .rqpn = r->qp->qp_num, .qkey = DP_QKEY };
+	unsigned long posted = 0;
+
+	race_pin(1);
+	while (__atomic_load_n(&r->resizing, __ATOMIC_RELAXED) &&
+	       posted < RACE_MAX_SENDS && !race_failed(r)) {
+		if (posted - __atomic_load_n(&r->polled, __ATOMIC_RELAXED) >=
+		    RACE_WINDOW) {
+			sched_yield();
+			continue;
+		}
+		w.wr_id = posted;
+		if (dp_post(r->qp, &w))
+			race_fail(r, __LINE__);
+		posted++;
+	}
+	return (void *)(uintptr_t)posted;
+}
+
+FIXTURE(cq_dp) {
+	struct dp_env env;
+};
+
+FIXTURE_SETUP(cq_dp)
+{
+	dp_env_open(_metadata, &self->env, DEV, NULL);
+}
+
+FIXTURE_TEARDOWN(cq_dp)
+{
+	dp_env_close(_metadata, &self->env);
+}
+
+/*
+ * ibv_poll_cq() reads the ring's indexes without the CQ's lock when the
+ * CQ looks empty. Resizing replaces the ring: a poller must neither fault
+ * on the old mapping nor lose or repeat a CQE.
+ */
+TEST_F_TIMEOUT(cq_dp, poll_while_resizing, 120)
+{
+	struct dp_qp_opts o = dp_opts(IBV_QPT_UD);
+	pthread_t poller[RACE_POLLERS], resizer, poster;
+	struct race r = { .resizing = true };
+	unsigned long i;
+	void *posted;
+
+	r.seen = calloc(RACE_MAX_SENDS, 1);
+	ASSERT_NE(NULL, r.seen);
+	r.cq = ibv_create_cq(self->env.ctx[0], RACE_SMALL, NULL, NULL, 0);
+	ASSERT_NE(NULL, r.cq);
+	r.qp = dp_qp_create(self->env.pd[0], r.cq, self->env.rcq[0], &o);
+	ASSERT_NE(NULL, r.qp);
+	ASSERT_EQ(0, dp_qp_init(r.qp, &o));
+	ASSERT_EQ(0, dp_qp_rtr(r.qp, &o, 0, &self->env.gid,
+			       self->env.gid_index, 0));
+	ASSERT_EQ(0, dp_qp_rts(r.qp, &o, 0));
+	r.ah = dp_ah(self->env.pd[0], &self->env.gid, self->env.gid_index);
+	ASSERT_NE(NULL, r.ah);
+
+	r.end = dp_now_ms() + RACE_MS;
+	ASSERT_EQ(0, pthread_create(&poster, NULL, race_poster, &r));
+	for (i = 0; i < RACE_POLLERS; i++)
+		ASSERT_EQ(0, pthread_create(&poller[i], NULL, race_poller, &r));
+	ASSERT_EQ(0, pthread_create(&resizer, NULL, race_resizer, &r));
+	pthread_join(resizer, NULL);
+	/* Stop posting; the pollers drain what was posted. */
+	__atomic_store_n(&r.resizing, false, __ATOMIC_RELAXED);
+	pthread_join(poster, &posted);
+	r.posted = (uintptr_t)posted;
+	__atomic_store_n(&r.drain, true, __ATOMIC_RELEASE);
+	for (i = 0; i < RACE_POLLERS; i++)
+		pthread_join(poller[i], NULL);
+
+	TH_LOG("%lu resizes in %ld ms, %lu sends, %lu CQEs polled",
+	       r.resizes, dp_now_ms() - (r.end - RACE_MS), r.posted, r.polled);
+	EXPECT_EQ(0, r.fail) TH_LOG("failed at line %d", r.fail);
+	ASSERT_EQ(r.posted, r.polled);
+	for (i = 0; i < r.posted; i++)
+		ASSERT_EQ(1, r.seen[i]) TH_LOG("wr_id %lu", i);
+	EXPECT_LT(RACE_WINDOW, r.posted);
+	EXPECT_LT(100, r.resizes);
+
+	EXPECT_EQ(0, ibv_destroy_ah(r.ah));
+	EXPECT_EQ(0, ibv_destroy_qp(r.qp));
+	EXPECT_EQ(0, ibv_destroy_cq(r.cq));
+	free(r.seen);
 }
 
 TEST_HARNESS_MAIN

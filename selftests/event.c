@@ -2,7 +2,7 @@
 /*
  * Asynchronous events: the context's descriptor (one per context,
  * non-blocking, poll, EIO once the context is closed, lifetimes either way
- * round), IBV_EVENT_DEVICE_FATAL when the device is removed, port and GID
+ * round, a new one after the old was closed), IBV_EVENT_DEVICE_FATAL when the device is removed, port and GID
  * table events of a device bound to a dummy netdev, a full queue.
  */
 #include <infiniband/verbs.h>
@@ -291,6 +291,41 @@ TEST_F(ev, port_and_gid_events)
 	ASSERT_EQ(0, rnic_sh("ip link del " NETDEV));
 	ASSERT_EQ(0, wait_event(ctx, IBV_EVENT_DEVICE_FATAL, 2000, &ev));
 	EXPECT_EQ(0, ibv_close_device(ctx));
+}
+
+/*
+ * A context whose descriptor was closed queues nothing; a new descriptor
+ * gets the events raised from then on, nothing older.
+ */
+TEST_F(ev, new_async_fd_gets_later_events_only)
+{
+	struct rnic_event_desc desc;
+	int fd, afd;
+
+	ASSERT_EQ(0, make_bound_device(self->g));
+	fd = rnic_open(DEV "b");
+	ASSERT_LE(0, fd);
+	afd = _create_async_fd(fd);
+	ASSERT_LE(0, afd);
+	ASSERT_EQ(0, rnic_sh("ip addr add 10.77.0.1/24 dev " NETDEV));
+	EXPECT_TRUE(readable(afd, 2000));
+	close(afd);
+	/* Raised while the context has no open descriptor: dropped. */
+	ASSERT_EQ(0, rnic_sh("ip addr del 10.77.0.1/24 dev " NETDEV));
+	afd = _create_async_fd(fd);
+	ASSERT_LE(0, afd);
+	EXPECT_EQ(-EEXIST, _create_async_fd(fd));
+	EXPECT_FALSE(readable(afd, 100));
+	ASSERT_EQ(0, rnic_sh("ip link set " NETDEV " up"));
+	ASSERT_TRUE(readable(afd, 2000));
+	ASSERT_EQ(sizeof(desc), read(afd, &desc, sizeof(desc)));
+	EXPECT_EQ(IBV_EVENT_PORT_ACTIVE, desc.event_type);
+	EXPECT_EQ(0, desc.lost);
+	do_link_del(self->g, DEV "b");
+	ASSERT_EQ(sizeof(desc), read(afd, &desc, sizeof(desc)));
+	EXPECT_EQ(IBV_EVENT_DEVICE_FATAL, desc.event_type);
+	close(afd);
+	close(fd);
 }
 
 /*

@@ -12,6 +12,57 @@
  *
  * Every completion event names its CQ by the user_handle given at
  * creation: the struct ibv_cq pointer.
+ *
+ * The empty poll, resize and the mapping
+ * --------------------------------------
+ * ibv_poll_cq() answers "nothing new" without the lock: busy pollers ask
+ * that most, millions of times a second. ibv_resize_cq() gets a new ring
+ * from the kernel and puts it where the old one was, while such a poller
+ * may be reading the old one's indexes. Two rules make that safe:
+ *
+ * 1. An address the lock-free check may read is never unmapped before
+ *    the CQ is destroyed. Each CQ owns two slots, reservations of
+ *    address space mapped as anonymous zeros, and its ring is mapped
+ *    (MAP_FIXED) over the start of one of them. A resize maps the new
+ *    ring over the other slot, publishes it, and then, outside the CQ
+ *    lock, maps zeros over the old ring: MAP_FIXED replaces pages without
+ *    a moment where the address is unmapped, and the slow part (dropping
+ *    the old pages, which pollers may be reading) blocks no poller. A
+ *    slot too small for the new ring is replaced by one at least twice
+ *    its size; the old one stays, zeros, until destroy (struct
+ *    rnic_cq_tomb). So a stale reader reads the old ring, the new one, or
+ *    zeros: never a fault. Memory: the kernel's ring pages are released
+ *    at once; what is kept is address space, under eight times (usually
+ *    twice) the largest ring the CQ ever had, and the few zero pages
+ *    stale readers touched; resizing many times costs nothing more.
+ *
+ * 2. What a lock-free check reads is consistent, or it takes the lock:
+ *    @seq is a sequence count, odd while resize changes the mapping or
+ *    @ring. Barrier pairs (C11 fences, as in a kernel seqcount):
+ *
+ *      resize (cq->lock held)            empty check (no lock)
+ *      mmap() the new ring over the      s = load-acquire(seq)      [S1]
+ *        other slot                      if (s odd) take the lock
+ *      seq = odd                         p = ring.producer ...
+ *      fence-release              [W1]   prod, cons = *p, *c
+ *      ring = new                        fence-acquire              [S2]
+ *      store-release(seq = even)  [W2]   if (seq != s) take the lock
+ *      (lock dropped) zeros over
+ *        the old ring
+ *
+ *    [W1] pairs with [S2]: a check that read a pointer resize changed
+ *    after making @seq odd sees @seq changed. [W2] pairs with [S1]: a
+ *    check that sees the even value reads the new @ring. The old ring
+ *    turns to zeros only after [W2], when no check can start with
+ *    pointers into it, and one that read those zeros sees @seq changed
+ *    too; so does one that kept pointers into the other slot from an
+ *    earlier resize and read the new ring being mapped there. The
+ *    producer index itself pairs as before: the kernel's store-release
+ *    of it with the load-acquire here.
+ *
+ * Everything else (copying CQEs, the consumer index, the arm word)
+ * happens under the lock, against the current @ring. Resizes are
+ * serialised by @resize_lock, which they hold while they map zeros.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -37,27 +88,70 @@ static struct rnic_comp_channel *to_rch(struct ibv_comp_channel *ibch)
 }
 
 /**
- * struct rnic_cq - librnic's side of a struct ibv_cq
- * @ibcq: what the application sees
- * @lock: serialises poll, arm and resize of this CQ
- * @map: the mapped region, @map_size bytes
- * @producer: producer index in @map, written by the kernel
- * @consumer: consumer index in @map, written by us
- * @arm: arm word in @map, written by us
- * @cqes: entry 0 in @map
+ * struct rnic_cq_ring - where a mapped ring keeps things
+ * @producer: producer index, written by the kernel
+ * @consumer: consumer index, written by us
+ * @arm: arm word, written by us
+ * @cqes: entry 0
  * @mask: entries - 1
- * @arm_seq: sequence number of the last arming
+ * @size: bytes mapped, from the start of the CQ's reservation
  */
-struct rnic_cq {
-	struct ibv_cq ibcq;
-	pthread_spinlock_t lock;
-	void *map;
-	size_t map_size;
+struct rnic_cq_ring {
 	uint32_t *producer;
 	uint32_t *consumer;
 	uint32_t *arm;
 	struct rnic_cqe *cqes;
 	uint32_t mask;
+	size_t size;
+};
+
+/**
+ * struct rnic_cq_slot - a reservation of address space for a CQ's ring
+ * @va: its address, NULL before its first use
+ * @size: its bytes
+ */
+struct rnic_cq_slot {
+	void *va;
+	size_t size;
+};
+
+/**
+ * struct rnic_cq_tomb - a slot a CQ outgrew, zeros until destroy
+ * @next: the one outgrown before
+ * @va: its address
+ * @size: its bytes
+ */
+struct rnic_cq_tomb {
+	struct rnic_cq_tomb *next;
+	void *va;
+	size_t size;
+};
+
+/**
+ * struct rnic_cq - librnic's side of a struct ibv_cq
+ * @ibcq: what the application sees
+ * @lock: serialises poll, arm and resize of this CQ
+ * @resize_lock: serialises resizes, over the mapping of zeros they do
+ *	without @lock
+ * @seq: sequence count of @ring (see the top of the file); written under
+ *	@lock, read without it by the empty check
+ * @ring: the ring, mapped at @slot[@cur]; written under @lock with @seq
+ *	odd
+ * @slot: where the ring is mapped, and where the next one will be;
+ *	written under @resize_lock and @lock
+ * @cur: the slot of @ring; written under @resize_lock and @lock
+ * @tombs: slots outgrown, kept until destroy; @resize_lock
+ * @arm_seq: sequence number of the last arming
+ */
+struct rnic_cq {
+	struct ibv_cq ibcq;
+	pthread_spinlock_t lock;
+	pthread_mutex_t resize_lock;
+	uint32_t seq;
+	struct rnic_cq_ring ring;
+	struct rnic_cq_slot slot[2];
+	unsigned int cur;
+	struct rnic_cq_tomb *tombs;
 	uint32_t arm_seq;
 };
 
@@ -106,34 +200,154 @@ int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 	return 0;
 }
 
-/* Map the ring the kernel described; 0 or an errno value. */
-static int cq_map(struct rnic_cq *cq, int fd, const struct rnic_ring_info *ri,
-		  uint32_t arm_off)
+/* The kernel's answer decides where we read and write: check it. */
+static int cq_ring_check(const struct rnic_ring_info *ri, uint32_t arm_off)
 {
 	uint64_t ents_end = ri->entries_off +
 			    (uint64_t)ri->entries * ri->entry_size;
-	void *map;
 
-	/* The kernel's answer decides where we read and write: check it. */
 	if (ri->entry_size != sizeof(struct rnic_cqe) || !ri->entries ||
 	    (ri->entries & (ri->entries - 1)) || ents_end > ri->size ||
 	    ri->producer_off > ri->size - sizeof(uint32_t) ||
 	    ri->consumer_off > ri->size - sizeof(uint32_t) ||
 	    arm_off > ri->size - sizeof(uint32_t))
 		return EPROTO;
-	map = mmap(NULL, ri->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		   (off_t)ri->offset);
-	if (map == MAP_FAILED)
+	return 0;
+}
+
+/* Zeros at @addr, @len bytes (MAP_FIXED: whatever was there goes). */
+static void *cq_zeros(void *addr, size_t len)
+{
+	return mmap(addr, len, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
+		    (addr ? MAP_FIXED : 0), -1, 0);
+}
+
+/* Map the ring @ri describes over @va; 0 or an errno value. */
+static int cq_map_at(void *va, int fd, const struct rnic_ring_info *ri)
+{
+	if (mmap(va, ri->size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+		 fd, (off_t)ri->offset) == MAP_FAILED)
 		return errno;
-	cq->map = map;
-	cq->map_size = ri->size;
-	cq->producer = (uint32_t *)((char *)map + ri->producer_off);
-	cq->consumer = (uint32_t *)((char *)map + ri->consumer_off);
-	cq->arm = (uint32_t *)((char *)map + arm_off);
-	cq->cqes = (struct rnic_cqe *)((char *)map + ri->entries_off);
-	cq->mask = ri->entries - 1;
+	return 0;
+}
+
+static void cq_ring_set(struct rnic_cq_ring *r, void *va,
+			const struct rnic_ring_info *ri, uint32_t arm_off)
+{
+	/* Atomic stores: the empty check may read the index pointers. */
+	__atomic_store_n(&r->producer, (uint32_t *)((char *)va +
+						    ri->producer_off),
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&r->consumer, (uint32_t *)((char *)va +
+						    ri->consumer_off),
+			 __ATOMIC_RELAXED);
+	r->arm = (uint32_t *)((char *)va + arm_off);
+	r->cqes = (struct rnic_cqe *)((char *)va + ri->entries_off);
+	r->mask = ri->entries - 1;
+	r->size = ri->size;
+}
+
+/*
+ * Map the ring @ri describes over the start of slot @i, which is zeros,
+ * first replacing the slot by one twice as large if the ring does not
+ * fit (the old one goes to cq->tombs). Should mapping fail, the slot is
+ * zeros again. 0 or an errno value.
+ */
+static int cq_map_slot(struct rnic_cq *cq, unsigned int i, int fd,
+		       const struct rnic_ring_info *ri)
+{
+	struct rnic_cq_slot *s = &cq->slot[i];
+	size_t size = s->size * 2 > ri->size ? s->size * 2 : ri->size;
+	struct rnic_cq_tomb *tomb = NULL;
+	void *va;
+	int ret;
+
+	if (ri->size > s->size) {
+		if (s->va) {
+			tomb = malloc(sizeof(*tomb));
+			if (!tomb)
+				return ENOMEM;
+		}
+		va = cq_zeros(NULL, size);
+		if (va == MAP_FAILED) {
+			free(tomb);
+			return errno;
+		}
+		if (tomb) {
+			*tomb = (struct rnic_cq_tomb){ .next = cq->tombs,
+						       .va = s->va,
+						       .size = s->size };
+			cq->tombs = tomb;
+		}
+		s->va = va;
+		s->size = size;
+	}
+	ret = cq_map_at(s->va, fd, ri);
+	/* MAP_FIXED may have unmapped what was there: no holes. */
+	if (ret)
+		cq_zeros(s->va, ri->size);
+	return ret;
+}
+
+/* A new CQ's slots and ring; 0 or an errno value. */
+static int cq_map(struct rnic_cq *cq, int fd, const struct rnic_ring_info *ri,
+		  uint32_t arm_off)
+{
+	int ret;
+
+	ret = cq_ring_check(ri, arm_off);
+	if (!ret)
+		ret = cq_map_slot(cq, 0, fd, ri);
+	if (ret) {
+		if (cq->slot[0].va)
+			munmap(cq->slot[0].va, cq->slot[0].size);
+		return ret;
+	}
+	cq_ring_set(&cq->ring, cq->slot[0].va, ri, arm_off);
 	cq->ibcq.cqe = (int)ri->entries;
 	return 0;
+}
+
+/*
+ * Make the ring @ri describes the CQ's, mapped over the other slot;
+ * cq->lock held. Should mapping fail, the CQ keeps the old ring, which
+ * no longer receives CQEs. Return: 0 or an errno value.
+ */
+static int cq_remap(struct rnic_cq *cq, int fd,
+		    const struct rnic_ring_info *ri, uint32_t arm_off)
+{
+	unsigned int next = !cq->cur;
+	int ret;
+
+	ret = cq_map_slot(cq, next, fd, ri);
+	if (ret)
+		return ret;
+	__atomic_store_n(&cq->seq, cq->seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);		/* [W1] */
+	cq_ring_set(&cq->ring, cq->slot[next].va, ri, arm_off);
+	__atomic_store_n(&cq->seq, cq->seq + 1, __ATOMIC_RELEASE); /* [W2] */
+	cq->cur = next;
+	return 0;
+}
+
+/* Unmap everything the CQ mapped (the ring first, as it was mapped). */
+static void cq_unmap(struct rnic_cq *cq)
+{
+	struct rnic_cq_slot *s = &cq->slot[cq->cur];
+	struct rnic_cq_slot *other = &cq->slot[!cq->cur];
+	struct rnic_cq_tomb *tomb;
+
+	munmap(s->va, cq->ring.size);
+	if (s->size > cq->ring.size)
+		munmap((char *)s->va + cq->ring.size, s->size - cq->ring.size);
+	if (other->va)
+		munmap(other->va, other->size);
+	while ((tomb = cq->tombs)) {
+		cq->tombs = tomb->next;
+		munmap(tomb->va, tomb->size);
+		free(tomb);
+	}
 }
 
 /* RNIC_IOCTL_DESTROY_CQ; 0 or an errno value, the event counts in @cmd. */
@@ -159,8 +373,13 @@ static int cq_init_locks(struct rnic_cq *cq)
 	ret = pthread_cond_init(&cq->ibcq.cond, NULL);
 	if (ret)
 		goto err_mutex;
+	ret = pthread_mutex_init(&cq->resize_lock, NULL);
+	if (ret)
+		goto err_cond;
 	return 0;
 
+err_cond:
+	pthread_cond_destroy(&cq->ibcq.cond);
 err_mutex:
 	pthread_mutex_destroy(&cq->ibcq.mutex);
 err_spin:
@@ -170,6 +389,7 @@ err_spin:
 
 static void cq_fini_locks(struct rnic_cq *cq)
 {
+	pthread_mutex_destroy(&cq->resize_lock);
 	pthread_cond_destroy(&cq->ibcq.cond);
 	pthread_mutex_destroy(&cq->ibcq.mutex);
 	pthread_spin_destroy(&cq->lock);
@@ -233,8 +453,9 @@ int ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 {
 	struct rnic_resize_cq cmd = { .size = sizeof(cmd) };
 	struct rnic_cq *cq = to_rcq(ibcq);
-	void *old_map;
+	int fd = ibcq->context->cmd_fd;
 	size_t old_size;
+	void *old;
 	int ret;
 
 	if (cqe <= 0) {
@@ -244,24 +465,30 @@ int ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 	cmd.handle = ibcq->handle;
 	cmd.cqe = (uint32_t)cqe;
 
+	pthread_mutex_lock(&cq->resize_lock);
 	pthread_spin_lock(&cq->lock);
-	old_map = cq->map;
-	old_size = cq->map_size;
+	old = cq->slot[cq->cur].va;
+	old_size = cq->ring.size;
 	ret = rnic_cmd(ibcq->context, RNIC_IOCTL_RESIZE_CQ, &cmd);
 	/*
 	 * The kernel moved the CQEs to the new ring. Should mapping it fail,
-	 * the CQ keeps the old mapping, which no longer receives CQEs:
 	 * destroying the CQ is all that is left to do.
 	 */
 	if (!ret)
-		ret = cq_map(cq, ibcq->context->cmd_fd, &cmd.out_ring,
-			     cmd.out_arm_off);
+		ret = cq_ring_check(&cmd.out_ring, cmd.out_arm_off);
+	if (!ret)
+		ret = cq_remap(cq, fd, &cmd.out_ring, cmd.out_arm_off);
+	if (!ret)
+		ibcq->cqe = (int)cmd.out_ring.entries;
 	pthread_spin_unlock(&cq->lock);
+	/* After [W2], without blocking pollers: the old ring goes. */
+	if (!ret)
+		cq_zeros(old, old_size);
+	pthread_mutex_unlock(&cq->resize_lock);
 	if (ret) {
 		errno = ret;
 		return ret;
 	}
-	munmap(old_map, old_size);
 	return 0;
 }
 
@@ -284,7 +511,7 @@ int ibv_destroy_cq(struct ibv_cq *ibcq)
 		pthread_cond_wait(&ibcq->cond, &ibcq->mutex);
 	pthread_mutex_unlock(&ibcq->mutex);
 
-	munmap(cq->map, cq->map_size);
+	cq_unmap(cq);
 	cq_fini_locks(cq);
 	free(cq);
 	return 0;
@@ -308,32 +535,63 @@ static void cqe_to_wc(const struct rnic_cqe *cqe, struct ibv_wc *wc)
 	wc->dlid_path_bits = cqe->dlid_path_bits;
 }
 
-int ibv_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+/*
+ * Whether the CQ is empty, told without the lock (see the top of the
+ * file); false also when a resize got in the way.
+ */
+static bool cq_empty_lockless(struct rnic_cq *cq)
 {
-	struct rnic_cq *cq = to_rcq(ibcq);
+	uint32_t seq, prod, cons;
+	uint32_t *p, *c;
+
+	seq = __atomic_load_n(&cq->seq, __ATOMIC_ACQUIRE);	/* [S1] */
+	if (seq & 1)
+		return false;
+	p = __atomic_load_n(&cq->ring.producer, __ATOMIC_RELAXED);
+	c = __atomic_load_n(&cq->ring.consumer, __ATOMIC_RELAXED);
+	prod = __atomic_load_n(p, __ATOMIC_ACQUIRE);
+	cons = __atomic_load_n(c, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);		/* [S2] */
+	return prod == cons &&
+	       __atomic_load_n(&cq->seq, __ATOMIC_RELAXED) == seq;
+}
+
+/* Take what the ring holds, up to @num_entries, under the lock. */
+static __attribute__((noinline)) int cq_poll_locked(struct rnic_cq *cq,
+						    int num_entries,
+						    struct ibv_wc *wc)
+{
+	struct rnic_cq_ring *r = &cq->ring;
 	uint32_t prod, cons;
 	int n = 0;
 
-	/*
-	 * Nothing new: no lock (busy pollers ask this most). The consumer
-	 * index never passes the producer index; equal to the one just read,
-	 * every CQE published by then has been taken.
-	 */
-	prod = __atomic_load_n(cq->producer, __ATOMIC_ACQUIRE);
-	if (__atomic_load_n(cq->consumer, __ATOMIC_RELAXED) == prod)
-		return 0;
 	pthread_spin_lock(&cq->lock);
-	cons = __atomic_load_n(cq->consumer, __ATOMIC_RELAXED);
-	prod = __atomic_load_n(cq->producer, __ATOMIC_ACQUIRE);
+	cons = __atomic_load_n(r->consumer, __ATOMIC_RELAXED);
+	prod = __atomic_load_n(r->producer, __ATOMIC_ACQUIRE);
 	while (n < num_entries && cons != prod) {
-		cqe_to_wc(&cq->cqes[cons & cq->mask], &wc[n]);
+		cqe_to_wc(&r->cqes[cons & r->mask], &wc[n]);
 		cons++;
 		n++;
 	}
 	if (n)
-		__atomic_store_n(cq->consumer, cons, __ATOMIC_RELEASE);
+		__atomic_store_n(r->consumer, cons, __ATOMIC_RELEASE);
 	pthread_spin_unlock(&cq->lock);
 	return n;
+}
+
+int ibv_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+{
+	struct rnic_cq *cq = to_rcq(ibcq);
+
+	/*
+	 * Nothing new: no lock (busy pollers ask this most), and no register
+	 * saved for the locked path. The consumer index never passes the
+	 * producer index; equal to the one just read, every CQE published
+	 * by then has been taken.
+	 */
+	if (cq_empty_lockless(cq))
+		return 0;
+	return cq_poll_locked(cq, num_entries, wc);
 }
 
 int ibv_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
@@ -345,7 +603,7 @@ int ibv_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	cq->arm_seq = (cq->arm_seq + 1) & (UINT32_MAX >> RNIC_CQ_ARM_SEQ_SHIFT);
 	arm = cq->arm_seq << RNIC_CQ_ARM_SEQ_SHIFT |
 	      (solicited_only ? RNIC_CQ_ARM_SOLICITED : RNIC_CQ_ARM_NEXT);
-	__atomic_store_n(cq->arm, arm, __ATOMIC_RELAXED);
+	__atomic_store_n(cq->ring.arm, arm, __ATOMIC_RELAXED);
 	/*
 	 * Pairs with the kernel's barrier between publishing CQEs and reading
 	 * the arm word: the caller's next poll sees any CQE the kernel

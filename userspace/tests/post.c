@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR MIT)
 /*
- * The data path (ibv_post_send(), ibv_post_recv(), ibv_post_srq_recv())
- * against a fake kernel, as in context.c: the device node is a symlink to
+ * The data path (ibv_post_send(), ibv_post_recv(), ibv_post_srq_recv(),
+ * and ibv_poll_cq() racing ibv_resize_cq()) against a fake kernel, as in context.c: the device node is a symlink to
  * /dev/null, and this program defines ioctl(), mmap() and munmap(), which
  * take precedence over libc's for librnic's calls. The fake answers the
  * create ioctls with rings laid out as rnic.ko lays them out, in a memfd:
@@ -16,6 +16,8 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <pthread.h>
+#include <time.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -161,13 +163,101 @@ static int fake_destroy(struct rnic_destroy *q)
 	return 0;
 }
 
+/*
+ * The CQs' rings, for resize and the fake producer (fake_cq_post()):
+ * fake_cq_lock plays rnic_cq.lock.
+ */
+static pthread_mutex_t fake_cq_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	uint32_t handle;
+	struct rnic_ring_info ri;
+} fcqs[FAKE_MAX_OBJS];
+static unsigned int nr_cqs;
+
+static struct rnic_ring_info *fake_cq_ring(uint32_t handle)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_cqs; i++)
+		if (fcqs[i].handle == handle)
+			return &fcqs[i].ri;
+	return NULL;
+}
+
 static int fake_create_cq(struct rnic_create_cq *q)
 {
 	FAKE_CHECK(q, !q->__reserved && !q->channel_handle);
+	if (nr_cqs == FAKE_MAX_OBJS)
+		return ENOMEM;
 	q->out_handle = next_handle++;
 	q->out_arm_off = FAKE_ARM_OFF;
+	pthread_mutex_lock(&fake_cq_lock);
 	fake_ring(&q->out_ring, roundup_pow2(q->cqe), sizeof(struct rnic_cqe));
+	fcqs[nr_cqs].handle = q->out_handle;
+	fcqs[nr_cqs++].ri = q->out_ring;
+	pthread_mutex_unlock(&fake_cq_lock);
 	return 0;
+}
+
+static uint32_t *ring_word(const struct rnic_ring_info *ri, uint32_t off);
+
+/* As rnic.ko: the CQEs not polled move to the start of a new ring. */
+static int fake_resize_cq(struct rnic_resize_cq *q)
+{
+	struct rnic_ring_info *old, ri;
+	uint32_t cons, n, i;
+	int err = 0;
+
+	FAKE_CHECK(q, !q->__reserved);
+	pthread_mutex_lock(&fake_cq_lock);
+	old = fake_cq_ring(q->handle);
+	cons = old ? __atomic_load_n(ring_word(old, FAKE_CONS_OFF),
+				     __ATOMIC_ACQUIRE) : 0;
+	n = old ? *ring_word(old, FAKE_PROD_OFF) - cons : 0;
+	if (!old || !q->cqe || n > roundup_pow2(q->cqe)) {
+		err = EINVAL;
+		goto out;
+	}
+	fake_ring(&ri, roundup_pow2(q->cqe), sizeof(struct rnic_cqe));
+	for (i = 0; i < n; i++)
+		memcpy(mem + ri.offset + FAKE_ENTS_OFF +
+		       i * sizeof(struct rnic_cqe),
+		       mem + old->offset + FAKE_ENTS_OFF +
+		       ((cons + i) & (old->entries - 1)) *
+		       sizeof(struct rnic_cqe), sizeof(struct rnic_cqe));
+	*ring_word(&ri, FAKE_CONS_OFF) = 0;
+	__atomic_store_n(ring_word(&ri, FAKE_PROD_OFF), n, __ATOMIC_RELEASE);
+	*old = ri;
+	q->out_ring = ri;
+	q->out_arm_off = FAKE_ARM_OFF;
+out:
+	pthread_mutex_unlock(&fake_cq_lock);
+	return err;
+}
+
+/* Produce a CQE with @wr_id on the CQ @handle; false if it is full. */
+static bool fake_cq_post(uint32_t handle, uint64_t wr_id)
+{
+	struct rnic_ring_info *ri;
+	struct rnic_cqe *cqe;
+	uint32_t prod;
+	bool done = false;
+
+	pthread_mutex_lock(&fake_cq_lock);
+	ri = fake_cq_ring(handle);
+	prod = *ring_word(ri, FAKE_PROD_OFF);
+	if (prod - __atomic_load_n(ring_word(ri, FAKE_CONS_OFF),
+				   __ATOMIC_ACQUIRE) < ri->entries) {
+		cqe = (struct rnic_cqe *)(mem + ri->offset + FAKE_ENTS_OFF) +
+		      (prod & (ri->entries - 1));
+		memset(cqe, 0, sizeof(*cqe));
+		cqe->wr_id = wr_id;
+		__atomic_store_n(ring_word(ri, FAKE_PROD_OFF), prod + 1,
+				 __ATOMIC_RELEASE);
+		done = true;
+	}
+	pthread_mutex_unlock(&fake_cq_lock);
+	return done;
 }
 
 static int fake_destroy_cq(struct rnic_destroy_cq *q)
@@ -373,6 +463,9 @@ int ioctl(int fd, unsigned long request, ...)
 	case RNIC_IOCTL_DESTROY_CQ:
 		err = fake_destroy_cq(arg);
 		break;
+	case RNIC_IOCTL_RESIZE_CQ:
+		err = fake_resize_cq(arg);
+		break;
 	case RNIC_IOCTL_CREATE_QP:
 		err = fake_create_qp(arg);
 		break;
@@ -414,15 +507,32 @@ static void *real_mmap(void *addr, size_t len, int prot, int flags, int fd,
 	return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
 }
 
+/* MAP_FIXED at @addr replaces the fake regions mapped in there. */
+static void fake_maps_replaced(void *addr, size_t len)
+{
+	int i;
+
+	for (i = 0; i < FAKE_MAX_OBJS; i++) {
+		if (maps[i].addr && (char *)maps[i].addr >= (char *)addr &&
+		    (char *)maps[i].addr < (char *)addr + len) {
+			maps[i].addr = NULL;
+			fake_maps_live--;
+		}
+	}
+}
+
 /* A region of the device is the same range of the memfd. */
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	void *p;
 	int i;
 
+	if (flags & MAP_FIXED)
+		fake_maps_replaced(addr, len);
 	if (!is_fake_fd(fd))
 		return real_mmap(addr, len, prot, flags, fd, off);
-	if (prot != (PROT_READ | PROT_WRITE) || flags != MAP_SHARED ||
+	if (prot != (PROT_READ | PROT_WRITE) ||
+	    (flags & ~MAP_FIXED) != MAP_SHARED ||
 	    off % FAKE_PAGE || off + len > mem_next) {
 		fake_bad_args++;
 		errno = EINVAL;
@@ -1683,6 +1793,144 @@ static void test_threads(void)
 	ibv_destroy_qp(qp);
 }
 
+/* ---- ibv_poll_cq() racing ibv_resize_cq() ------------------------- */
+
+#define RACE_POLLERS	3
+#define RACE_RESIZES	1000
+#define RACE_MS		3000	/* or stop resizing then */
+#define RACE_CQES	(1u << 22)
+#define RACE_WINDOW	32	/* CQEs not polled: fit the smaller size */
+
+/**
+ * struct race - the fake kernel produces CQEs with wr_id 0, 1, 2, ...
+ *	on @cq while RACE_POLLERS threads poll it and one resizes it
+ * @cq: the CQ
+ * @seen: one byte per wr_id, set by the thread that polled it
+ * @produced: CQEs produced; final once @stop is set
+ * @polled: CQEs polled, all threads
+ * @resizes: resizes done
+ * @stop: no more CQEs
+ * @drain: @produced is final: the pollers stop once they polled it all
+ * @bad: CQEs polled twice, out of a thread's order or with a bad wr_id
+ * @errors: calls that failed
+ */
+struct race {
+	struct ibv_cq *cq;
+	uint8_t *seen;
+	unsigned long produced;
+	unsigned long polled;
+	unsigned long resizes;
+	bool stop;
+	bool drain;
+	unsigned long bad;
+	unsigned long errors;
+};
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+}
+
+static void *race_poller(void *arg)
+{
+	struct race *r = arg;
+	struct ibv_wc wc[4];
+	uint64_t next = 0;
+	int n, i;
+
+	while (!(__atomic_load_n(&r->drain, __ATOMIC_ACQUIRE) &&
+		 __atomic_load_n(&r->polled, __ATOMIC_RELAXED) ==
+		 r->produced)) {
+		n = ibv_poll_cq(r->cq, 4, wc);
+		if (n < 0)
+			__atomic_add_fetch(&r->errors, 1, __ATOMIC_RELAXED);
+		for (i = 0; i < n; i++) {
+			/* This thread's CQEs come in production order. */
+			if (wc[i].wr_id >= RACE_CQES || wc[i].wr_id < next ||
+			    __atomic_exchange_n(&r->seen[wc[i].wr_id], 1,
+						__ATOMIC_RELAXED))
+				__atomic_add_fetch(&r->bad, 1,
+						   __ATOMIC_RELAXED);
+			next = wc[i].wr_id + 1;
+		}
+		if (n > 0)
+			__atomic_add_fetch(&r->polled, n, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+static void *race_producer(void *arg)
+{
+	struct race *r = arg;
+	unsigned long n = 0;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED) &&
+	       n < RACE_CQES) {
+		if (n - __atomic_load_n(&r->polled, __ATOMIC_RELAXED) <
+		    RACE_WINDOW && fake_cq_post(r->cq->handle, n))
+			n++;
+		else
+			sched_yield();
+	}
+	return (void *)n;
+}
+
+/*
+ * ibv_poll_cq() reads the ring's indexes without the CQ lock when the CQ
+ * looks empty; resizing replaces the ring. No poller may fault on the old
+ * mapping, and every CQE is polled once, in order.
+ */
+static void test_poll_while_resizing(void)
+{
+	pthread_t poller[RACE_POLLERS], producer;
+	struct race r = { 0 };
+	unsigned long i, polled, missing = 0;
+	long end = now_ms() + RACE_MS;
+	int live = fake_maps_live;
+	void *produced;
+
+	r.seen = calloc(RACE_CQES, 1);
+	r.cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	if (!ok(r.seen && r.cq, "a CQ to resize"))
+		return;
+	for (i = 0; i < RACE_POLLERS; i++)
+		pthread_create(&poller[i], NULL, race_poller, &r);
+	pthread_create(&producer, NULL, race_producer, &r);
+	while (r.resizes < RACE_RESIZES && now_ms() < end) {
+		/* 64 and 128 entries: both hold what is not polled. */
+		if (ibv_resize_cq(r.cq, r.resizes % 2 ? 64 : 128))
+			r.errors++;
+		r.resizes++;
+		/* Let CQEs come and go (the pollers spin on the lock). */
+		polled = __atomic_load_n(&r.polled, __ATOMIC_RELAXED);
+		while (__atomic_load_n(&r.polled, __ATOMIC_RELAXED) <
+		       polled + 8 && now_ms() < end)
+			sched_yield();
+	}
+	__atomic_store_n(&r.stop, true, __ATOMIC_RELAXED);
+	pthread_join(producer, &produced);
+	r.produced = (uintptr_t)produced;
+	__atomic_store_n(&r.drain, true, __ATOMIC_RELEASE);
+	for (i = 0; i < RACE_POLLERS; i++)
+		pthread_join(poller[i], NULL);
+
+	diag("%lu resizes, %lu CQEs", r.resizes, r.produced);
+	ok(r.resizes >= 20 && r.produced >= 100,
+	   "resized while CQEs came and went");
+	is_int(r.errors, 0, "every poll and resize succeeded");
+	is_int(r.polled, r.produced, "every CQE polled");
+	for (i = 0; i < r.produced; i++)
+		missing += !r.seen[i];
+	is_int(missing + r.bad, 0,
+	       "each CQE polled once, in order by each thread");
+	is_int(ibv_destroy_cq(r.cq), 0, "destroy the CQ resized");
+	is_int(fake_maps_live, live, "its ring unmapped");
+	free(r.seen);
+}
+
 static struct ibv_device **setup_device(void)
 {
 	char path[400], dev[32];
@@ -1749,6 +1997,7 @@ int main(void)
 	test_recv();
 	test_srq();
 	test_threads();
+	test_poll_while_resizing();
 
 	is_int(fake_bad_args, 0,
 	       "every request had the right size, flags and reserved fields");

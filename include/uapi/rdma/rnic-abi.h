@@ -702,7 +702,9 @@ enum rnic_create_cq_flags {
  * @imm_data: immediate data, network byte order (IBV_WC_WITH_IMM)
  * @invalidated_rkey: the rkey invalidated (IBV_WC_WITH_INV)
  * @qp_num: the local QP number
- * @src_qp: the remote QP number (UD)
+ * @src_qp: receive: the sending QP's number. Verbs define it for UD
+ *	only; rnic fills it for RC and UC too, with the connected peer's
+ *	(as mlx5 passes on its CQE's; rxe leaves 0): not to be relied on
  * @wc_flags: enum ibv_wc_flags bits
  * @pkey_index: P_Key index (UD)
  * @slid: source LID (0 on Ethernet)
