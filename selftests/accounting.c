@@ -372,24 +372,6 @@ TEST_F(acct, sq_poll_needs_cap_sys_nice)
 	}
 }
 
-static int put_file(const char *path, const char *fmt, ...)
-{
-	char buf[128];
-	va_list ap;
-	int fd, n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, buf, n) != n)
-		n = -errno;
-	close(fd);
-	return n < 0 ? n : 0;
-}
-
 /*
  * rdma.current of the test cgroup for DEV: 0 with the counts, -1 if the
  * device is not listed.
@@ -448,12 +430,12 @@ static int cg_setup(char *why, size_t len)
 		snprintf(why, len, "cgroup2: %s", strerror(errno));
 		return -1;
 	}
-	if (put_file(CGROOT "/cgroup.subtree_control", "+rdma")) {
+	if (rnic_put_file(CGROOT "/cgroup.subtree_control", "+rdma")) {
 		snprintf(why, len, "no rdma controller in cgroup2");
 		return -1;
 	}
 	if (mkdir(CGP, 0755) ||
-	    put_file(CGP "/cgroup.subtree_control", "+rdma") ||
+	    rnic_put_file(CGP "/cgroup.subtree_control", "+rdma") ||
 	    mkdir(CG, 0755)) {
 		snprintf(why, len, "cgroup: %s", strerror(errno));
 		return -1;
@@ -479,7 +461,7 @@ static void __attribute__((noreturn)) rdmacg_child(int sync)
 	__u32 pd[NOBJ + 1];
 	char b;
 
-	CHECK(put_file(CG "/cgroup.procs", "%d", getpid()) == 0);
+	CHECK(rnic_put_file(CG "/cgroup.procs", "%d", getpid()) == 0);
 	fd = rnic_open(DEV);
 	CHECK(fd >= 0);
 	CHECK(rnic_open(DEV) == -EAGAIN);
@@ -518,8 +500,8 @@ TEST_F(acct, rdmacg_limits)
 	ASSERT_EQ(0, rdma_current(&h, &o));
 	EXPECT_EQ(0, h);
 	EXPECT_EQ(0, o);
-	ASSERT_EQ(0, put_file(CG "/rdma.max", DEV " hca_handle=1 hca_object=%d",
-			      NOBJ));
+	ASSERT_EQ(0, rnic_put_file(CG "/rdma.max",
+				   DEV " hca_handle=1 hca_object=%d", NOBJ));
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
 	pid = fork();
 	ASSERT_LE(0, pid);
@@ -572,7 +554,7 @@ TEST_F(acct, rdmacg_removal_with_charges)
 		int fd;
 
 		close(sv[0]);
-		CHECK(put_file(CG "/cgroup.procs", "%d", getpid()) == 0);
+		CHECK(rnic_put_file(CG "/cgroup.procs", "%d", getpid()) == 0);
 		fd = rnic_open(DEV);
 		CHECK(fd >= 0);
 		CHECK(_pd(fd, &pd) == 0 && _cq(fd, &cq) == 0);

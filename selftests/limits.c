@@ -165,24 +165,6 @@ TEST_F_TIMEOUT(lim, one_gib_mr, 600)
 	EXPECT_EQ(pin0, vm_pin_kb());
 }
 
-static int put_file(const char *path, const char *fmt, ...)
-{
-	char buf[128];
-	va_list ap;
-	int fd, n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, buf, n) != n)
-		n = -errno;
-	close(fd);
-	return n < 0 ? n : 0;
-}
-
 static long get_long(const char *path, const char *key)
 {
 	char line[256];
@@ -246,8 +228,8 @@ static void __attribute__((noreturn)) memcg_child(long margin)
 	 * not fit fails; every page it will touch is charged beforehand, so
 	 * that only the kernel's allocations meet the limit.
 	 */
-	if (put_file("/proc/self/oom_score_adj", "-1000") ||
-	    put_file(CG "/cgroup.procs", "%d", getpid()))
+	if (rnic_put_file("/proc/self/oom_score_adj", "-1000") ||
+	    rnic_put_file(CG "/cgroup.procs", "%d", getpid()))
 		_exit(100);
 	free(memset(malloc(4 << 20), 1, 4 << 20));
 	touch_stack(64);
@@ -260,7 +242,7 @@ static void __attribute__((noreturn)) memcg_child(long margin)
 	cq = pd ? ibv_create_cq(ctx, 64, NULL, NULL, 0) : NULL;
 	if (!cq)
 		_exit(101);
-	if (put_file(CG "/memory.max", "%ld",
+	if (rnic_put_file(CG "/memory.max", "%ld",
 		     get_long(CG "/memory.current", NULL) + margin))
 		_exit(102);
 	for (k = 0; k < NKIND; k++) {
@@ -294,7 +276,7 @@ static void __attribute__((noreturn)) memcg_child(long margin)
 		       err[K_CQ], err[K_MR], err[K_PD]);
 	fflush(stdout);
 	/* undo it all (with room again) */
-	put_file(CG "/memory.max", "max");
+	rnic_put_file(CG "/memory.max", "max");
 	for (k = 0; k < NKIND; k++)
 		while (n[k]--) {
 			void *p = obj[k][n[k]];
@@ -323,7 +305,7 @@ TEST_F_TIMEOUT(lim, kernel_memory_runs_out, 600)
 	ASSERT_EQ(0, mkdir(CGROOT, 0755));
 	ASSERT_EQ(0, mount("none", CGROOT, "cgroup2", 0, NULL))
 		TH_LOG("cgroup2: %s", strerror(errno));
-	ASSERT_EQ(0, put_file(CGROOT "/cgroup.subtree_control", "+memory"));
+	ASSERT_EQ(0, rnic_put_file(CGROOT "/cgroup.subtree_control", "+memory"));
 	ASSERT_EQ(0, mkdir(CG, 0755));
 	ASSERT_EQ(0, rnic_res_get(self->env.g, DEV, self->env.res));
 	memcpy(base, self->env.res->counts, sizeof(base));

@@ -88,6 +88,25 @@ static inline int rnic_sh(const char *fmt, ...)
 	return WIFEXITED(ret) ? WEXITSTATUS(ret) : -1;
 }
 
+/* Write a formatted line into a file (sysfs, cgroupfs); 0 or -errno. */
+static inline int rnic_put_file(const char *path, const char *fmt, ...)
+{
+	char buf[128];
+	va_list ap;
+	int fd, n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, buf, n) != n)
+		n = -errno;
+	close(fd);
+	return n < 0 ? n : 0;
+}
+
 static inline int _rnic_ioctl(int fd, unsigned long cmd, void *arg)
 {
 	return ioctl(fd, cmd, arg) ? -errno : 0;
