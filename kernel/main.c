@@ -97,11 +97,33 @@ static ssize_t netdev_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(netdev);
 
+/*
+ * The inode number of the device's network namespace, as stat() of
+ * /proc/PID/ns/net gives it: librnic lists only its caller's devices.
+ * rnic_bind_lock keeps @net from changing under us (a netdev move), and
+ * the namespace is alive while the attribute is: its removal (step 1,
+ * cdev_device_del()) waits for this read and comes before the namespace
+ * is gone. Not rnic_devs_lock, which that removal holds.
+ */
+static ssize_t net_ns_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	struct rnic_dev *rdev = to_rnic_dev(dev);
+	unsigned int inum;
+
+	spin_lock_bh(&rnic_bind_lock);
+	inum = rnic_dev_net(rdev)->ns.inum;
+	spin_unlock_bh(&rnic_bind_lock);
+	return sysfs_emit(buf, "%u\n", inum);
+}
+static DEVICE_ATTR_RO(net_ns);
+
 static struct attribute *rnic_dev_attrs[] = {
 	&dev_attr_abi_version.attr,
 	&dev_attr_uverbs.attr,
 	&dev_attr_node_guid.attr,
 	&dev_attr_netdev.attr,
+	&dev_attr_net_ns.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(rnic_dev);

@@ -185,8 +185,9 @@ struct rnic_port {
  *	then only compared, never followed. Set before the device is
  *	published; changed only when the bound netdev moves to another
  *	namespace, under rtnl_lock, rnic_devs_lock and rnic_bind_lock, so
- *	stable under any of them. The data path and open() read it without
- *	a lock: a packet racing a move may see either namespace.
+ *	stable under any of them (sysfs net_ns reads it under
+ *	rnic_bind_lock). The data path and open() read it without a lock: a
+ *	packet racing a move may see either namespace.
  * @node_guid: node GUID, fixed at creation
  * @port: port 1
  * @live_rwsem: ioctls and opens run under it for reading; the second

@@ -448,6 +448,69 @@ TEST_F(netns, open_from_other_namespace_refused)
 	close(fd);
 }
 
+/* The inode number of the namespace @nsfd, as a decimal string. */
+static void ns_inum(int nsfd, char *buf, size_t size)
+{
+	struct stat st;
+
+	snprintf(buf, size, "%lu",
+		 fstat(nsfd, &st) ? 0UL : (unsigned long)st.st_ino);
+}
+
+/*
+ * Whether ibv_get_device_list() lists @name; every device it lists must
+ * open (it is of the caller's namespace), else -1.
+ */
+static int ns_ibv_listed(const char *name)
+{
+	struct ibv_device **list, **d;
+	struct ibv_context *ctx;
+	int found = 0;
+
+	list = ibv_get_device_list(NULL);
+	if (!list)
+		return -1;
+	for (d = list; *d; d++) {
+		ctx = ibv_open_device(*d);
+		if (!ctx) {
+			found = -1;
+			break;
+		}
+		ibv_close_device(ctx);
+		if (!strcmp(ibv_get_device_name(*d), name))
+			found = 1;
+	}
+	ibv_free_device_list(list);
+	return found;
+}
+
+/*
+ * sysfs shows every device with its namespace (net_ns); librnic lists
+ * only the caller's, so that whatever it lists opens.
+ */
+TEST_F(netns, device_list_shows_own_namespace)
+{
+	struct ns_side *a = &self->s[0], *b = &self->s[1];
+	char want[32], got[32];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		ns_inum(self->s[i].nsfd, want, sizeof(want));
+		ASSERT_EQ(0, rnic_sysfs_read(self->s[i].dev, "net_ns", got,
+					     sizeof(got)));
+		ASSERT_STREQ(want, got);
+	}
+	ASSERT_EQ(0, setns(a->nsfd, CLONE_NEWNET));
+	ASSERT_EQ(1, ns_ibv_listed(a->dev));
+	ASSERT_EQ(0, ns_ibv_listed(b->dev));
+	ASSERT_EQ(0, setns(b->nsfd, CLONE_NEWNET));
+	ASSERT_EQ(1, ns_ibv_listed(b->dev));
+	ASSERT_EQ(0, ns_ibv_listed(a->dev));
+	ASSERT_EQ(0, setns(self->init_ns, CLONE_NEWNET));
+	ASSERT_EQ(0, ns_ibv_listed(a->dev));
+	ASSERT_EQ(0, ns_ibv_listed(b->dev));
+}
+
 /* Send @fd over the UNIX socket @sock. */
 static int ns_send_fd(int sock, int fd)
 {
@@ -581,7 +644,7 @@ TEST(bound_device_follows_netdev)
 {
 	struct ns_side s = { .nsfd = -1 };
 	struct rnic_link_info *link;
-	char path[64];
+	char path[64], want[32], got[32];
 	int init_ns, ready[2], hold[2];
 	struct rnic_genl *g0;
 	struct ns_rc rc;
@@ -627,6 +690,9 @@ TEST(bound_device_follows_netdev)
 	ASSERT_NE(NULL, s.g);
 	ASSERT_EQ(0, rnic_link_get(s.g, s.dev, link))
 		TH_LOG("%s did not follow its netdev", s.dev);
+	ns_inum(s.nsfd, want, sizeof(want));
+	ASSERT_EQ(0, rnic_sysfs_read(s.dev, "net_ns", got, sizeof(got)));
+	ASSERT_STREQ(want, got);
 	ASSERT_STREQ("t_nsmove", link->netdev);
 	ASSERT_EQ(0, rnic_sh("ip addr add " NS_ADDR "/24 dev t_nsmove && "
 			     "ip link set t_nsmove up"));
@@ -641,6 +707,9 @@ TEST(bound_device_follows_netdev)
 	ASSERT_EQ(0, setns(init_ns, CLONE_NEWNET));
 	ASSERT_EQ(0, rnic_link_get(g0, s.dev, link));
 	ASSERT_EQ(-1, rnic_info_gid_index(link, ns_gid));
+	ns_inum(init_ns, want, sizeof(want));
+	ASSERT_EQ(0, rnic_sysfs_read(s.dev, "net_ns", got, sizeof(got)));
+	ASSERT_STREQ(want, got);
 
 	close(hold[1]);
 	ASSERT_EQ(pid, waitpid(pid, NULL, 0));

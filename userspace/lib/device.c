@@ -6,7 +6,9 @@
  * with the attributes described in <rdma/rnic-abi.h>. Every attribute is
  * checked against that contract; a device that does not follow it (another
  * ABI version, a malformed attribute, one that vanished while we read it)
- * is skipped rather than half-described, and RNIC_DEBUG says why.
+ * is skipped rather than half-described, and RNIC_DEBUG says why. So is a
+ * device of another network namespace (net_ns), which could not be opened:
+ * sysfs shows every namespace's devices, the list only the caller's.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -18,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <endian.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 
 #include "internal.h"
@@ -169,13 +172,70 @@ static int valid_node_name(const char *s)
 }
 
 /*
- * Build the device NAME of the class directory @dirfd (at @sysfs_dir).
+ * The network namespace of the calling thread (its inode number), which
+ * is the one open() of a device checks. Returns 0, or -1 if it cannot be
+ * told (no /proc): then every device is listed, as before namespaces.
+ */
+static int own_net_ns(unsigned long *inum)
+{
+	struct stat st;
+
+	if (stat("/proc/thread-self/ns/net", &st)) {
+		rnic_debug("/proc/thread-self/ns/net: %s; listing devices of every network namespace",
+			   strerror(errno));
+		return -1;
+	}
+	*inum = st.st_ino;
+	return 0;
+}
+
+/*
+ * Whether device NAME belongs to the network namespace @net_ns (NULL:
+ * any); only there can it be opened. Returns 0 (yes), -ENOMEM, or
+ * -EPROTO (another namespace, or a malformed net_ns) with a debug line.
+ */
+static int check_net_ns(int dirfd, const char *name,
+			const unsigned long *net_ns)
+{
+	unsigned long inum;
+	char buf[32];
+
+	if (!net_ns)
+		return 0;
+	if (read_attr(dirfd, name, "net_ns", buf, sizeof(buf))) {
+		if (errno == ENOMEM)
+			return -ENOMEM;
+		/*
+		 * A module older than the attribute: list the device, as
+		 * librnic did then; open() still refuses a foreign one.
+		 */
+		if (errno == ENOENT)
+			return 0;
+		rnic_debug("skipping %s: net_ns: %s", name, strerror(errno));
+		return -EPROTO;
+	}
+	if (parse_uint(buf, &inum)) {
+		rnic_debug("skipping %s: malformed net_ns", name);
+		return -EPROTO;
+	}
+	if (inum != *net_ns) {
+		rnic_debug("skipping %s: in network namespace %lu, we are in %lu",
+			   name, inum, *net_ns);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/*
+ * Build the device NAME of the class directory @dirfd (at @sysfs_dir), if
+ * it belongs to the network namespace @net_ns (NULL: any).
  * Returns 0 and the device with one reference in *@out, -ENOMEM (fatal for
  * the whole list), or -EPROTO: the device does not follow the contract (or
- * vanished meanwhile) and is skipped.
+ * vanished meanwhile), or is of another namespace, and is skipped.
  */
 static int probe_device(int dirfd, const char *sysfs_dir, const char *dev_dir,
-			const char *name, struct rnic_device **out)
+			const char *name, const unsigned long *net_ns,
+			struct rnic_device **out)
 {
 	char abi[16], uverbs[IBV_SYSFS_NAME_MAX], guid[32], devt[32];
 	const struct {
@@ -209,6 +269,9 @@ static int probe_device(int dirfd, const char *sysfs_dir, const char *dev_dir,
 			   name, abi, RNIC_ABI_VERSION);
 		return -EPROTO;
 	}
+	err = check_net_ns(dirfd, name, net_ns);
+	if (err)
+		return err;
 	for (i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
 		if (read_attr(dirfd, name, attrs[i].attr, attrs[i].buf,
 			      attrs[i].size)) {
@@ -274,10 +337,14 @@ struct ibv_device **ibv_get_device_list(int *num_devices)
 	const char *dev_dir = rnic_env_dir(RNIC_ENV_DEV_DIR,
 					   RNIC_DEV_DIR_DEFAULT);
 	struct ibv_device **list = NULL, **bigger;
+	unsigned long own_ns, *net_ns = NULL;
 	size_t num = 0, cap = 0;
 	struct dirent *de;
 	DIR *dir;
 	int err;
+
+	if (!own_net_ns(&own_ns))
+		net_ns = &own_ns;
 
 	dir = opendir(sysfs_dir);
 	if (!dir) {
@@ -301,7 +368,7 @@ struct ibv_device **ibv_get_device_list(int *num_devices)
 		if (de->d_name[0] == '.')
 			continue;
 		ret = probe_device(dirfd(dir), sysfs_dir, dev_dir, de->d_name,
-				   &rdev);
+				   net_ns, &rdev);
 		if (ret == -ENOMEM) {
 			errno = ENOMEM;
 			goto err;

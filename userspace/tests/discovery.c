@@ -5,6 +5,7 @@
  * Policy checked here: a device whose sysfs attributes do not follow the
  * contract of <rdma/rnic-abi.h> (other ABI version, missing or malformed
  * attribute) is skipped, never listed half-described; RNIC_DEBUG says why.
+ * So is a device of another network namespace (net_ns).
  */
 #include "fake-sysfs.h"
 
@@ -289,6 +290,52 @@ static void test_debug(void)
 	fake_clear(&fk);
 }
 
+/* Give device @name the attribute net_ns = @inum. */
+static void fake_net_ns(const char *name, unsigned long inum)
+{
+	char path[1024], text[32];
+
+	snprintf(path, sizeof(path), "%s/%s/net_ns", fk.class_dir, name);
+	snprintf(text, sizeof(text), "%lu\n", inum);
+	fake_write(path, text);
+}
+
+/*
+ * Only devices of our network namespace are listed (those of others
+ * cannot be opened); one without net_ns (an older module) is.
+ */
+static void test_net_ns(void)
+{
+	char out[1024], path[1024];
+	unsigned long own;
+	struct stat st;
+
+	if (stat("/proc/thread-self/ns/net", &st))
+		fake_die("cannot stat", "/proc/thread-self/ns/net");
+	own = st.st_ino;
+	fake_add_ok(&fk, "rnic0", "uverbs1024", "0200:00ff:fe00:0001");
+	fake_net_ns("rnic0", own);
+	fake_add_ok(&fk, "rnic1", "uverbs1025", "0200:00ff:fe00:0002");
+	fake_net_ns("rnic1", own + 1);
+	expect_only("rnic0", "device of another namespace");
+
+	setenv("RNIC_DEBUG", "1", 1);
+	list_stderr(out, sizeof(out));
+	ok(strstr(out, "rnic1") && strstr(out, "network namespace"),
+	   "RNIC_DEBUG says rnic1 is of another network namespace");
+	ok(!strstr(out, "rnic0"), "RNIC_DEBUG is silent about rnic0");
+	unsetenv("RNIC_DEBUG");
+
+	snprintf(path, sizeof(path), "%s/rnic0/net_ns", fk.class_dir);
+	if (unlink(path))
+		fake_die("cannot remove", path);
+	expect_only("rnic0", "device without net_ns");
+
+	fake_write(path, "12x\n");
+	is_int(count_devices(), 0, "device with a malformed net_ns skipped");
+	fake_clear(&fk);
+}
+
 static void test_names_null(void)
 {
 	errno = 0;
@@ -373,6 +420,7 @@ int main(void)
 	test_abi_mismatch();
 	test_malformed();
 	test_debug();
+	test_net_ns();
 	test_names_null();
 	test_open_errors();
 	test_repeat();

@@ -52,6 +52,10 @@
  * - ``node_guid``: node GUID as four groups of four hex digits
  *   (``0200:00ff:fe00:0001``), as the in-kernel stack prints it.
  * - ``netdev``: name of the bound netdev, empty when unbound.
+ * - ``net_ns``: the device's network namespace, decimal: the inode number
+ *   stat() gives for /proc/PID/ns/net of a process in it. Only processes
+ *   of that namespace can open the device. Changes when the bound netdev
+ *   moves to another namespace. Modules before it lack the attribute.
  * - ``dev``: major:minor of the char device.
  */
 

@@ -830,8 +830,9 @@ struct ibv_ah {
  *
  * Devices are found in /sys/class/rnic/ (RNIC_SYSFS_DIR overrides, for
  * tests); devices exported by a module with another ABI version are
- * skipped (RNIC_DEBUG set in the environment says why on stderr). The
- * devices are sorted by name.
+ * skipped, and so are devices of another network namespace than the
+ * calling thread's, which it could not open (RNIC_DEBUG set in the
+ * environment says why on stderr). The devices are sorted by name.
  *
  * RETURN: a NULL-terminated array to release with ibv_free_device_list(),
  * empty (not NULL) when there is no device or the rnic module is not
