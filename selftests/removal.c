@@ -89,6 +89,12 @@ worker(int wfd, int rfd, const union ibv_gid *gid, int id)
 	CHECK(write(wfd, &me, sizeof(me)) == sizeof(me) &&
 	      read(rfd, &peer, sizeof(peer)) == sizeof(peer), 5);
 	CHECK(!dp_qp_connect(qp, &o, peer.qpn, gid, 0, 7, 7, false), 6);
+	/*
+	 * Both connected before either sends: a request that finds the peer
+	 * still before RTR is lost, and seven 1 ms retries are soon spent on
+	 * a busy TCG guest.
+	 */
+	CHECK(write(wfd, &me, 1) == 1 && read(rfd, &me, 1) == 1, 20);
 	r.pin_before = vm_pin_kb();
 	for (n = 0;; n++) {
 		struct pollfd p[2] = {
@@ -203,6 +209,7 @@ TEST_F_TIMEOUT(rm, under_load, 120)
 	struct ibv_context *ctx;
 	uint64_t seen[2];
 	pid_t pid[2];
+	char c = 0;
 	long end;
 
 	ctx = rnic_ibv_open(DEV);
@@ -228,6 +235,12 @@ TEST_F_TIMEOUT(rm, under_load, 120)
 	for (i = 0; i < 2; i++)
 		ASSERT_EQ(sizeof(pi[0]), write(down[i][1], &pi[!i],
 					       sizeof(pi[0])));
+	/* the workers start sending when both are connected */
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, dp_read_within(up[i][0], &c, 1, 20000))
+			TH_LOG("worker %d did not connect", i);
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(1, write(down[i][1], &c, 1));
 	/* both move data, and keep moving it */
 	end = dp_now_ms() + 20000;
 	while ((progress[0] < 100 || progress[1] < 100) && dp_now_ms() < end)
