@@ -373,12 +373,6 @@ static int rnic_uverbs_open(struct inode *inode, struct file *filp)
 	if (!ctx)
 		return -ENOMEM;
 
-	/*
-	 * A removal that starts after this check raised
-	 * IBV_EVENT_DEVICE_FATAL before the new context can have an event
-	 * queue (that takes an ioctl): the context learns of the removal
-	 * from the ENODEV of its ioctls instead.
-	 */
 	percpu_down_read(&rdev->live_rwsem);
 	if (!READ_ONCE(rdev->live)) {
 		ret = -ENODEV;
