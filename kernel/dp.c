@@ -407,8 +407,8 @@ static int rnic_qp_dp_charge(struct rnic_qp *qp, size_t wqes_size)
  * @qp: the QP, its rings allocated, not findable yet
  *
  * The kernel's copy of the send queue, the scratch structs and the atomic
- * history are charged to RLIMIT_MEMLOCK like the rings. On failure the caller still calls
- * rnic_qp_dp_fini().
+ * history are charged to RLIMIT_MEMLOCK like the rings. On failure the
+ * caller still calls rnic_qp_dp_fini().
  *
  * Return: 0 or -ENOMEM (also beyond RLIMIT_MEMLOCK).
  */

@@ -158,6 +158,24 @@ out:
 	_exit(r.step ? 1 : 0);
 }
 
+/*
+ * A clean slate, then DEV: bound to a new dummy netdev when the test
+ * removes it by deleting the netdev, unbound otherwise.
+ */
+#define rm_dev_add(g, how) do {						\
+	(g) = rnic_genl_open();						\
+	ASSERT_NE(NULL, (g));						\
+	ASSERT_EQ(0, rnic_del_all(g));					\
+	rnic_sh("ip link del " NETDEV " 2>/dev/null");			\
+	if ((how) == NETDEV_DEL) {					\
+		ASSERT_EQ(0, rnic_sh("ip link add " NETDEV " type dummy && " \
+				     "ip link set " NETDEV " up"));	\
+		do_link_add(g, DEV, NETDEV);				\
+	} else {							\
+		do_link_add(g, DEV, NULL);				\
+	}								\
+} while (0)
+
 FIXTURE(rm) {
 	struct rnic_genl *g;
 };
@@ -176,17 +194,7 @@ FIXTURE_VARIANT_ADD(rm, netdev_del) {
 
 FIXTURE_SETUP(rm)
 {
-	self->g = rnic_genl_open();
-	ASSERT_NE(NULL, self->g);
-	ASSERT_EQ(0, rnic_del_all(self->g));
-	rnic_sh("ip link del " NETDEV " 2>/dev/null");
-	if (variant->how == NETDEV_DEL) {
-		ASSERT_EQ(0, rnic_sh("ip link add " NETDEV " type dummy && "
-				     "ip link set " NETDEV " up"));
-		do_link_add(self->g, DEV, NETDEV);
-	} else {
-		do_link_add(self->g, DEV, NULL);
-	}
+	rm_dev_add(self->g, variant->how);
 	progress = mmap(NULL, 2 * sizeof(*progress), PROT_READ | PROT_WRITE,
 			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, progress);
@@ -362,17 +370,7 @@ FIXTURE_SETUP(rmstop)
 	const char *devs[2] = { DEV, DEV2 };
 	int i;
 
-	self->g = rnic_genl_open();
-	ASSERT_NE(NULL, self->g);
-	ASSERT_EQ(0, rnic_del_all(self->g));
-	rnic_sh("ip link del " NETDEV " 2>/dev/null");
-	if (variant->how == NETDEV_DEL) {
-		ASSERT_EQ(0, rnic_sh("ip link add " NETDEV " type dummy && "
-				     "ip link set " NETDEV " up"));
-		do_link_add(self->g, DEV, NETDEV);
-	} else {
-		do_link_add(self->g, DEV, NULL);
-	}
+	rm_dev_add(self->g, variant->how);
 	do_link_add(self->g, DEV2, NULL);
 
 	self->o = dp_opts(variant->type);
