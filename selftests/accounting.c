@@ -41,12 +41,7 @@ FIXTURE(acct) {
 FIXTURE_SETUP(acct)
 {
 	self->fd = -1;
-	self->res = calloc(1, sizeof(*self->res));
-	ASSERT_NE(NULL, self->res);
-	self->g = rnic_genl_open();
-	ASSERT_NE(NULL, self->g);
-	ASSERT_EQ(0, rnic_del_all(self->g));
-	do_link_add(self->g, DEV, NULL);
+	rnic_fixture_setup(_metadata, &self->g, &self->res, DEV, NULL);
 	self->fd = rnic_open(DEV);
 	ASSERT_LE(0, self->fd);
 }
@@ -55,11 +50,7 @@ FIXTURE_TEARDOWN(acct)
 {
 	if (self->fd >= 0)
 		close(self->fd);
-	if (self->g) {
-		EXPECT_EQ(0, rnic_del_all(self->g));
-		rnic_genl_close(self->g);
-	}
-	free(self->res);
+	rnic_fixture_teardown(_metadata, self->g, self->res);
 }
 
 static int _pd(int fd, __u32 *h)

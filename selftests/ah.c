@@ -157,12 +157,7 @@ FIXTURE_SETUP(ah)
 
 	self->ctx = NULL;
 	self->lo_ctx = NULL;
-	self->res = calloc(1, sizeof(*self->res));
-	ASSERT_NE(NULL, self->res);
-	self->g = rnic_genl_open();
-	ASSERT_NE(NULL, self->g);
-	ASSERT_EQ(0, rnic_del_all(self->g));
-	do_link_add(self->g, DEV, NULL);
+	rnic_fixture_setup(_metadata, &self->g, &self->res, DEV, NULL);
 	do_link_add(self->g, DEV_LO, "lo");
 	self->ctx = rnic_ibv_open(DEV);
 	ASSERT_NE(NULL, self->ctx);
@@ -186,11 +181,7 @@ FIXTURE_TEARDOWN(ah)
 		EXPECT_EQ(0, ibv_close_device(self->ctx));
 	if (self->lo_ctx)
 		EXPECT_EQ(0, ibv_close_device(self->lo_ctx));
-	if (self->g) {
-		EXPECT_EQ(0, rnic_del_all(self->g));
-		rnic_genl_close(self->g);
-	}
-	free(self->res);
+	rnic_fixture_teardown(_metadata, self->g, self->res);
 }
 
 TEST_F(ah, create_and_destroy)

@@ -82,12 +82,7 @@ FIXTURE_SETUP(cq)
 {
 	self->ctx = NULL;
 	self->fd = -1;
-	self->res = calloc(1, sizeof(*self->res));
-	ASSERT_NE(NULL, self->res);
-	self->g = rnic_genl_open();
-	ASSERT_NE(NULL, self->g);
-	ASSERT_EQ(0, rnic_del_all(self->g));
-	do_link_add(self->g, DEV, NULL);
+	rnic_fixture_setup(_metadata, &self->g, &self->res, DEV, NULL);
 	self->ctx = rnic_ibv_open(DEV);
 	ASSERT_NE(NULL, self->ctx);
 	ASSERT_EQ(0, ibv_query_device(self->ctx, &self->attr));
@@ -101,11 +96,7 @@ FIXTURE_TEARDOWN(cq)
 		close(self->fd);
 	if (self->ctx)
 		EXPECT_EQ(0, ibv_close_device(self->ctx));
-	if (self->g) {
-		EXPECT_EQ(0, rnic_del_all(self->g));
-		rnic_genl_close(self->g);
-	}
-	free(self->res);
+	rnic_fixture_teardown(_metadata, self->g, self->res);
 }
 
 /* CQs and channels of the device, from the resource report. */

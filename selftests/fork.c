@@ -41,10 +41,7 @@ FIXTURE_SETUP(fork)
 
 	self->ctx = NULL;
 	self->mr = NULL;
-	self->g = rnic_genl_open();
-	ASSERT_NE(NULL, self->g);
-	ASSERT_EQ(0, rnic_del_all(self->g));
-	do_link_add(self->g, "t_fork", NULL);
+	rnic_fixture_setup(_metadata, &self->g, NULL, "t_fork", NULL);
 	list = ibv_get_device_list(NULL);
 	ASSERT_NE(NULL, list);
 	ASSERT_NE(NULL, list[0]);
@@ -65,10 +62,7 @@ FIXTURE_TEARDOWN(fork)
 		EXPECT_EQ(0, ibv_dereg_mr(self->mr));
 	if (self->ctx)
 		EXPECT_EQ(0, ibv_close_device(self->ctx));
-	if (self->g) {
-		EXPECT_EQ(0, rnic_del_all(self->g));
-		rnic_genl_close(self->g);
-	}
+	rnic_fixture_teardown(_metadata, self->g, NULL);
 }
 
 /*

@@ -67,12 +67,7 @@ FIXTURE(mc) {
 FIXTURE_SETUP(mc)
 {
 	self->ctx = NULL;
-	self->res = calloc(1, sizeof(*self->res));
-	ASSERT_NE(NULL, self->res);
-	self->g = rnic_genl_open();
-	ASSERT_NE(NULL, self->g);
-	ASSERT_EQ(0, rnic_del_all(self->g));
-	do_link_add(self->g, DEV, NULL);
+	rnic_fixture_setup(_metadata, &self->g, &self->res, DEV, NULL);
 	self->ctx = rnic_ibv_open(DEV);
 	ASSERT_NE(NULL, self->ctx);
 	self->pd = ibv_alloc_pd(self->ctx);
@@ -87,11 +82,7 @@ FIXTURE_TEARDOWN(mc)
 {
 	if (self->ctx)
 		EXPECT_EQ(0, ibv_close_device(self->ctx));
-	if (self->g) {
-		EXPECT_EQ(0, rnic_del_all(self->g));
-		rnic_genl_close(self->g);
-	}
-	free(self->res);
+	rnic_fixture_teardown(_metadata, self->g, self->res);
 }
 
 TEST_F(mc, ud_qps_only)

@@ -26,12 +26,7 @@ FIXTURE_SETUP(mr)
 {
 	self->ctx = NULL;
 	self->buf = MAP_FAILED;
-	self->res = calloc(1, sizeof(*self->res));
-	ASSERT_NE(NULL, self->res);
-	self->g = rnic_genl_open();
-	ASSERT_NE(NULL, self->g);
-	ASSERT_EQ(0, rnic_del_all(self->g));
-	do_link_add(self->g, "t_mr", NULL);
+	rnic_fixture_setup(_metadata, &self->g, &self->res, "t_mr", NULL);
 	self->ctx = rnic_ibv_open("t_mr");
 	ASSERT_NE(NULL, self->ctx);
 	self->pd = ibv_alloc_pd(self->ctx);
@@ -48,11 +43,7 @@ FIXTURE_TEARDOWN(mr)
 	if (self->buf != MAP_FAILED)
 		munmap(self->buf, BUF_SIZE);
 	EXPECT_EQ(0, vm_pin_kb());
-	if (self->g) {
-		EXPECT_EQ(0, rnic_del_all(self->g));
-		rnic_genl_close(self->g);
-	}
-	free(self->res);
+	rnic_fixture_teardown(_metadata, self->g, self->res);
 }
 
 TEST_F(mr, pd_busy_while_mr_uses_it)

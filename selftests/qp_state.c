@@ -179,10 +179,7 @@ TR(ud_sqd_sqd, UD, SQD, SQD, 0, SQD_UD);
 FIXTURE_SETUP(qps)
 {
 	self->ctx = NULL;
-	self->g = rnic_genl_open();
-	ASSERT_NE(NULL, self->g);
-	ASSERT_EQ(0, rnic_del_all(self->g));
-	do_link_add(self->g, DEV, NULL);
+	rnic_fixture_setup(_metadata, &self->g, NULL, DEV, NULL);
 	self->ctx = rnic_ibv_open(DEV);
 	ASSERT_NE(NULL, self->ctx);
 	ASSERT_EQ(0, ibv_query_gid(self->ctx, 1, 0, &self->gid));
@@ -196,10 +193,7 @@ FIXTURE_TEARDOWN(qps)
 {
 	if (self->ctx)
 		EXPECT_EQ(0, ibv_close_device(self->ctx));
-	if (self->g) {
-		EXPECT_EQ(0, rnic_del_all(self->g));
-		rnic_genl_close(self->g);
-	}
+	rnic_fixture_teardown(_metadata, self->g, NULL);
 }
 
 static struct ibv_qp *new_qp(struct ibv_pd *pd, struct ibv_cq *cq,

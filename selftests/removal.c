@@ -163,9 +163,7 @@ out:
  * removes it by deleting the netdev, unbound otherwise.
  */
 #define rm_dev_add(g, how) do {						\
-	(g) = rnic_genl_open();						\
-	ASSERT_NE(NULL, (g));						\
-	ASSERT_EQ(0, rnic_del_all(g));					\
+	rnic_fixture_setup(_metadata, &(g), NULL, NULL, NULL);		\
 	rnic_sh("ip link del " NETDEV " 2>/dev/null");			\
 	if ((how) == NETDEV_DEL) {					\
 		ASSERT_EQ(0, rnic_sh("ip link add " NETDEV " type dummy && " \
@@ -203,8 +201,7 @@ FIXTURE_SETUP(rm)
 FIXTURE_TEARDOWN(rm)
 {
 	rnic_sh("ip link del " NETDEV " 2>/dev/null");
-	EXPECT_EQ(0, rnic_del_all(self->g));
-	rnic_genl_close(self->g);
+	rnic_fixture_teardown(_metadata, self->g, NULL);
 	munmap(progress, 2 * sizeof(*progress));
 }
 
@@ -434,8 +431,7 @@ FIXTURE_TEARDOWN(rmstop)
 			EXPECT_EQ(0, ibv_close_device(self->ctx[i]));
 	}
 	rnic_sh("ip link del " NETDEV " 2>/dev/null");
-	EXPECT_EQ(0, rnic_del_all(self->g));
-	rnic_genl_close(self->g);
+	rnic_fixture_teardown(_metadata, self->g, NULL);
 }
 
 /* Side @i sends one MSG-byte message to the other; 0 or an errno value. */
@@ -623,9 +619,7 @@ TEST(netdev_del_while_an_ioctl_is_stuck)
 	pid_t pid;
 	bool gone;
 
-	g = rnic_genl_open();
-	ASSERT_NE(NULL, g);
-	ASSERT_EQ(0, rnic_del_all(g));
+	rnic_fixture_setup(_metadata, &g, NULL, NULL, NULL);
 	rnic_sh("ip link del " NETDEV " 2>/dev/null");
 	ASSERT_EQ(0, rnic_sh("ip link add " NETDEV " type dummy"));
 	do_link_add(g, DEV, NETDEV);
@@ -695,8 +689,7 @@ TEST(netdev_del_while_an_ioctl_is_stuck)
 	EXPECT_EQ(-ENODEV, _rnic_ioctl(r.fd, RNIC_IOCTL_ALLOC_PD, &pd));
 	EXPECT_EQ(0, close(r.fd));
 	munmap(mem, 2 * page);
-	EXPECT_EQ(0, rnic_del_all(g));
-	rnic_genl_close(g);
+	rnic_fixture_teardown(_metadata, g, NULL);
 	fflush(stdout);
 }
 

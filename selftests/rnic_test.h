@@ -185,4 +185,42 @@ static inline int rnic_del_all(struct rnic_genl *g)
 	return ret;
 }
 
+/**
+ * rnic_fixture_setup() - what every device test starts with
+ * @g: the netlink handle, opened here
+ * @res: a zeroed buffer for rnic_res_get(), allocated here; NULL for none
+ * @dev: the device added once every rnic device is gone; NULL adds none
+ * @netdev: the netdev @dev is bound to; NULL for none
+ *
+ * Asserts (a failure is reported at the line here, the device named).
+ * Undone by rnic_fixture_teardown().
+ */
+static inline void rnic_fixture_setup(struct __test_metadata *_metadata,
+				      struct rnic_genl **g,
+				      struct rnic_res_info **res,
+				      const char *dev, const char *netdev)
+{
+	if (res) {
+		*res = calloc(1, sizeof(**res));
+		ASSERT_NE(NULL, *res);
+	}
+	*g = rnic_genl_open();
+	ASSERT_NE(NULL, *g);
+	ASSERT_EQ(0, rnic_del_all(*g));
+	if (dev)
+		do_link_add(*g, dev, netdev);
+}
+
+/* Remove every rnic device, close @g and free @res (either may be NULL). */
+static inline void rnic_fixture_teardown(struct __test_metadata *_metadata,
+					 struct rnic_genl *g,
+					 struct rnic_res_info *res)
+{
+	if (g) {
+		EXPECT_EQ(0, rnic_del_all(g));
+		rnic_genl_close(g);
+	}
+	free(res);
+}
+
 #endif /* RNIC_TEST_H */

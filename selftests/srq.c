@@ -97,12 +97,7 @@ FIXTURE(srq) {
 FIXTURE_SETUP(srq)
 {
 	self->ctx = NULL;
-	self->res = calloc(1, sizeof(*self->res));
-	ASSERT_NE(NULL, self->res);
-	self->g = rnic_genl_open();
-	ASSERT_NE(NULL, self->g);
-	ASSERT_EQ(0, rnic_del_all(self->g));
-	do_link_add(self->g, DEV, NULL);
+	rnic_fixture_setup(_metadata, &self->g, &self->res, DEV, NULL);
 	self->ctx = rnic_ibv_open(DEV);
 	ASSERT_NE(NULL, self->ctx);
 	ASSERT_EQ(0, ibv_query_device(self->ctx, &self->attr));
@@ -114,11 +109,7 @@ FIXTURE_TEARDOWN(srq)
 {
 	if (self->ctx)
 		EXPECT_EQ(0, ibv_close_device(self->ctx));
-	if (self->g) {
-		EXPECT_EQ(0, rnic_del_all(self->g));
-		rnic_genl_close(self->g);
-	}
-	free(self->res);
+	rnic_fixture_teardown(_metadata, self->g, self->res);
 }
 
 TEST_F(srq, device_limits_and_no_resize)
