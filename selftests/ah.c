@@ -159,14 +159,10 @@ FIXTURE_SETUP(ah)
 	self->lo_ctx = NULL;
 	rnic_fixture_setup(_metadata, &self->g, &self->res, DEV, NULL);
 	do_link_add(self->g, DEV_LO, "lo");
-	self->ctx = rnic_ibv_open(DEV);
-	ASSERT_NE(NULL, self->ctx);
-	self->pd = ibv_alloc_pd(self->ctx);
-	ASSERT_NE(NULL, self->pd);
-	self->lo_ctx = rnic_ibv_open(DEV_LO);
-	ASSERT_NE(NULL, self->lo_ctx);
-	self->lo_pd = ibv_alloc_pd(self->lo_ctx);
-	ASSERT_NE(NULL, self->lo_pd);
+	self->ctx = do_ptr(rnic_ibv_open(DEV));
+	self->pd = do_ptr(ibv_alloc_pd(self->ctx));
+	self->lo_ctx = do_ptr(rnic_ibv_open(DEV_LO));
+	self->lo_pd = do_ptr(ibv_alloc_pd(self->lo_ctx));
 	gid_from_str(&gid, "::ffff:127.0.0.1");
 	self->lo_v4 = gid_index(self->lo_ctx, &gid);
 	ASSERT_LT(0, self->lo_v4);

@@ -83,8 +83,7 @@ FIXTURE_SETUP(cq)
 	self->ctx = NULL;
 	self->fd = -1;
 	rnic_fixture_setup(_metadata, &self->g, &self->res, DEV, NULL);
-	self->ctx = rnic_ibv_open(DEV);
-	ASSERT_NE(NULL, self->ctx);
+	self->ctx = do_ptr(rnic_ibv_open(DEV));
 	ASSERT_EQ(0, ibv_query_device(self->ctx, &self->attr));
 	self->fd = rnic_open(DEV);
 	ASSERT_LE(0, self->fd);

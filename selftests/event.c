@@ -68,8 +68,7 @@ FIXTURE_SETUP(ev)
 	rnic_fixture_setup(_metadata, &self->g, NULL, NULL, NULL);
 	rnic_sh("ip link del " NETDEV " 2>/dev/null");
 	do_link_add(self->g, DEV, NULL);
-	self->ctx = rnic_ibv_open(DEV);
-	ASSERT_NE(NULL, self->ctx);
+	self->ctx = do_ptr(rnic_ibv_open(DEV));
 }
 
 FIXTURE_TEARDOWN(ev)

@@ -42,14 +42,12 @@ FIXTURE_SETUP(fork)
 	self->ctx = NULL;
 	self->mr = NULL;
 	rnic_fixture_setup(_metadata, &self->g, NULL, "t_fork", NULL);
-	list = ibv_get_device_list(NULL);
-	ASSERT_NE(NULL, list);
+	list = do_ptr(ibv_get_device_list(NULL));
 	ASSERT_NE(NULL, list[0]);
 	self->ctx = ibv_open_device(list[0]);
 	ibv_free_device_list(list);
 	ASSERT_NE(NULL, self->ctx);
-	self->pd = ibv_alloc_pd(self->ctx);
-	ASSERT_NE(NULL, self->pd);
+	self->pd = do_ptr(ibv_alloc_pd(self->ctx));
 	self->buf = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, self->buf);

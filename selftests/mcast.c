@@ -68,14 +68,10 @@ FIXTURE_SETUP(mc)
 {
 	self->ctx = NULL;
 	rnic_fixture_setup(_metadata, &self->g, &self->res, DEV, NULL);
-	self->ctx = rnic_ibv_open(DEV);
-	ASSERT_NE(NULL, self->ctx);
-	self->pd = ibv_alloc_pd(self->ctx);
-	ASSERT_NE(NULL, self->pd);
-	self->cq = ibv_create_cq(self->ctx, 16, NULL, NULL, 0);
-	ASSERT_NE(NULL, self->cq);
-	self->ud = create_qp(self->pd, self->cq, IBV_QPT_UD);
-	ASSERT_NE(NULL, self->ud);
+	self->ctx = do_ptr(rnic_ibv_open(DEV));
+	self->pd = do_ptr(ibv_alloc_pd(self->ctx));
+	self->cq = do_ptr(ibv_create_cq(self->ctx, 16, NULL, NULL, 0));
+	self->ud = do_ptr(create_qp(self->pd, self->cq, IBV_QPT_UD));
 }
 
 FIXTURE_TEARDOWN(mc)

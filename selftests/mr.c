@@ -27,10 +27,8 @@ FIXTURE_SETUP(mr)
 	self->ctx = NULL;
 	self->buf = MAP_FAILED;
 	rnic_fixture_setup(_metadata, &self->g, &self->res, "t_mr", NULL);
-	self->ctx = rnic_ibv_open("t_mr");
-	ASSERT_NE(NULL, self->ctx);
-	self->pd = ibv_alloc_pd(self->ctx);
-	ASSERT_NE(NULL, self->pd);
+	self->ctx = do_ptr(rnic_ibv_open("t_mr"));
+	self->pd = do_ptr(ibv_alloc_pd(self->ctx));
 	self->buf = mmap(NULL, BUF_SIZE, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, self->buf);

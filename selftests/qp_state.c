@@ -180,13 +180,10 @@ FIXTURE_SETUP(qps)
 {
 	self->ctx = NULL;
 	rnic_fixture_setup(_metadata, &self->g, NULL, DEV, NULL);
-	self->ctx = rnic_ibv_open(DEV);
-	ASSERT_NE(NULL, self->ctx);
+	self->ctx = do_ptr(rnic_ibv_open(DEV));
 	ASSERT_EQ(0, ibv_query_gid(self->ctx, 1, 0, &self->gid));
-	self->pd = ibv_alloc_pd(self->ctx);
-	ASSERT_NE(NULL, self->pd);
-	self->cq = ibv_create_cq(self->ctx, 16, NULL, NULL, 0);
-	ASSERT_NE(NULL, self->cq);
+	self->pd = do_ptr(ibv_alloc_pd(self->ctx));
+	self->cq = do_ptr(ibv_create_cq(self->ctx, 16, NULL, NULL, 0));
 }
 
 FIXTURE_TEARDOWN(qps)

@@ -377,13 +377,11 @@ FIXTURE_SETUP(rmstop)
 	/* B's RNR NAKs ask for a pause of about 2 ms, not a busy loop. */
 	self->o.min_rnr_timer = 14;
 	for (i = 0; i < 2; i++) {
-		self->ctx[i] = rnic_ibv_open(devs[i]);
-		ASSERT_NE(NULL, self->ctx[i]);
+		self->ctx[i] = do_ptr(rnic_ibv_open(devs[i]));
 		ASSERT_EQ(0, ibv_query_gid(self->ctx[i], 1, 0, &self->gid[i]));
-		self->pd[i] = ibv_alloc_pd(self->ctx[i]);
-		ASSERT_NE(NULL, self->pd[i]);
-		self->cq[i] = ibv_create_cq(self->ctx[i], 256, NULL, NULL, 0);
-		ASSERT_NE(NULL, self->cq[i]);
+		self->pd[i] = do_ptr(ibv_alloc_pd(self->ctx[i]));
+		self->cq[i] = do_ptr(ibv_create_cq(self->ctx[i], 256, NULL,
+						   NULL, 0));
 		ASSERT_EQ(0, dp_buf_alloc(self->pd[i], 1 << 16, DP_ACCESS_ALL,
 					  &self->b[i]));
 		/* A is polled by its device's SQ thread. */
@@ -400,8 +398,8 @@ FIXTURE_SETUP(rmstop)
 			ASSERT_EQ(0, dp_qp_rtr(self->qp[i], &self->o, 0,
 					       &self->gid[!i], 0, 0));
 			ASSERT_EQ(0, dp_qp_rts(self->qp[i], &self->o, 1));
-			self->ah[i] = dp_ah(self->pd[i], &self->gid[!i], 0);
-			ASSERT_NE(NULL, self->ah[i]);
+			self->ah[i] = do_ptr(dp_ah(self->pd[i],
+						   &self->gid[!i], 0));
 		} else {
 			self->o.rnr_retry = i ? 2 : 7;
 			ASSERT_EQ(0, dp_qp_connect(self->qp[i], &self->o,

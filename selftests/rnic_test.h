@@ -107,6 +107,19 @@ static inline int rnic_put_file(const char *path, const char *fmt, ...)
 	return n < 0 ? n : 0;
 }
 
+/*
+ * do_ptr(call): the value of @call, which returns a pointer, or NULL and
+ * sets errno (the verbs' and libc's way); asserts that it is not NULL,
+ * naming the call and errno if it is. E.g. pd = do_ptr(ibv_alloc_pd(ctx)).
+ */
+#define do_ptr(call) ({							\
+	__typeof__(call) __ptr = (call);				\
+									\
+	ASSERT_NE(NULL, __ptr)						\
+		TH_LOG("%s: %s", #call, strerror(errno));		\
+	__ptr;								\
+})
+
 static inline int _rnic_ioctl(int fd, unsigned long cmd, void *arg)
 {
 	return ioctl(fd, cmd, arg) ? -errno : 0;

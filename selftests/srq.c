@@ -98,11 +98,9 @@ FIXTURE_SETUP(srq)
 {
 	self->ctx = NULL;
 	rnic_fixture_setup(_metadata, &self->g, &self->res, DEV, NULL);
-	self->ctx = rnic_ibv_open(DEV);
-	ASSERT_NE(NULL, self->ctx);
+	self->ctx = do_ptr(rnic_ibv_open(DEV));
 	ASSERT_EQ(0, ibv_query_device(self->ctx, &self->attr));
-	self->pd = ibv_alloc_pd(self->ctx);
-	ASSERT_NE(NULL, self->pd);
+	self->pd = do_ptr(ibv_alloc_pd(self->ctx));
 }
 
 FIXTURE_TEARDOWN(srq)
