@@ -116,23 +116,6 @@ static int _create_ah(int fd, __u32 pd, const struct rnic_ah_attr *attr,
 	return _rnic_ioctl(fd, RNIC_IOCTL_CREATE_AH, cmd);
 }
 
-static int _destroy(int fd, unsigned long ioctl_cmd, __u32 handle)
-{
-	struct rnic_destroy cmd = { .size = sizeof(cmd), .handle = handle };
-
-	return _rnic_ioctl(fd, ioctl_cmd, &cmd);
-}
-
-static int _alloc_pd(int fd, __u32 *handle)
-{
-	struct rnic_alloc_pd cmd = { .size = sizeof(cmd) };
-	int ret;
-
-	ret = _rnic_ioctl(fd, RNIC_IOCTL_ALLOC_PD, &cmd);
-	*handle = cmd.out_handle;
-	return ret;
-}
-
 /* A valid raw address: GID 0 to a global IPv6 destination. */
 static const struct rnic_ah_attr raw_good = {
 	.dgid = { 0x20, 0x01, 0x0d, 0xb8, [15] = 0x99 },
@@ -394,7 +377,7 @@ TEST_F(ah, close_frees_everything)
 
 	fd = rnic_open(DEV);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, _alloc_pd(fd, &pd));
+	do_alloc_pd(fd, &pd);
 	for (i = 0; i < 100; i++)
 		ASSERT_EQ(0, _create_ah(fd, pd, &raw_good, &c));
 	ASSERT_EQ(0, rnic_res_get(self->g, DEV, self->res));
@@ -435,7 +418,7 @@ TEST_F(ah, ah_limit_of_the_device)
 	for (i = 0; i < 2; i++) {
 		fds[i] = rnic_open(DEV);
 		ASSERT_LE(0, fds[i]);
-		ASSERT_EQ(0, _alloc_pd(fds[i], &pds[i]));
+		do_alloc_pd(fds[i], &pds[i]);
 	}
 	for (i = 0; i < dattr.max_ah; i++) {
 		if (_create_ah(fds[i % 2], pds[i % 2], &raw_good, &c))

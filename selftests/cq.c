@@ -26,18 +26,6 @@
 #define DEV "t_cq"
 
 /* Raw ioctls, for what librnic never sends. */
-static int _create_cq(int fd, __u32 cqe, __u32 flags, __u32 channel,
-		      struct rnic_create_cq *cmd)
-{
-	memset(cmd, 0, sizeof(*cmd));
-	cmd->size = sizeof(*cmd);
-	cmd->flags = flags;
-	cmd->user_handle = 0x1234567890abcdefULL;
-	cmd->cqe = cqe;
-	cmd->channel_handle = channel;
-	return _rnic_ioctl(fd, RNIC_IOCTL_CREATE_CQ, cmd);
-}
-
 static int _destroy_cq(int fd, __u32 handle, struct rnic_destroy_cq *cmd)
 {
 	memset(cmd, 0, sizeof(*cmd));
@@ -51,13 +39,6 @@ static int _create_channel(int fd, struct rnic_create_comp_channel *cmd)
 	memset(cmd, 0, sizeof(*cmd));
 	cmd->size = sizeof(*cmd);
 	return _rnic_ioctl(fd, RNIC_IOCTL_CREATE_COMP_CHANNEL, cmd);
-}
-
-static int _destroy(int fd, unsigned long ioctl_num, __u32 handle)
-{
-	struct rnic_destroy cmd = { .size = sizeof(cmd), .handle = handle };
-
-	return _rnic_ioctl(fd, ioctl_num, &cmd);
 }
 
 static int _resize_cq(int fd, __u32 handle, __u32 cqe,
@@ -241,7 +222,7 @@ TEST_F(cq, bad_create_arguments)
 	EXPECT_EQ(-EINVAL, _rnic_ioctl(self->fd, RNIC_IOCTL_CREATE_CQ, &cmd));
 
 	/* A CQ handle is not a channel handle. */
-	ASSERT_EQ(0, _create_cq(self->fd, 1, 0, 0, &cmd));
+	do_create_cq(self->fd, 1, 0, 0, &cmd);
 	EXPECT_EQ(-EINVAL, _create_cq(self->fd, 1, RNIC_CREATE_CQ_CHANNEL,
 				      cmd.out_handle, &cmd));
 
@@ -271,8 +252,7 @@ TEST_F(cq, handles_are_per_context)
 	struct rnic_create_cq cmd;
 
 	ASSERT_EQ(0, _create_channel(self->fd, &ch));
-	ASSERT_EQ(0, _create_cq(self->fd, 1, RNIC_CREATE_CQ_CHANNEL,
-				ch.out_handle, &cmd));
+	do_create_cq(self->fd, 1, RNIC_CREATE_CQ_CHANNEL, ch.out_handle, &cmd);
 	/* Handle numbers of the raw context mean nothing in librnic's. */
 	EXPECT_EQ(-EINVAL, _destroy_cq(self->ctx->cmd_fd, cmd.out_handle,
 				       &dcmd));
@@ -330,7 +310,7 @@ TEST_F(cq, cmd_length)
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		TH_LOG("%s", cmds[i].name);
 		/* An object for the calls that need one: a CQ, a channel. */
-		ASSERT_EQ(0, _create_cq(self->fd, 1, 0, 0, &cq));
+		do_create_cq(self->fd, 1, 0, 0, &cq);
 		ASSERT_EQ(0, _create_channel(self->fd, &ch));
 		close(ch.out_fd);
 
@@ -385,7 +365,7 @@ TEST_F(cq, ring_mapping)
 	volatile __u32 *arm;
 	char *map;
 
-	ASSERT_EQ(0, _create_cq(self->fd, 100, 0, 0, &cmd));
+	do_create_cq(self->fd, 100, 0, 0, &cmd);
 	ri = &cmd.out_ring;
 	EXPECT_EQ(128, ri->entries);
 	EXPECT_EQ(sizeof(struct rnic_cqe), ri->entry_size);
@@ -467,7 +447,7 @@ TEST_F(cq, resize_raw)
 	char *map, *map2;
 	__u32 *cons;
 
-	ASSERT_EQ(0, _create_cq(self->fd, 8, 0, 0, &cmd));
+	do_create_cq(self->fd, 8, 0, 0, &cmd);
 	map = mmap(NULL, cmd.out_ring.size, PROT_READ | PROT_WRITE,
 		   MAP_SHARED, self->fd, cmd.out_ring.offset);
 	ASSERT_NE(MAP_FAILED, map);
@@ -638,8 +618,7 @@ TEST_F(cq, channel_read_contract)
 	EXPECT_EQ(EAGAIN, errno);
 
 	/* Destroyed (the descriptor lives on): EIO and EPOLLERR. */
-	ASSERT_EQ(0, _destroy(self->fd, RNIC_IOCTL_DESTROY_COMP_CHANNEL,
-			      ch.out_handle));
+	do_destroy(self->fd, RNIC_IOCTL_DESTROY_COMP_CHANNEL, ch.out_handle);
 	ASSERT_COUNTS(0, 0);
 	EXPECT_EQ(-1, read(ch.out_fd, &desc, sizeof(desc)));
 	EXPECT_EQ(EIO, errno);
@@ -677,8 +656,7 @@ TEST_F(cq, channel_outlives_context)
 	struct pollfd pfd;
 
 	ASSERT_EQ(0, _create_channel(self->fd, &ch));
-	ASSERT_EQ(0, _create_cq(self->fd, 1, RNIC_CREATE_CQ_CHANNEL,
-				ch.out_handle, &cmd));
+	do_create_cq(self->fd, 1, RNIC_CREATE_CQ_CHANNEL, ch.out_handle, &cmd);
 	r.fd = ch.out_fd;
 	ASSERT_EQ(0, pthread_create(&thread, NULL, read_event, &r));
 	usleep(100000);
@@ -708,14 +686,12 @@ TEST_F(cq, context_outlives_channel_fd)
 
 	ASSERT_EQ(0, _create_channel(self->fd, &ch));
 	close(ch.out_fd);
-	ASSERT_EQ(0, _create_cq(self->fd, 1, RNIC_CREATE_CQ_CHANNEL,
-				ch.out_handle, &cmd));
+	do_create_cq(self->fd, 1, RNIC_CREATE_CQ_CHANNEL, ch.out_handle, &cmd);
 	ASSERT_COUNTS(1, 1);
 	EXPECT_EQ(-EBUSY, _destroy(self->fd, RNIC_IOCTL_DESTROY_COMP_CHANNEL,
 				   ch.out_handle));
 	ASSERT_EQ(0, _destroy_cq(self->fd, cmd.out_handle, &dcmd));
-	ASSERT_EQ(0, _destroy(self->fd, RNIC_IOCTL_DESTROY_COMP_CHANNEL,
-			      ch.out_handle));
+	do_destroy(self->fd, RNIC_IOCTL_DESTROY_COMP_CHANNEL, ch.out_handle);
 	ASSERT_COUNTS(0, 0);
 }
 
@@ -730,9 +706,9 @@ TEST_F(cq, close_frees_everything)
 	/* Raw: objects in any order, closed with the file. */
 	for (i = 0; i < 8; i++) {
 		ASSERT_EQ(0, _create_channel(self->fd, &ch));
-		ASSERT_EQ(0, _create_cq(self->fd, 1 << i, RNIC_CREATE_CQ_CHANNEL,
-					ch.out_handle, &cmd));
-		ASSERT_EQ(0, _create_cq(self->fd, 1, 0, 0, &cmd));
+		do_create_cq(self->fd, 1 << i, RNIC_CREATE_CQ_CHANNEL,
+			     ch.out_handle, &cmd);
+		do_create_cq(self->fd, 1, 0, 0, &cmd);
 		if (i % 2)
 			close(ch.out_fd);
 	}

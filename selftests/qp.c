@@ -20,23 +20,6 @@
 #define DEV "t_qp"
 #define QPN_SPACE (1u << 24)
 
-/* Mappings of rnic char devices in this process. */
-static int uverbs_mappings(void)
-{
-	char line[512];
-	int n = 0;
-	FILE *f;
-
-	f = fopen("/proc/self/maps", "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, "/dev/infiniband/uverbs"))
-			n++;
-	fclose(f);
-	return n;
-}
-
 static void fill_create_qp(struct rnic_create_qp *cmd, __u32 pd, __u32 cq,
 			   __u32 type, const struct rnic_qp_cap *cap)
 {
@@ -55,29 +38,6 @@ static int _create_qp(int fd, __u32 pd, __u32 cq, __u32 type,
 {
 	fill_create_qp(cmd, pd, cq, type, cap);
 	return _rnic_ioctl(fd, RNIC_IOCTL_CREATE_QP, cmd);
-}
-
-static int _destroy_qp(int fd, __u32 handle)
-{
-	struct rnic_destroy_qp cmd = { .size = sizeof(cmd), .handle = handle };
-
-	return _rnic_ioctl(fd, RNIC_IOCTL_DESTROY_QP, &cmd);
-}
-
-/* A PD and a CQ on a raw context: handles in *pd and *cq. */
-static int _pd_and_cq(int fd, __u32 *pd, __u32 *cq)
-{
-	struct rnic_alloc_pd p = { .size = sizeof(p) };
-	struct rnic_create_cq c = { .size = sizeof(c), .cqe = 4 };
-	int ret;
-
-	ret = _rnic_ioctl(fd, RNIC_IOCTL_ALLOC_PD, &p);
-	if (ret)
-		return ret;
-	ret = _rnic_ioctl(fd, RNIC_IOCTL_CREATE_CQ, &c);
-	*pd = p.out_handle;
-	*cq = c.out_handle;
-	return ret;
 }
 
 static struct ibv_qp *create_qp(struct ibv_pd *pd, struct ibv_cq *cq,
@@ -987,7 +947,7 @@ TEST_F(qp, qps_are_counted)
 	/* Raw, unmapped rings: a mapping would keep the file open. */
 	fd = rnic_open(DEV);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, _pd_and_cq(fd, &pd, &cq));
+	do_pd_and_cq(fd, &pd, &cq);
 	for (i = 0; i < 4; i++) {
 		qp[i] = create_qp(self->pd, self->cq, IBV_QPT_RC, 1, 1, &init);
 		ASSERT_NE(NULL, qp[i]);
@@ -1022,7 +982,7 @@ TEST_F(qp, close_frees_everything)
 	/* Raw, unmapped rings: a mapping would keep the file open. */
 	fd = rnic_open(DEV);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, _pd_and_cq(fd, &pd, &cq));
+	do_pd_and_cq(fd, &pd, &cq);
 	srq.pd_handle = pd;
 	ASSERT_EQ(0, _rnic_ioctl(fd, RNIC_IOCTL_CREATE_SRQ, &srq));
 	for (i = 0; i < 32; i++)

@@ -129,6 +129,79 @@ static inline int _rnic_ioctl(int fd, unsigned long cmd, void *arg)
 #define do_err_ioctl(err, fd, cmd, arg) \
 	ASSERT_EQ(-(err), _rnic_ioctl(fd, cmd, arg))
 
+/*
+ * Objects on a raw context (an fd from rnic_open(), no librnic): for the
+ * tests that send what librnic never would, and those that must not map
+ * rings. _x() returns 0 or -errno, do_x() asserts 0.
+ */
+
+/* A PD; its handle in *handle. */
+static inline int _alloc_pd(int fd, __u32 *handle)
+{
+	struct rnic_alloc_pd cmd = { .size = sizeof(cmd) };
+	int ret;
+
+	ret = _rnic_ioctl(fd, RNIC_IOCTL_ALLOC_PD, &cmd);
+	*handle = cmd.out_handle;
+	return ret;
+}
+
+#define do_alloc_pd(fd, handle) ASSERT_EQ(0, _alloc_pd(fd, handle))
+
+/* A CQ of @cqe entries on @channel (0: none); the answer in *cmd. */
+static inline int _create_cq(int fd, __u32 cqe, __u32 flags, __u32 channel,
+			     struct rnic_create_cq *cmd)
+{
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->size = sizeof(*cmd);
+	cmd->flags = flags;
+	cmd->user_handle = 0x1234567890abcdefULL;
+	cmd->cqe = cqe;
+	cmd->channel_handle = channel;
+	return _rnic_ioctl(fd, RNIC_IOCTL_CREATE_CQ, cmd);
+}
+
+#define do_create_cq(fd, cqe, flags, channel, cmd) \
+	ASSERT_EQ(0, _create_cq(fd, cqe, flags, channel, cmd))
+
+/* A PD and a CQ of 4 entries, what a QP needs: handles in *pd and *cq. */
+static inline int _pd_and_cq(int fd, __u32 *pd, __u32 *cq)
+{
+	struct rnic_create_cq cmd;
+	int ret;
+
+	ret = _alloc_pd(fd, pd);
+	if (ret)
+		return ret;
+	ret = _create_cq(fd, 4, 0, 0, &cmd);
+	*cq = cmd.out_handle;
+	return ret;
+}
+
+#define do_pd_and_cq(fd, pd, cq) ASSERT_EQ(0, _pd_and_cq(fd, pd, cq))
+
+/*
+ * Destroy @handle with @cmd, one of the destroy ioctls that take a bare
+ * struct rnic_destroy (PD, MR, AH, channel; not CQ, QP, SRQ).
+ */
+static inline int _destroy(int fd, unsigned long cmd, __u32 handle)
+{
+	struct rnic_destroy arg = { .size = sizeof(arg), .handle = handle };
+
+	return _rnic_ioctl(fd, cmd, &arg);
+}
+
+#define do_destroy(fd, cmd, handle) ASSERT_EQ(0, _destroy(fd, cmd, handle))
+
+static inline int _destroy_qp(int fd, __u32 handle)
+{
+	struct rnic_destroy_qp cmd = { .size = sizeof(cmd), .handle = handle };
+
+	return _rnic_ioctl(fd, RNIC_IOCTL_DESTROY_QP, &cmd);
+}
+
+#define do_destroy_qp(fd, handle) ASSERT_EQ(0, _destroy_qp(fd, handle))
+
 static inline int _query_port(int fd, __u32 port, struct rnic_query_port *out)
 {
 	memset(out, 0, sizeof(*out));

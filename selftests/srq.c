@@ -14,33 +14,6 @@
 
 #define DEV "t_srq"
 
-/* Mappings of rnic char devices in this process. */
-static int uverbs_mappings(void)
-{
-	char line[512];
-	int n = 0;
-	FILE *f;
-
-	f = fopen("/proc/self/maps", "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, "/dev/infiniband/uverbs"))
-			n++;
-	fclose(f);
-	return n;
-}
-
-static int _alloc_pd(int fd, __u32 *handle)
-{
-	struct rnic_alloc_pd cmd = { .size = sizeof(cmd) };
-	int ret;
-
-	ret = _rnic_ioctl(fd, RNIC_IOCTL_ALLOC_PD, &cmd);
-	*handle = cmd.out_handle;
-	return ret;
-}
-
 static int _create_srq(int fd, __u32 pd, __u32 max_wr, __u32 max_sge,
 		       __u32 srq_limit, struct rnic_create_srq *cmd)
 {
@@ -52,13 +25,6 @@ static int _create_srq(int fd, __u32 pd, __u32 max_wr, __u32 max_sge,
 	cmd->srq_limit = srq_limit;
 	cmd->user_handle = 0x1234567890abcdefULL;
 	return _rnic_ioctl(fd, RNIC_IOCTL_CREATE_SRQ, cmd);
-}
-
-static int _destroy(int fd, unsigned long ioctl_cmd, __u32 handle)
-{
-	struct rnic_destroy cmd = { .size = sizeof(cmd), .handle = handle };
-
-	return _rnic_ioctl(fd, ioctl_cmd, &cmd);
 }
 
 /* Destroy an SRQ; 0 or -errno, and how many of its events were read. */
@@ -274,7 +240,7 @@ TEST_F(srq, ring_layout_and_mapping)
 	unsigned char *ring;
 	__u32 pd, i;
 
-	ASSERT_EQ(0, _alloc_pd(fd, &pd));
+	do_alloc_pd(fd, &pd);
 	ASSERT_EQ(0, _create_srq(fd, pd, 6, 3, 0, &c));
 	EXPECT_EQ(8, c.out_max_wr);
 	EXPECT_EQ(3, c.out_max_sge);
@@ -454,7 +420,7 @@ TEST_F(srq, close_frees_everything)
 	fd = rnic_open(DEV);
 	ASSERT_LE(0, fd);
 	for (i = 0; i < 32; i++) {
-		ASSERT_EQ(0, _alloc_pd(fd, &pd));
+		do_alloc_pd(fd, &pd);
 		ASSERT_EQ(0, _create_srq(fd, pd, 1 + i * 100, i % 33, i % 2,
 					 &c));
 	}
@@ -566,7 +532,7 @@ TEST_F_TIMEOUT(srq, srq_limit_of_the_device, 180)
 	for (i = 0; i < 2; i++) {
 		fds[i] = rnic_open(DEV);
 		ASSERT_LE(0, fds[i]);
-		ASSERT_EQ(0, _alloc_pd(fds[i], &pds[i]));
+		do_alloc_pd(fds[i], &pds[i]);
 	}
 	for (i = 0; i < self->attr.max_srq; i++) {
 		if (_create_srq(fds[i % 2], pds[i % 2], 1, 0, 0, &c))
@@ -600,7 +566,7 @@ TEST_F(srq, cmd_length)
 	struct rnic_destroy_srq *d = (void *)buf;
 	__u32 pd, handle;
 
-	ASSERT_EQ(0, _alloc_pd(fd, &pd));
+	do_alloc_pd(fd, &pd);
 
 	/* create: the first version ends with out_ring. */
 	memset(buf, 0, sizeof(buf));
