@@ -875,43 +875,37 @@ TEST_F(cq, sigkill_while_blocked_in_event_calls)
 	EXPECT_EQ(2, info.contexts);
 }
 
+/* Channels and CQs of every size, armed, polled, resized, some destroyed. */
+static void cq_churn(void *arg)
+{
+	struct ibv_context *ctx = rnic_ibv_open(DEV);
+	struct ibv_comp_channel *ch;
+	struct ibv_wc wc;
+	struct ibv_cq *cq;
+	int i;
+
+	(void)arg;
+	for (i = 0; ctx; i++) {
+		ch = ibv_create_comp_channel(ctx);
+		cq = ibv_create_cq(ctx, 1 + i % 300, NULL, i % 3 ? ch : NULL,
+				   0);
+		if (cq) {
+			ibv_req_notify_cq(cq, i % 2);
+			ibv_poll_cq(cq, 1, &wc);
+			ibv_resize_cq(cq, 1 + i % 1000);
+		}
+		if (cq && i % 2)
+			ibv_destroy_cq(cq);
+		if (ch && i % 4 == 1)
+			ibv_destroy_comp_channel(ch);
+	}
+}
+
 TEST_F(cq, sigkill_at_random_points)
 {
 	struct rnic_link_info info;
-	int round;
 
-	srand(getpid());
-	for (round = 0; round < 100; round++) {
-		pid_t pid = fork();
-
-		ASSERT_LE(0, pid);
-		if (pid == 0) {
-			struct ibv_context *ctx = rnic_ibv_open(DEV);
-			struct ibv_comp_channel *ch;
-			struct ibv_wc wc;
-			struct ibv_cq *cq;
-			int i;
-
-			for (i = 0; ctx; i++) {
-				ch = ibv_create_comp_channel(ctx);
-				cq = ibv_create_cq(ctx, 1 + i % 300, NULL,
-						   i % 3 ? ch : NULL, 0);
-				if (cq) {
-					ibv_req_notify_cq(cq, i % 2);
-					ibv_poll_cq(cq, 1, &wc);
-					ibv_resize_cq(cq, 1 + i % 1000);
-				}
-				if (cq && i % 2)
-					ibv_destroy_cq(cq);
-				if (ch && i % 4 == 1)
-					ibv_destroy_comp_channel(ch);
-			}
-			_exit(1);
-		}
-		usleep(rand() % 5000);
-		kill(pid, SIGKILL);
-		ASSERT_EQ(pid, waitpid(pid, NULL, 0));
-	}
+	rnic_kill_at_random(_metadata, 100, 5000, cq_churn, NULL);
 	ASSERT_COUNTS(0, 0);
 	ASSERT_EQ(0, rnic_link_get(self->g, DEV, &info));
 	EXPECT_EQ(2, info.contexts);

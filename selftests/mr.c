@@ -308,38 +308,31 @@ TEST_F(mr, pd_limit)
 	EXPECT_NE(NULL, ibv_alloc_pd(self->ctx));
 }
 
+/* PDs and MRs over @buf (BUF_SIZE bytes), some destroyed. */
+static void mr_churn(void *buf)
+{
+	struct ibv_context *ctx = rnic_ibv_open("t_mr");
+	struct ibv_pd *pd;
+	struct ibv_mr *mr;
+	int i;
+
+	for (i = 0; ctx; i++) {
+		pd = ibv_alloc_pd(ctx);
+		mr = pd ? ibv_reg_mr(pd, (char *)buf + (i % 64) * 4096,
+				     8192 + i % 3 * 4096,
+				     IBV_ACCESS_LOCAL_WRITE) : NULL;
+		if (mr && i % 2)
+			ibv_dereg_mr(mr);
+		if (pd && i % 4 == 1)
+			ibv_dealloc_pd(pd);
+	}
+}
+
 TEST_F(mr, sigkill_at_random_points)
 {
 	struct rnic_link_info info;
-	int round;
 
-	srand(getpid());
-	for (round = 0; round < 200; round++) {
-		pid_t pid = fork();
-
-		ASSERT_LE(0, pid);
-		if (pid == 0) {
-			struct ibv_context *ctx = rnic_ibv_open("t_mr");
-			struct ibv_pd *pd;
-			struct ibv_mr *mr;
-			int i;
-
-			for (i = 0; ctx; i++) {
-				pd = ibv_alloc_pd(ctx);
-				mr = pd ? ibv_reg_mr(pd, self->buf + (i % 64) * 4096,
-						     8192 + i % 3 * 4096,
-						     IBV_ACCESS_LOCAL_WRITE) : NULL;
-				if (mr && i % 2)
-					ibv_dereg_mr(mr);
-				if (pd && i % 4 == 1)
-					ibv_dealloc_pd(pd);
-			}
-			_exit(1);
-		}
-		usleep(rand() % 3000);
-		kill(pid, SIGKILL);
-		ASSERT_EQ(pid, waitpid(pid, NULL, 0));
-	}
+	rnic_kill_at_random(_metadata, 200, 3000, mr_churn, self->buf);
 	/* Only the fixture's context is left, with its one PD. */
 	ASSERT_EQ(0, rnic_link_get(self->g, "t_mr", &info));
 	EXPECT_EQ(1, info.contexts);

@@ -1035,43 +1035,35 @@ TEST_F(qp, process_exit_frees_mapped_qps)
 	EXPECT_EQ(1, self->res->n_ctxs);
 }
 
+/* QPs of every type and size, moved to ERR, half destroyed. */
+static void qp_churn(void *arg)
+{
+	struct ibv_context *ctx = rnic_ibv_open(DEV);
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr a;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	int i;
+
+	(void)arg;
+	pd = ctx ? ibv_alloc_pd(ctx) : NULL;
+	cq = pd ? ibv_create_cq(ctx, 8, NULL, NULL, 0) : NULL;
+	for (i = 0; cq; i++) {
+		qp = create_qp(pd, cq, IBV_QPT_RC + i % 3, i % 64, 8, &init);
+		if (!qp)
+			continue;
+		memset(&a, 0, sizeof(a));
+		a.qp_state = IBV_QPS_ERR;
+		ibv_modify_qp(qp, &a, IBV_QP_STATE);
+		if (i % 2)
+			ibv_destroy_qp(qp);
+	}
+}
+
 TEST_F(qp, sigkill_at_random_points)
 {
-	int round;
-
-	srand(getpid());
-	for (round = 0; round < 100; round++) {
-		pid_t pid = fork();
-
-		ASSERT_LE(0, pid);
-		if (pid == 0) {
-			struct ibv_context *ctx = rnic_ibv_open(DEV);
-			struct ibv_qp_init_attr init;
-			struct ibv_qp_attr a;
-			struct ibv_pd *pd;
-			struct ibv_cq *cq;
-			struct ibv_qp *qp;
-			int i;
-
-			pd = ctx ? ibv_alloc_pd(ctx) : NULL;
-			cq = pd ? ibv_create_cq(ctx, 8, NULL, NULL, 0) : NULL;
-			for (i = 0; cq; i++) {
-				qp = create_qp(pd, cq, IBV_QPT_RC + i % 3,
-					       i % 64, 8, &init);
-				if (!qp)
-					continue;
-				memset(&a, 0, sizeof(a));
-				a.qp_state = IBV_QPS_ERR;
-				ibv_modify_qp(qp, &a, IBV_QP_STATE);
-				if (i % 2)
-					ibv_destroy_qp(qp);
-			}
-			_exit(1);
-		}
-		usleep(rand() % 3000);
-		kill(pid, SIGKILL);
-		ASSERT_EQ(pid, waitpid(pid, NULL, 0));
-	}
+	rnic_kill_at_random(_metadata, 100, 3000, qp_churn, NULL);
 	ASSERT_EQ(0, rnic_res_get(self->g, DEV, self->res));
 	EXPECT_EQ(0, self->res->counts[RNIC_RES_QP]);
 	EXPECT_EQ(1, self->res->counts[RNIC_RES_CQ]);

@@ -2,9 +2,11 @@
 /*
  * Helpers shared by the rnic kselftests.
  *
- * Naming follows the iommufd selftests: _do_x() returns 0 or -errno,
+ * Naming follows the iommufd selftests: _x() returns 0 or -errno,
  * do_x() asserts success, do_err_x(errno, ...) asserts that exact errno.
- * They are macros so that a failure is reported at the caller's line.
+ * The do_ forms are macros so that a failure is reported at the caller's
+ * line. Functions that take _metadata assert at their own line instead,
+ * and must run in the test's main thread.
  */
 #ifndef RNIC_TEST_H
 #define RNIC_TEST_H
@@ -12,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -269,6 +272,39 @@ static inline int rnic_del_all(struct rnic_genl *g)
 		ret = rnic_link_del(g, names[i]);
 	free(names);
 	return ret;
+}
+
+/**
+ * rnic_kill_at_random() - kill processes wherever they happen to be
+ * @rounds: how many children
+ * @max_us: each is killed less than this many microseconds after its fork
+ * @churn: what each child does, until it is killed (if it returns, the
+ *	child exits)
+ * @arg: its argument
+ *
+ * The children are forked and reaped one at a time, with SIGKILL, so that
+ * the kernel has to clean up after a process stopped at any point of
+ * @churn. The pauses are rand() % @max_us, seeded with our pid.
+ */
+static inline void rnic_kill_at_random(struct __test_metadata *_metadata,
+				       int rounds, int max_us,
+				       void (*churn)(void *arg), void *arg)
+{
+	int round;
+
+	srand(getpid());
+	for (round = 0; round < rounds; round++) {
+		pid_t pid = fork();
+
+		ASSERT_LE(0, pid);
+		if (pid == 0) {
+			churn(arg);
+			_exit(1);
+		}
+		usleep(rand() % max_us);
+		kill(pid, SIGKILL);
+		ASSERT_EQ(pid, waitpid(pid, NULL, 0));
+	}
 }
 
 /**

@@ -463,41 +463,32 @@ TEST_F(srq, process_exit_frees_mapped_srqs)
 	EXPECT_EQ(1, self->res->n_ctxs);
 }
 
+/* PDs and SRQs of every size with a limit armed, some destroyed. */
+static void srq_churn(void *arg)
+{
+	struct ibv_context *ctx = rnic_ibv_open(DEV);
+	struct ibv_srq_attr attr = { .srq_limit = 1 };
+	struct ibv_srq_init_attr init;
+	struct ibv_srq *srq;
+	struct ibv_pd *pd;
+	int i;
+
+	(void)arg;
+	for (i = 0; ctx; i++) {
+		pd = ibv_alloc_pd(ctx);
+		srq = pd ? create_srq(pd, 1 + i % 300, i % 4, 0, &init) : NULL;
+		if (srq)
+			ibv_modify_srq(srq, &attr, IBV_SRQ_LIMIT);
+		if (srq && i % 2)
+			ibv_destroy_srq(srq);
+		if (pd && i % 4 == 1)
+			ibv_dealloc_pd(pd);
+	}
+}
+
 TEST_F(srq, sigkill_at_random_points)
 {
-	struct ibv_srq_init_attr init;
-	int round;
-
-	srand(getpid());
-	for (round = 0; round < 100; round++) {
-		pid_t pid = fork();
-
-		ASSERT_LE(0, pid);
-		if (pid == 0) {
-			struct ibv_context *ctx = rnic_ibv_open(DEV);
-			struct ibv_srq_attr attr = { .srq_limit = 1 };
-			struct ibv_srq *srq;
-			struct ibv_pd *pd;
-			int i;
-
-			for (i = 0; ctx; i++) {
-				pd = ibv_alloc_pd(ctx);
-				srq = pd ? create_srq(pd, 1 + i % 300, i % 4,
-						      0, &init) : NULL;
-				if (srq)
-					ibv_modify_srq(srq, &attr,
-						       IBV_SRQ_LIMIT);
-				if (srq && i % 2)
-					ibv_destroy_srq(srq);
-				if (pd && i % 4 == 1)
-					ibv_dealloc_pd(pd);
-			}
-			_exit(1);
-		}
-		usleep(rand() % 3000);
-		kill(pid, SIGKILL);
-		ASSERT_EQ(pid, waitpid(pid, NULL, 0));
-	}
+	rnic_kill_at_random(_metadata, 100, 3000, srq_churn, NULL);
 	ASSERT_EQ(0, rnic_res_get(self->g, DEV, self->res));
 	EXPECT_EQ(0, self->res->counts[RNIC_RES_SRQ]);
 	EXPECT_EQ(1, self->res->counts[RNIC_RES_PD]);
