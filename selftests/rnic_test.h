@@ -151,7 +151,10 @@ static inline int _alloc_pd(int fd, __u32 *handle)
 
 #define do_alloc_pd(fd, handle) ASSERT_EQ(0, _alloc_pd(fd, handle))
 
-/* A CQ of @cqe entries on @channel (0: none); the answer in *cmd. */
+/*
+ * A CQ of @cqe entries; @channel is its completion channel with
+ * RNIC_CREATE_CQ_CHANNEL in @flags, else 0. The answer in *cmd.
+ */
 static inline int _create_cq(int fd, __u32 cqe, __u32 flags, __u32 channel,
 			     struct rnic_create_cq *cmd)
 {
