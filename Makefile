@@ -10,9 +10,10 @@
 #   make fuzz     the ioctl/ring fuzzer in the VM: SEED=, ITERS= (default
 #                 the short pass of make check), REPLAY=seed:worker:chunk
 #   make bench    build, then rnic against rdma_rxe in one VM boot: prints the
-#                 table, writes bench/results/latest.{md,json} (tools/bench)
+#                 table, writes bench/results/latest.{md,json}
+#                 (tools/dev/bench)
 #   make stress   the long passes in the VM (fuzzer 1M, kill storm 1000,
-#                 churn 10000; tools/stress), under 60 minutes
+#                 churn 10000; tools/dev/stress), under 60 minutes
 #   make clean
 #   make install  install everything (below); make uninstall removes it
 #                 DESTDIR= staging root, PREFIX= (default /usr/local), finer:
@@ -28,11 +29,11 @@
 #   make dkms-check  dkms add/build against KVER's headers, in build/dkms
 #
 # KDIR=    kernel build tree (default: headers of the kernel the VM boots,
-#          picked by tools/kver; never the running host kernel)
+#          picked by tools/dev/kver; never the running host kernel)
 
 TOP := $(CURDIR)
 BUILD := $(TOP)/build
-KVER ?= $(shell $(TOP)/tools/kver)
+KVER ?= $(shell $(TOP)/tools/dev/kver)
 KDIR ?= /lib/modules/$(KVER)/build
 
 export BUILD
@@ -56,18 +57,18 @@ selftests: userspace tools
 	$(MAKE) -C selftests
 
 deps:
-	$(TOP)/tools/deps
+	$(TOP)/tools/dev/deps
 
 run: deps
 	$(MAKE) all
-	$(TOP)/tools/vm/run -- $(TOP)/tools/demo
+	$(TOP)/tools/dev/vm/run -- $(TOP)/tools/dev/demo
 
 check: deps
-	$(TOP)/tools/check
+	$(TOP)/tools/dev/check
 
 # One million operations take 9 to 15 minutes under TCG.
 fuzz: all
-	$(TOP)/tools/vm/run --timeout $(or $(FUZZ_TIMEOUT),3600) -- env \
+	$(TOP)/tools/dev/vm/run --timeout $(or $(FUZZ_TIMEOUT),3600) -- env \
 		$(if $(SEED),RNIC_FUZZ_SEED=$(SEED)) \
 		$(if $(ITERS),RNIC_FUZZ_ITERS=$(ITERS)) \
 		$(if $(REPLAY),RNIC_FUZZ_REPLAY=$(REPLAY)) \
@@ -75,11 +76,11 @@ fuzz: all
 
 bench: deps
 	$(MAKE) all
-	$(TOP)/tools/bench/run
+	$(TOP)/tools/dev/bench/run
 
 stress: deps
 	$(MAKE) all
-	$(TOP)/tools/stress
+	$(TOP)/tools/dev/stress
 
 # Installation (tools/install): the script reads these from the environment
 # (only those that are set: an empty one would hide librnic's defaults).
@@ -98,10 +99,10 @@ install-check: all
 	$(TOP)/tools/install/check
 
 # The kernel's scripts/kernel-doc makes the man pages and the verbs
-# reference; tools/deps extracts it (a tree from before it did needs this).
+# reference; tools/dev/deps extracts it (a tree from before it did needs this).
 KERNEL_DOC := $(BUILD)/kernel-src/scripts/kernel-doc
 $(KERNEL_DOC):
-	$(TOP)/tools/deps
+	$(TOP)/tools/dev/deps
 
 # Built by make (as the user), so that sudo make install writes nothing here.
 all: man
