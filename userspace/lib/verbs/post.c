@@ -91,8 +91,7 @@ static bool wq_full(struct rnic_wq *wq)
 /*
  * The doorbell: RNIC_IOCTL_RING_SQ for a plain kick (the handle is the
  * argument: nothing for the kernel to copy in), RNIC_IOCTL_KICK_SQ with
- * flags or on a kernel that does not know RING_SQ. A failure is only
- * reported (see the top comment).
+ * flags. A failure is only reported (see the top comment).
  */
 static void qp_kick(struct rnic_qp *qp, uint32_t flags)
 {
@@ -101,14 +100,13 @@ static void qp_kick(struct rnic_qp *qp, uint32_t flags)
 		.flags = flags,
 		.qp_handle = qp->ibqp.handle,
 	};
-	int saved = errno, ret = ENOTTY;
+	int saved = errno, ret;
 
-	if (!flags)
+	if (flags)
+		ret = rnic_cmd(qp->ibqp.context, RNIC_IOCTL_KICK_SQ, &cmd);
+	else
 		ret = rnic_cmd(qp->ibqp.context, RNIC_IOCTL_RING_SQ,
 			       (void *)(uintptr_t)qp->ibqp.handle);
-	/* with flags, or a kernel older than RING_SQ */
-	if (ret == ENOTTY)
-		ret = rnic_cmd(qp->ibqp.context, RNIC_IOCTL_KICK_SQ, &cmd);
 	if (ret)
 		rnic_debug("QP %u: doorbell%s failed: %s", qp->ibqp.qp_num,
 			   flags & RNIC_KICK_RQ ? " (RQ flush)" : "",
