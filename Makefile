@@ -3,7 +3,8 @@
 # rnic - software RDMA NIC. One entry point for everything:
 #
 #   make          build the module, librnic, the tools, the selftests and
-#                 the verbs man pages
+#                 the verbs man pages (installs nothing; stops with "run
+#                 make deps" if linux-source-6.1 is missing)
 #   make run      install what is missing, build, boot the VM and demo rnic
 #   make check    install what is missing, static checks, unit tests and
 #                 every kselftest in the VM; ends with "N passed, N failed"
@@ -36,6 +37,17 @@ BUILD := $(TOP)/build
 KVER ?= $(shell $(TOP)/tools/dev/kver)
 KDIR ?= /lib/modules/$(KVER)/build
 
+# Files taken from the kernel source (see $(KSRC_STAMP) below). Goals that
+# need them stop at once when they are not there and cannot be.
+KSRC_STAMP := $(BUILD)/kernel-src/.stamp
+KSRC_TAR := $(wildcard /usr/src/linux-source-6.1.tar.*)
+KSRC_GOALS := all selftests man docs doc-check install install-check
+ifneq ($(filter $(KSRC_GOALS),$(or $(MAKECMDGOALS),all)),)
+ifeq ($(wildcard $(KSRC_STAMP))$(KSRC_TAR),)
+$(error /usr/src/linux-source-6.1.tar.* is missing: run make deps)
+endif
+endif
+
 export BUILD
 
 .PHONY: all module userspace tools selftests deps run check bench clean stress
@@ -53,7 +65,7 @@ userspace:
 tools: userspace
 	$(MAKE) -C tools
 
-selftests: userspace tools
+selftests: userspace tools $(KSRC_STAMP)
 	$(MAKE) -C selftests
 
 deps:
@@ -98,26 +110,29 @@ uninstall:
 install-check: all
 	$(TOP)/tools/install/check
 
-# The kernel's scripts/kernel-doc makes the man pages and the verbs
-# reference; tools/dev/deps extracts it (a tree from before it did needs this).
+# Files from the kernel source: kselftest_harness.h for the selftests,
+# scripts/kernel-doc for the man pages and the verbs reference. make
+# extracts them (tools/dev/kernel-src, once, about 20 s) but never installs
+# a package: without linux-source-6.1 it stops at once with "run make deps".
 KERNEL_DOC := $(BUILD)/kernel-src/scripts/kernel-doc
-$(KERNEL_DOC):
-	$(TOP)/tools/dev/deps
+$(KSRC_STAMP): $(KSRC_TAR) $(TOP)/tools/dev/kernel-src
+	$(TOP)/tools/dev/kernel-src
+	touch $@
 
 # Built by make (as the user), so that sudo make install writes nothing here.
 all: man
 PUBLIC_HEADERS := $(wildcard $(TOP)/userspace/include/*/*.h)
 man: $(BUILD)/man/man3/.stamp
 $(BUILD)/man/man3/.stamp: $(PUBLIC_HEADERS) $(TOP)/tools/install/man3 \
-		$(TOP)/userspace/Makefile $(KERNEL_DOC)
+		$(TOP)/userspace/Makefile $(KSRC_STAMP)
 	$(TOP)/tools/install/man3 $(@D) $(PUBLIC_HEADERS)
 	touch $@
 
-docs: $(KERNEL_DOC)
+docs: $(KSRC_STAMP)
 	sphinx-build -q -W --keep-going -b html -d $(BUILD)/docs/.doctrees \
 		$(TOP)/Documentation $(BUILD)/docs
 
-doc-check: userspace $(KERNEL_DOC)
+doc-check: userspace $(KSRC_STAMP)
 	$(TOP)/tools/install/doc-check $(KERNEL_DOC) \
 		$(BUILD)/lib/librnic.so.1 $(PUBLIC_HEADERS)
 
