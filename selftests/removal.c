@@ -8,7 +8,7 @@
  * create or change something fail with ENODEV (ABI: "the device was
  * removed"), while every destroy call and closing the context still
  * succeed, and the process' pinned memory (VmPin) is back to 0. The
- * kernel must not warn, and rmmod afterwards (tools/vm/run) must find
+ * kernel must not warn, and rmmod afterwards (tools/dev/vm/run) must find
  * nothing left.
  *
  * Also here: the removed device stops (rmstop: its WQEs flushed, its
