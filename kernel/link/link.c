@@ -40,8 +40,9 @@
  * rule is exact and cannot be spoofed: that QP, over that pair of GIDs,
  * as long as no two devices of a namespace own one GID (two netdevs
  * given one address, which only an administrator of the namespace can
- * do). A wire link has no source QP for RC and UC (no DETH); its rule would compare the packet's IP source and destination
- * with @av as here (as rdma_rxe's check_addr() does), plus whatever else
+ * do). A wire link has no source QP for RC and UC (no DETH); its rule
+ * would compare the packet's IP source and destination with the path's
+ * address as here (as rdma_rxe's check_addr() does), plus whatever else
  * the wire can vouch for.
  *
  * Context: one of the QP's engine locks held (struct rnic_path).
