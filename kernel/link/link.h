@@ -126,13 +126,14 @@ struct rnic_payload {
  * @msn: AETH message sequence number
  * @orig: AtomicAckETH original value
  * @av: addressing (GIDs, hop limit, traffic class) of the sender; its
- *	sgid is a GID of the sending device
+ *	sgid is a GID of the sending device, its route the one the link
+ *	follows
  * @dev: the sending device
  * @src: the sending QP if it stays in the call while the local link
  *	delivers the packet (requests), else NULL
  * @dst: the destination QP if the sender knows it is alive for the call
  *	(a reply to @src of the request being handled), else NULL: the link
- *	looks @dqpn up
+ *	looks @dqpn up on the device that owns the destination GID
  * @len: payload bytes
  * @payload: where they are; NULL if @len is 0
  */
