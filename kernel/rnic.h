@@ -161,16 +161,14 @@ struct rnic_dpref {
  * struct rnic_port - the (single) port of a device
  * @lock: protects every field below; taken in any context (softirq
  *	included, the IPv6 address notifier is atomic), so always with _bh
- * @gid_seq: bumped around every change of @gids, under @lock, so that the
- *	local link can look a GID up for each packet without the lock
- *	(rnic_dev_has_gid())
  * @state: logical port state, RNIC_PORT_DOWN or RNIC_PORT_ACTIVE
  * @netdev_mtu: MTU of the bound netdev, 0 when unbound
- * @gids: GID table; entry 0 is the permanent link-local GID
+ * @gids: GID table; entry 0 is the permanent link-local GID. Each valid
+ *	entry is also in the GID map (netdev.c, rnic_gid_dev()), changed
+ *	with it under @lock
  */
 struct rnic_port {
 	spinlock_t lock; /* see above */
-	seqcount_spinlock_t gid_seq;
 	u8 state;
 	u32 netdev_mtu;
 	struct rnic_gid gids[RNIC_GID_TABLE_LEN];
@@ -212,6 +210,11 @@ struct rnic_port {
  *	events; @async_lock (event.c)
  * @mrs: MR table, index (the low bits of lkey and rkey) -> struct rnic_mr;
  *	an entry is non-NULL while the MR is registered
+ * @qps: QP table, QP number -> struct rnic_qp (verbs/qp.c); numbers are
+ *	the device's own, the local link looks them up after the GID map
+ *	gave the device. An entry is reserved but NULL while its QP is built
+ * @qpn_next: where the cyclic allocation of QP numbers goes on; @qps's
+ *	xa_lock
  * @netdev: bound netdev (a held reference) or NULL; written under
  *	rnic_bind_lock, before the device is published and after it is
  *	unpublished, so it is also stable under rnic_devs_lock while published
@@ -230,9 +233,12 @@ struct rnic_port {
  *	(entry 0 is unused); lockless, rnic_dev_count()
  * @remove_work: the second step of a removal under rtnl_lock (main.c);
  *	holds the registry's reference
+ * @rcu: the struct is freed after a grace period: the local link finds a
+ *	device in the GID map under RCU and looks its @qps up
  *
  * Lock order: rtnl_lock -> rnic_devs_lock -> @live_rwsem -> @ctx_lock ->
- * (context objs xa_lock) -> rnic_bind_lock -> @port.lock -> @async_lock
+ * (context objs xa_lock) -> rnic_bind_lock -> @port.lock -> (the GID
+ * map's lock) -> @async_lock
  * -> rnic_ctx.async_lock -> an event queue's lock; rnic_qp.lock ->
  * @port.lock; @live_rwsem -> @cg_rwsem (-> the RDMA cgroup controller's
  * mutex). The event locks are spinlocks taken with interrupts off, so
@@ -262,6 +268,8 @@ struct rnic_dev {
 	spinlock_t async_lock; /* see above */
 	struct list_head async_queues;
 	struct xarray mrs;
+	struct xarray qps;
+	u32 qpn_next;
 
 	struct net_device *netdev;
 	netdevice_tracker netdev_tracker;
@@ -278,6 +286,7 @@ struct rnic_dev {
 #endif
 	atomic64_t counters[__RNIC_NL_COUNTER_MAX];
 	struct work_struct remove_work;
+	struct rcu_head rcu;
 };
 
 /**
@@ -536,7 +545,8 @@ u32 rnic_active_mtu(u32 netdev_mtu);
 
 /* netdev.c: binding to a netdev, GID table */
 extern spinlock_t rnic_bind_lock;
-void rnic_port_init(struct rnic_dev *rdev);
+int rnic_port_init(struct rnic_dev *rdev);
+struct rnic_dev *rnic_gid_dev(const struct net *net, const u8 *gid);
 void rnic_port_remove(struct rnic_dev *rdev);
 int rnic_netdev_bind(struct rnic_dev *rdev, struct net_device *netdev,
 		     struct netlink_ext_ack *extack);

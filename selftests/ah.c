@@ -4,15 +4,21 @@
  * device bound to lo, EBUSY on the PD, handles per context, the device's
  * AH limit, teardown on close; ibv_init_ah_from_wc() and
  * ibv_create_ah_from_wc() on hand-built IPv6 and IPv4 headers; the size
- * contract of the ioctls.
+ * contract of the ioctls; ENETUNREACH for a destination no rnic device of
+ * the namespace owns.
+ *
+ * The peers of the hand-built headers (2001:db8::99, 10.0.0.7) are the
+ * addresses of DEV_PEER's dummy netdev: reachable, and not DEV_LO's.
  */
 #include <endian.h>
 #include <infiniband/verbs.h>
 
-#include "rnic_verbs_test.h"
+#include "rnic_dp_test.h"
 
 #define DEV "t_ah"
 #define DEV_LO "t_ah_lo"
+#define DEV_PEER "t_ah_peer"
+#define NETDEV_PEER "t_ah_peer"
 
 static void gid_from_str(union ibv_gid *gid, const char *s)
 {
@@ -55,11 +61,14 @@ static int gid_index(struct ibv_context *ctx, const union ibv_gid *gid)
 	return -1;
 }
 
-/* A valid RoCE address from our GID 0 (link-local) to 2001:db8::99. */
+/*
+ * A valid RoCE address from our GID 0 (link-local) to ::1, a GID of DEV_LO
+ * (bound to lo) in our namespace: a reachable destination.
+ */
 static void good_attr(struct ibv_ah_attr *attr)
 {
 	memset(attr, 0, sizeof(*attr));
-	gid_from_str(&attr->grh.dgid, "2001:db8::99");
+	gid_from_str(&attr->grh.dgid, "::1");
 	attr->is_global = 1;
 	attr->port_num = 1;
 	attr->grh.sgid_index = 0;
@@ -116,9 +125,9 @@ static int _create_ah(int fd, __u32 pd, const struct rnic_ah_attr *attr,
 	return _rnic_ioctl(fd, RNIC_IOCTL_CREATE_AH, cmd);
 }
 
-/* A valid raw address: GID 0 to a global IPv6 destination. */
+/* A valid raw address: GID 0 to ::1, DEV_LO's (reachable). */
 static const struct rnic_ah_attr raw_good = {
-	.dgid = { 0x20, 0x01, 0x0d, 0xb8, [15] = 0x99 },
+	.dgid = { [15] = 1 },
 	.is_global = 1,
 	.port_num = 1,
 	.hop_limit = 64,
@@ -141,7 +150,14 @@ FIXTURE_SETUP(ah)
 	self->ctx = NULL;
 	self->lo_ctx = NULL;
 	rnic_fixture_setup(_metadata, &self->g, &self->res, DEV, NULL);
+	rnic_sh("ip link del " NETDEV_PEER " 2>/dev/null");
+	ASSERT_EQ(0, rnic_sh("ip link add " NETDEV_PEER " type dummy && "
+			     "ip link set " NETDEV_PEER " up && "
+			     "ip addr add 10.0.0.7/32 dev " NETDEV_PEER " && "
+			     "ip addr add 2001:db8::99/128 dev " NETDEV_PEER
+			     " nodad"));
 	do_link_add(self->g, DEV_LO, "lo");
+	do_link_add(self->g, DEV_PEER, NETDEV_PEER);
 	self->ctx = do_ptr(rnic_ibv_open(DEV));
 	self->pd = do_ptr(ibv_alloc_pd(self->ctx));
 	self->lo_ctx = do_ptr(rnic_ibv_open(DEV_LO));
@@ -161,6 +177,7 @@ FIXTURE_TEARDOWN(ah)
 	if (self->lo_ctx)
 		EXPECT_EQ(0, ibv_close_device(self->lo_ctx));
 	rnic_fixture_teardown(_metadata, self->g, self->res);
+	rnic_sh("ip link del " NETDEV_PEER " 2>/dev/null");
 }
 
 TEST_F(ah, create_and_destroy)
@@ -250,6 +267,53 @@ TEST_F(ah, invalid_addresses)
 	ASSERT_EQ(0, rnic_res_get(self->g, DEV, self->res));
 	EXPECT_EQ(0, self->res->counts[RNIC_RES_AH]);
 	EXPECT_EQ(1, self->res->counts[RNIC_RES_PD]);
+}
+
+/*
+ * A unicast destination that no rnic device of the namespace owns is
+ * unreachable (rnic has no wire link yet): ENETUNREACH, no AH. It is
+ * reachable while a device owns the address, and no more once it is gone.
+ */
+TEST_F(ah, unreachable_destination)
+{
+	int fd = self->ctx->cmd_fd;
+	struct ibv_ah_attr attr;
+	struct rnic_create_ah c;
+	struct rnic_ah_attr a;
+	struct ibv_ah *ah;
+	long end;
+
+	good_attr(&attr);
+	gid_from_str(&attr.grh.dgid, "2001:db8::99");
+	attr.grh.dgid.raw[15] = 0x98;
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_create_ah(self->pd, &attr));
+	EXPECT_EQ(ENETUNREACH, errno);
+	a = raw_good;
+	memcpy(a.dgid, attr.grh.dgid.raw, 16);
+	EXPECT_EQ(-ENETUNREACH, _create_ah(fd, self->pd->handle, &a, &c));
+	/* IPv4 likewise. */
+	attr.grh.sgid_index = self->lo_v4;
+	gid_from_str(&attr.grh.dgid, "::ffff:10.0.0.8");
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_create_ah(self->lo_pd, &attr));
+	EXPECT_EQ(ENETUNREACH, errno);
+	ASSERT_EQ(0, rnic_res_get(self->g, DEV, self->res));
+	EXPECT_EQ(0, self->res->counts[RNIC_RES_AH]);
+
+	/* DEV_PEER gets the address: reachable. */
+	ASSERT_EQ(0, rnic_sh("ip addr add 10.0.0.8/32 dev " NETDEV_PEER));
+	end = dp_now_ms() + 5000;
+	while (!(ah = ibv_create_ah(self->lo_pd, &attr)) &&
+	       errno == ENETUNREACH && dp_now_ms() < end)
+		usleep(10000);
+	ASSERT_NE(NULL, ah) TH_LOG("%d", errno);
+	EXPECT_EQ(0, ibv_destroy_ah(ah));
+	/* It loses it: unreachable again, at once. */
+	ASSERT_EQ(0, rnic_sh("ip addr del 10.0.0.8/32 dev " NETDEV_PEER));
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_create_ah(self->lo_pd, &attr));
+	EXPECT_EQ(ENETUNREACH, errno);
 }
 
 TEST_F(ah, raw_bad_values)
@@ -409,6 +473,7 @@ TEST_F(ah, destroy_works_after_device_removal)
 TEST_F(ah, ah_limit_of_the_device)
 {
 	struct ibv_device_attr dattr;
+	struct ibv_ah_attr attr;
 	struct rnic_create_ah c;
 	int fds[2], i, n = 0;
 	__u32 pds[2];
@@ -427,15 +492,14 @@ TEST_F(ah, ah_limit_of_the_device)
 	}
 	EXPECT_EQ(dattr.max_ah, n);
 	EXPECT_EQ(-ENOMEM, _create_ah(fds[0], pds[0], &raw_good, &c));
+	good_attr(&attr);
 	errno = 0;
-	EXPECT_EQ(NULL, ibv_create_ah(self->pd, &(struct ibv_ah_attr){
-		.is_global = 1, .port_num = 1 }));
+	EXPECT_EQ(NULL, ibv_create_ah(self->pd, &attr));
 	EXPECT_EQ(ENOMEM, errno);
 	ASSERT_EQ(0, rnic_res_get(self->g, DEV, self->res));
 	EXPECT_EQ(dattr.max_ah, self->res->counts[RNIC_RES_AH]);
 	/* The limit is per device: the lo device has its own. */
-	EXPECT_NE(NULL, ibv_create_ah(self->lo_pd, &(struct ibv_ah_attr){
-		.is_global = 1, .port_num = 1 }));
+	EXPECT_NE(NULL, ibv_create_ah(self->lo_pd, &attr));
 
 	EXPECT_EQ(0, close(fds[1]));
 	ASSERT_EQ(0, rnic_res_get(self->g, DEV, self->res));

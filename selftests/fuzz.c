@@ -387,6 +387,9 @@ static bool fz_errno_ok(int cmd, int err)
 		return fz_cmds[cmd] == RNIC_IOCTL_QUERY_GID;
 	case EEXIST:
 		return fz_cmds[cmd] == RNIC_IOCTL_CREATE_ASYNC_FD;
+	case ENETUNREACH:
+		return fz_cmds[cmd] == RNIC_IOCTL_CREATE_AH ||
+		       fz_cmds[cmd] == RNIC_IOCTL_MODIFY_QP;
 	default:
 		return false;
 	}

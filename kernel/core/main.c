@@ -142,10 +142,14 @@ static void rnic_dev_release(struct device *dev)
 	struct rnic_dev *rdev = to_rnic_dev(dev);
 
 	WARN_ON(!xa_empty(&rdev->mrs));
+	WARN_ON(!xa_empty(&rdev->qps));
+	/* A device that was never published still has its link-local GID. */
+	if (rdev->port.gids[0].valid)
+		rnic_port_remove(rdev);
 	rnic_dev_dp_fini(rdev);
 	percpu_free_rwsem(&rdev->live_rwsem);
 	xa_erase(&rnic_devs, rdev->index);
-	kfree(rdev);
+	kfree_rcu(rdev, rcu);
 	rnic_obj_account(RNIC_OBJ_DEVICE, -1);
 }
 
@@ -398,10 +402,13 @@ int rnic_dev_add(const char *name, struct net *net, const char *ifname,
 	spin_lock_init(&rdev->async_lock);
 	INIT_LIST_HEAD(&rdev->async_queues);
 	xa_init_flags(&rdev->mrs, XA_FLAGS_ALLOC);
+	xa_init_flags(&rdev->qps, XA_FLAGS_ALLOC);
 	INIT_LIST_HEAD(&rdev->bind_node);
 	INIT_WORK(&rdev->remove_work, rnic_dev_remove_work);
 	rnic_make_guid(rdev, netdev);
-	rnic_port_init(rdev);
+	ret = rnic_port_init(rdev);
+	if (ret)
+		goto err_put;
 
 	if (netdev) {
 		ret = rnic_netdev_bind(rdev, netdev, extack);

@@ -14,8 +14,18 @@
  * index while they exist, so an application's GID index stays valid when
  * other addresses come and go. A removed device's port is DOWN with no GID
  * at all (rnic_port_remove()).
+ *
+ * The GID map answers the local link's question "which device of this
+ * namespace owns this GID?" (rnic_gid_dev()): one entry per valid GID
+ * table entry of every device, added and removed with it under the port
+ * lock, so that a GID leaves the map the moment it leaves the table. An
+ * entry holds the device, not the namespace: rnic_dev.net is compared at
+ * lookup, so a device that moves to another namespace is found in the new
+ * one at once and no more in the old one.
  */
+#include <linux/hashtable.h>
 #include <linux/inetdevice.h>
+#include <linux/jhash.h>
 #include <net/addrconf.h>
 #include <net/if_inet6.h>
 #include <net/ipv6.h>
@@ -30,21 +40,112 @@ DEFINE_SPINLOCK(rnic_bind_lock);
 static LIST_HEAD(rnic_bound_devs);
 
 /**
- * rnic_port_init() - initialise port 1 of an unbound device
- * @rdev: device being created, its node GUID set
+ * struct rnic_gid_owner - an entry of the GID map
+ * @node: in its rnic_gid_map bucket
+ * @rdev: the device whose GID table holds @gid; the entry is removed
+ *	before the device is freed (rnic_port_remove())
+ * @gid: the GID, network byte order
+ * @rcu: freed after a grace period: the local link reads the map under RCU
  */
-void rnic_port_init(struct rnic_dev *rdev)
+struct rnic_gid_owner {
+	struct hlist_node node;
+	struct rnic_dev *rdev;
+	u8 gid[16];
+	struct rcu_head rcu;
+};
+
+#define RNIC_GID_MAP_BITS	8
+/* Written under rnic_gid_map_lock, read under RCU. */
+static DEFINE_HASHTABLE(rnic_gid_map, RNIC_GID_MAP_BITS);
+/* Nests inside rnic_port.lock. */
+static DEFINE_SPINLOCK(rnic_gid_map_lock);
+
+static u32 rnic_gid_hash(const u8 *gid)
+{
+	return jhash(gid, 16, 0);
+}
+
+/**
+ * rnic_gid_dev() - the device of a namespace that owns a GID
+ * @net: the namespace
+ * @gid: the GID, network byte order
+ *
+ * If two devices of @net own @gid (two netdevs with one address), the one
+ * that got it last is found.
+ *
+ * Context: in an RCU read-side critical section; the device stays
+ * allocated until it ends (rnic_dev_release() frees it after a grace
+ * period).
+ * Return: the device or NULL.
+ */
+struct rnic_dev *rnic_gid_dev(const struct net *net, const u8 *gid)
+{
+	struct rnic_gid_owner *o;
+
+	hash_for_each_possible_rcu(rnic_gid_map, o, node, rnic_gid_hash(gid))
+		if (!memcmp(o->gid, gid, sizeof(o->gid)) &&
+		    net_eq(rnic_dev_net(o->rdev), net))
+			return o->rdev;
+	return NULL;
+}
+
+/* Add @rdev's @gid to the map; port lock held. Returns 0 or -ENOMEM. */
+static int rnic_gid_map_add(struct rnic_dev *rdev, const u8 *gid, gfp_t gfp)
+{
+	struct rnic_gid_owner *o = kmalloc(sizeof(*o), gfp);
+
+	if (!o)
+		return -ENOMEM;
+	o->rdev = rdev;
+	memcpy(o->gid, gid, sizeof(o->gid));
+	spin_lock(&rnic_gid_map_lock);
+	hash_add_rcu(rnic_gid_map, &o->node, rnic_gid_hash(gid));
+	spin_unlock(&rnic_gid_map_lock);
+	return 0;
+}
+
+/* Remove @rdev's @gid from the map; port lock held. */
+static void rnic_gid_map_del(struct rnic_dev *rdev, const u8 *gid)
+{
+	struct rnic_gid_owner *o;
+
+	spin_lock(&rnic_gid_map_lock);
+	hash_for_each_possible(rnic_gid_map, o, node, rnic_gid_hash(gid)) {
+		if (o->rdev == rdev && !memcmp(o->gid, gid, sizeof(o->gid))) {
+			hash_del_rcu(&o->node);
+			kfree_rcu(o, rcu);
+			break;
+		}
+	}
+	spin_unlock(&rnic_gid_map_lock);
+}
+
+/**
+ * rnic_port_init() - initialise port 1 of an unbound device
+ * @rdev: device being created, its node GUID and namespace set
+ *
+ * Its link-local GID enters the GID map: rnic_dev_release() calls
+ * rnic_port_remove() for a device that was never published.
+ *
+ * Context: process.
+ * Return: 0 or -ENOMEM.
+ */
+int rnic_port_init(struct rnic_dev *rdev)
 {
 	struct rnic_port *port = &rdev->port;
 	struct rnic_gid *gid = &port->gids[0];
+	int ret;
 
 	spin_lock_init(&port->lock);
-	seqcount_spinlock_init(&port->gid_seq, &port->lock);
 	port->state = RNIC_PORT_ACTIVE;
 	gid->raw[0] = 0xfe;
 	gid->raw[1] = 0x80;
 	memcpy(&gid->raw[8], &rdev->node_guid, sizeof(rdev->node_guid));
-	gid->valid = true;
+	spin_lock_bh(&port->lock);
+	ret = rnic_gid_map_add(rdev, gid->raw, GFP_ATOMIC);
+	gid->valid = !ret;
+	spin_unlock_bh(&port->lock);
+	return ret;
 }
 
 /**
@@ -52,26 +153,30 @@ void rnic_port_init(struct rnic_dev *rdev)
  *	empty GID table
  * @rdev: the device, unbound
  *
- * The local link delivers a packet only to a device that owns its
- * destination GID: from now on nothing reaches the device's QPs. Raises
- * no event; removal raises IBV_EVENT_DEVICE_FATAL.
+ * The local link delivers a packet only to a device the GID map names
+ * for its destination GID: from now on nothing reaches the device's QPs.
+ * Raises no event; removal raises IBV_EVENT_DEVICE_FATAL. Calling it
+ * again changes nothing.
  */
 void rnic_port_remove(struct rnic_dev *rdev)
 {
 	struct rnic_port *port = &rdev->port;
+	int i;
 
 	spin_lock_bh(&port->lock);
 	port->state = RNIC_PORT_DOWN;
 	port->netdev_mtu = 0;
-	write_seqcount_begin(&port->gid_seq);
+	for (i = 0; i < RNIC_GID_TABLE_LEN; i++)
+		if (port->gids[i].valid)
+			rnic_gid_map_del(rdev, port->gids[i].raw);
 	memset(port->gids, 0, sizeof(port->gids));
-	write_seqcount_end(&port->gid_seq);
 	spin_unlock_bh(&port->lock);
 }
 
 /* Returns whether the table changed. */
 static bool rnic_gid_add(struct rnic_port *port, const struct in6_addr *addr)
 {
+	struct rnic_dev *rdev = container_of(port, struct rnic_dev, port);
 	int i, free = -1;
 
 	lockdep_assert_held(&port->lock);
@@ -87,16 +192,20 @@ static bool rnic_gid_add(struct rnic_port *port, const struct in6_addr *addr)
 		pr_debug("rnic: GID table full, %pI6 not added\n", addr);
 		return false;
 	}
-	write_seqcount_begin(&port->gid_seq);
+	/* Atomic: the IPv6 address notifier may run in softirq context. */
+	if (rnic_gid_map_add(rdev, addr->s6_addr, GFP_ATOMIC)) {
+		pr_debug("rnic: out of memory, %pI6 not added\n", addr);
+		return false;
+	}
 	memcpy(port->gids[free].raw, addr, sizeof(*addr));
 	port->gids[free].valid = true;
-	write_seqcount_end(&port->gid_seq);
 	return true;
 }
 
 /* Returns whether the table changed. */
 static bool rnic_gid_del(struct rnic_port *port, const struct in6_addr *addr)
 {
+	struct rnic_dev *rdev = container_of(port, struct rnic_dev, port);
 	int i;
 
 	lockdep_assert_held(&port->lock);
@@ -104,9 +213,8 @@ static bool rnic_gid_del(struct rnic_port *port, const struct in6_addr *addr)
 	for (i = 1; i < RNIC_GID_TABLE_LEN; i++) {
 		if (port->gids[i].valid &&
 		    !memcmp(port->gids[i].raw, addr, sizeof(*addr))) {
-			write_seqcount_begin(&port->gid_seq);
+			rnic_gid_map_del(rdev, port->gids[i].raw);
 			memset(&port->gids[i], 0, sizeof(port->gids[i]));
-			write_seqcount_end(&port->gid_seq);
 			return true;
 		}
 	}

@@ -87,7 +87,7 @@ static int rnic_comp_read(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	    rnic_psn_before(pkt->psn, kw->first_psn) ||
 	    rnic_psn_before(kw->last_psn, pkt->psn))
 		return RNIC_COMP_IGNORED;
-	off = (u64)rnic_psn_add(pkt->psn, -kw->first_psn) * req->mtu;
+	off = (u64)rnic_psn_add(pkt->psn, -kw->first_psn) * qp->path.mtu;
 	if (off + pkt->len > kw->length)
 		return RNIC_COMP_IGNORED;
 	if (pkt->len) {
@@ -222,7 +222,7 @@ void rnic_comp_rcv(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	if (state != RNIC_QPS_RTS && state != RNIC_QPS_SQD)
 		goto out;
 	/* a stranger's response must neither retire nor fail a WQE */
-	if (!rnic_link_from_peer(pkt, req->dqpn, &req->av)) {
+	if (!rnic_link_from_peer(pkt, &qp->path)) {
 		rnic_link_drop_stranger(qp, pkt, RNIC_NL_COUNTER_RESP_NOT_PEER);
 		goto out;
 	}

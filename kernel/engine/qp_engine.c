@@ -118,6 +118,13 @@ static int rnic_qp_dp_charge(struct rnic_qp *qp, size_t wqes_size)
 	return 0;
 }
 
+/* The path of a new or reset QP: no peer, the smallest MTU. */
+static void rnic_qp_path_reset(struct rnic_qp *qp)
+{
+	memset(&qp->path, 0, sizeof(qp->path));
+	qp->path.mtu = rnic_mtu_bytes(RNIC_MTU_256);
+}
+
 /**
  * rnic_qp_dp_init() - set up the data path state of a new QP
  * @qp: the QP, its rings allocated, not findable yet
@@ -169,6 +176,7 @@ int rnic_qp_dp_init(struct rnic_qp *qp)
 		if (!qp->resp.atomics)
 			return -ENOMEM;
 	}
+	rnic_qp_path_reset(qp);
 	rnic_req_init(qp);
 	rnic_resp_init(qp);
 	return 0;
@@ -268,30 +276,31 @@ static void rnic_qp_dp_reset(struct rnic_qp *qp)
 	}
 	if (qp->rq_flags)
 		WRITE_ONCE(*qp->rq_flags, 0);
+	rnic_qp_path_reset(qp);
 	rnic_req_init(qp);
 	rnic_resp_init(qp);
 }
 
 /* Copy what the data path needs of the attributes. */
-static void rnic_qp_dp_config(struct rnic_qp *qp, u32 mask)
+static void rnic_qp_dp_config(struct rnic_qp *qp, u32 mask,
+			      const struct rnic_av *av)
 {
 	struct rnic_qp_attr *attr = &qp->attr;
+	struct rnic_path *path = &qp->path;
 	struct rnic_resp *resp = &qp->resp;
 	struct rnic_req *req = &qp->req;
 	u64 timeout_us;
 
 	if (qp->type == RNIC_QPT_UD) {
 		spin_lock(&qp->rdev->port.lock);
-		req->mtu = rnic_active_mtu(qp->rdev->port.netdev_mtu);
+		path->mtu = rnic_active_mtu(qp->rdev->port.netdev_mtu);
 		spin_unlock(&qp->rdev->port.lock);
 	} else if (attr->path_mtu) {
-		req->mtu = rnic_mtu_bytes(attr->path_mtu);
+		path->mtu = rnic_mtu_bytes(attr->path_mtu);
 	}
-	resp->mtu = req->mtu;
-	req->dqpn = attr->dest_qp_num;
-	resp->dqpn = attr->dest_qp_num;
-	req->av = qp->av;
-	resp->av = qp->av;
+	path->dqpn = attr->dest_qp_num;
+	if (mask & RNIC_QP_AV)
+		path->av = *av;
 	/* 4.096 us * 2^timeout; 0 is infinite */
 	timeout_us = attr->timeout ? (4096ULL << attr->timeout) / 1000 : 0;
 	req->timeout = timeout_us ?
@@ -323,10 +332,14 @@ static void rnic_qp_dp_config(struct rnic_qp *qp, u32 mask)
  * @cur: the state it was in
  * @next: the state it is in now
  * @mask: the attributes modify changed, enum rnic_qp_attr_mask
+ * @av: with RNIC_QP_AV in @mask, the validated address, its route chosen
+ *	(rnic_av_from_attr()); it becomes the path's
  *
- * Then, without the locks, rnic_qp_dp_modified().
+ * This is where struct rnic_path is written. Then, without the locks,
+ * rnic_qp_dp_modified().
  */
-void rnic_qp_dp_apply(struct rnic_qp *qp, u32 cur, u32 next, u32 mask)
+void rnic_qp_dp_apply(struct rnic_qp *qp, u32 cur, u32 next, u32 mask,
+		      const struct rnic_av *av)
 {
 	lockdep_assert_held(&qp->lock);
 	lockdep_assert_held(&qp->req.lock);
@@ -335,7 +348,7 @@ void rnic_qp_dp_apply(struct rnic_qp *qp, u32 cur, u32 next, u32 mask)
 		rnic_qp_dp_reset(qp);
 		return;
 	}
-	rnic_qp_dp_config(qp, mask);
+	rnic_qp_dp_config(qp, mask, av);
 	if (next == RNIC_QPS_SQD && cur != RNIC_QPS_SQD)
 		qp->req.drained_sent = false;
 }

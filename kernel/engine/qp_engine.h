@@ -76,15 +76,12 @@ struct rnic_resp_atomic {
  *	lock notices
  * @progress: when the peer last acknowledged something, or when the
  *	requester started to wait for an answer (jiffies)
- * @mtu: bytes per packet
- * @dqpn: destination QP (RC, UC)
- * @av: path to the destination (RC, UC)
  * @timeout: transport timeout in jiffies, 0 for none
  * @retry_cnt: transport retries, as set
  * @rnr_retry: RNR retries, as set (7: infinite)
  * @max_rd_atomic: READ/atomic requests in flight at most, at least 1
  *
- * @mtu .. @max_rd_atomic are copied from the attributes by
+ * @timeout .. @max_rd_atomic are copied from the attributes by
  * rnic_qp_dp_apply(), so that the data path never reads them under
  * rnic_qp.lock.
  */
@@ -115,9 +112,6 @@ struct rnic_req {
 	struct hrtimer rnr_timer;
 	struct work_struct work;
 
-	u32 mtu;
-	u32 dqpn;
-	struct rnic_av av;
 	unsigned long timeout;
 	u8 retry_cnt;
 	u8 rnr_retry;
@@ -161,11 +155,9 @@ struct rnic_req {
  * @max_dest_rd_atomic: READ/atomic requests accepted in flight
  * @min_rnr_timer: RNR NAK timer code
  * @qkey: Q_Key (UD)
- * @mtu: bytes per packet (READ responses)
- * @dqpn: where responses go (RC)
- * @av: path for responses (RC)
  *
- * @access .. @av are copied from the attributes by rnic_qp_dp_apply().
+ * @access .. @qkey are copied from the attributes by rnic_qp_dp_apply().
+ * Responses go to the QP's path (rnic_qp.path).
  */
 struct rnic_resp {
 	spinlock_t lock; /* see above */
@@ -195,9 +187,6 @@ struct rnic_resp {
 	u32 max_dest_rd_atomic;
 	u8 min_rnr_timer;
 	u32 qkey;
-	u32 mtu;
-	u32 dqpn;
-	struct rnic_av av;
 };
 
 /* the engine offers: qp_engine.c, doorbell.c, req.c, resp.c, sqpoll.c */
@@ -207,7 +196,8 @@ int rnic_qp_dp_init(struct rnic_qp *qp);
 void rnic_qp_dp_stop(struct rnic_qp *qp);
 void rnic_qp_dp_halt(struct rnic_qp *qp);
 void rnic_qp_dp_fini(struct rnic_qp *qp);
-void rnic_qp_dp_apply(struct rnic_qp *qp, u32 cur, u32 next, u32 mask);
+void rnic_qp_dp_apply(struct rnic_qp *qp, u32 cur, u32 next, u32 mask,
+		      const struct rnic_av *av);
 void rnic_qp_dp_modified(struct rnic_qp *qp, u32 cur, u32 next);
 bool rnic_req_in_flight(struct rnic_qp *qp);
 bool rnic_resp_flush(struct rnic_qp *qp);

@@ -67,7 +67,6 @@ void rnic_req_init(struct rnic_qp *qp)
 	req->timed_out = false;
 	req->ask_next = false;
 	req->gen++;
-	req->mtu = 256;
 	req->timeout = 0;
 	req->max_rd_atomic = 1;
 }
@@ -431,7 +430,7 @@ bool rnic_req_rewind(struct rnic_qp *qp, u32 psn)
 	if (!kw)
 		return false;
 	req->next = index;
-	req->offset = rnic_psn_add(psn, -kw->first_psn) * req->mtu;
+	req->offset = rnic_psn_add(psn, -kw->first_psn) * qp->path.mtu;
 	if (rnic_wqe_is_atomic(kw->wqe.opcode))
 		req->offset = 0;
 	req->psn = psn;
@@ -480,7 +479,7 @@ static bool rnic_req_start(struct rnic_qp *qp, struct rnic_kwqe *kw)
 		kw->rd_credit = true;
 	}
 	npkts = rnic_wqe_is_atomic(kw->wqe.opcode) ? 1 :
-		max_t(u32, DIV_ROUND_UP(kw->length, req->mtu), 1);
+		max_t(u32, DIV_ROUND_UP(kw->length, qp->path.mtu), 1);
 	kw->first_psn = req->psn;
 	kw->last_psn = rnic_psn_add(req->psn, npkts - 1);
 	kw->started = true;
@@ -520,15 +519,15 @@ static u32 rnic_req_build(struct rnic_qp *qp, struct rnic_kwqe *kw,
 		pkt->dqpn = kw->dqpn;
 		pkt->qkey = kw->qkey;
 	} else {
-		st->av = req->av;
-		pkt->dqpn = req->dqpn;
+		st->av = qp->path.av;
+		pkt->dqpn = qp->path.dqpn;
 	}
 	pkt->av = &st->av;
 
 	if (w->opcode == RNIC_WR_RDMA_READ) {
 		len = min_t(u32, kw->length - req->offset,
-			    RNIC_READ_CHUNK_PKTS * req->mtu);
-		npkts = max_t(u32, DIV_ROUND_UP(len, req->mtu), 1);
+			    RNIC_READ_CHUNK_PKTS * qp->path.mtu);
+		npkts = max_t(u32, DIV_ROUND_UP(len, qp->path.mtu), 1);
 		pkt->opcode = RNIC_TRANSPORT_RC | RNIC_READ_REQ;
 		pkt->va = w->wr.rdma.remote_addr + req->offset;
 		pkt->rkey = w->wr.rdma.rkey;
@@ -560,10 +559,10 @@ static u32 rnic_req_build(struct rnic_qp *qp, struct rnic_kwqe *kw,
 	 * of at most the MTU in force now (a modify may have changed it
 	 * since the WQE was posted): never cut.
 	 */
-	if (qp->type == RNIC_QPT_UD && kw->length > req->mtu)
+	if (qp->type == RNIC_QPT_UD && kw->length > qp->path.mtu)
 		return RNIC_WC_LOC_LEN_ERR;
 	len = min_t(u32, kw->length - req->offset, RNIC_BURST_BYTES);
-	npkts = max_t(u32, DIV_ROUND_UP(len, req->mtu), 1);
+	npkts = max_t(u32, DIV_ROUND_UP(len, qp->path.mtu), 1);
 	if (w->send_flags & RNIC_SEND_INLINE)
 		st->pl.inline_data = (const u8 *)kw->sge + req->offset;
 	else if (rnic_payload_from_sgl(&st->pl, qp->rdev, qp->pd, kw->sge,

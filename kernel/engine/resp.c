@@ -46,7 +46,6 @@ void rnic_resp_init(struct rnic_qp *qp)
 	resp->last_wqe_sent = false;
 	resp->access = 0;
 	resp->max_dest_rd_atomic = 0;
-	resp->mtu = 256;
 }
 
 static bool rnic_oper_is_send(u8 oper)
@@ -98,9 +97,9 @@ static void rnic_resp_send(struct rnic_qp *qp, struct rnic_pkt *pkt)
 {
 	struct rnic_resp *resp = &qp->resp;
 
-	pkt->dqpn = resp->dqpn;
+	pkt->dqpn = qp->path.dqpn;
 	pkt->sqpn = qp->qpn;
-	pkt->av = &resp->av;
+	pkt->av = &qp->path.av;
 	pkt->dev = qp->rdev;
 	pkt->dst = resp->reply_to;
 	pkt->msn = resp->msn;
@@ -320,7 +319,7 @@ static void rnic_resp_ud(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	 * not have reached this port (a drop counter would count it here).
 	 */
 	if ((oper != RNIC_SEND_ONLY && oper != RNIC_SEND_ONLY_IMM) ||
-	    pkt->qkey != qp->resp.qkey || pkt->len > qp->resp.mtu)
+	    pkt->qkey != qp->resp.qkey || pkt->len > qp->path.mtu)
 		return;
 	ret = rnic_resp_take(qp);
 	if (ret == -EAGAIN)
@@ -483,10 +482,10 @@ static bool rnic_resp_write_pkt(struct rnic_qp *qp, const struct rnic_pkt *pkt)
  * Responses (PSNs) a READ request asks for: at least 1. In 64 bits: a
  * DMA length near 2^32 must not wrap to a small count.
  */
-static u64 rnic_resp_read_npkts(const struct rnic_resp *resp,
+static u64 rnic_resp_read_npkts(const struct rnic_qp *qp,
 				const struct rnic_pkt *pkt)
 {
-	return max_t(u64, DIV_ROUND_UP_ULL(pkt->dma_len, resp->mtu), 1);
+	return max_t(u64, DIV_ROUND_UP_ULL(pkt->dma_len, qp->path.mtu), 1);
 }
 
 /* Answer an RDMA READ request (again, for a duplicate). */
@@ -495,7 +494,7 @@ static bool rnic_resp_read(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	struct rnic_resp *resp = &qp->resp;
 	struct rnic_pkt rsp = {};
 	struct rnic_payload *src = &qp->scratch->resp_pl;
-	u64 npkts = rnic_resp_read_npkts(resp, pkt);
+	u64 npkts = rnic_resp_read_npkts(qp, pkt);
 	u32 i, off, len;
 	u64 base;
 
@@ -514,7 +513,7 @@ static bool rnic_resp_read(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	/* one MR piece (none for 0 bytes), moved along for each response */
 	base = src->nsegs ? src->segs[0].off : 0;
 	for (i = 0, off = 0; i < npkts; i++, off += len) {
-		len = min(pkt->dma_len - off, resp->mtu);
+		len = min(pkt->dma_len - off, qp->path.mtu);
 		if (npkts == 1)
 			rsp.opcode = RNIC_READ_RESP_ONLY;
 		else if (!i)
@@ -688,7 +687,7 @@ static void rnic_resp_rc_uc(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 		done = false;
 	} else if (oper == RNIC_READ_REQ) {
 		/* at most RNIC_READ_CHUNK_PKTS if it is executed */
-		npkts = rnic_resp_read_npkts(resp, pkt);
+		npkts = rnic_resp_read_npkts(qp, pkt);
 		done = rnic_resp_read(qp, pkt);
 	} else if (oper == RNIC_CMP_SWAP || oper == RNIC_FETCH_ADD) {
 		done = rnic_resp_atomic(qp, pkt, false);
@@ -731,7 +730,7 @@ void rnic_resp_rcv(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 		goto out;
 	/* before anything the packet could cause: it must be the peer's */
 	if (qp->type != RNIC_QPT_UD &&
-	    !rnic_link_from_peer(pkt, resp->dqpn, &resp->av)) {
+	    !rnic_link_from_peer(pkt, &qp->path)) {
 		rnic_link_drop_stranger(qp, pkt, RNIC_NL_COUNTER_REQ_NOT_PEER);
 		goto out;
 	}

@@ -2,71 +2,58 @@
 /*
  * rnic: software RDMA NIC - the local link.
  *
- * Carries packets between rnic QPs of this host: the destination QP is
- * found by number (or, for a UD multicast GID, every QP attached to the
- * group on the sending device), and must be on a device of the sender's
- * network namespace that owns the destination GID, as on a network: two
- * namespaces may use the same addresses, and nothing crosses from one to
- * the other. The packet is handed over in a
+ * Carries packets between rnic devices of this host. Where a packet goes
+ * was decided when its address was made (struct rnic_av.route, see
+ * rnic_av_from_attr()); this file only follows the route. A multicast
+ * route delivers to every QP attached to the group on the sending device.
+ * A local route delivers device first, as a network does: the device is
+ * the one of the sender's network namespace that owns the destination GID
+ * now (the GID map, rnic_gid_dev()), then the QP is that device's QP of
+ * the destination number (rnic_qp_lookup()). Two namespaces may use the
+ * same addresses, and nothing crosses from one to the other; a GID that
+ * leaves its device (address removed, netdev moved, device removed)
+ * stops delivery at once. QP 1 of every device is its GSI endpoint,
+ * which belongs to the link: until the connection manager exists, what
+ * arrives there is dropped and counted. The packet is handed over in a
  * function call; its payload stays in the sender's memory until the
  * receiver copies it into its own (struct rnic_payload). A packet with no
  * receiver is lost, as on a wire: the RC requester's timer finds out.
  *
- * A wire link (RoCEv2 over UDP) plugs in here: rnic_link_xmit() would
- * build an skb for a destination that is not local, and its receive path
- * would parse one into a struct rnic_pkt and call rnic_link_rcv(). What
- * a link can vouch for about a packet's sender is its own:
+ * A wire link (RoCEv2 over UDP) adds a route for destinations that are
+ * not local, and a receive path that parses an skb into a struct rnic_pkt
+ * and dispatches it the same way: device by destination GID, then QP by
+ * number. What a link can vouch for about a packet's sender is its own:
  * rnic_link_from_peer() is the local link's rule.
  */
 #include "engine/engine.h"
 
 /**
- * rnic_dev_has_gid() - is @gid in the device's GID table?
- * @rdev: the device
- * @gid: a GID, network byte order
- *
- * Context: any but hard interrupt; lockless (rnic_port.gid_seq).
- */
-static bool rnic_dev_has_gid(struct rnic_dev *rdev, const u8 *gid)
-{
-	struct rnic_port *port = &rdev->port;
-	unsigned int seq, i;
-	bool found;
-
-	do {
-		seq = read_seqcount_begin(&port->gid_seq);
-		found = false;
-		for (i = 0; i < RNIC_GID_TABLE_LEN && !found; i++)
-			found = port->gids[i].valid &&
-				!memcmp(port->gids[i].raw, gid, 16);
-	} while (read_seqcount_retry(&port->gid_seq, seq));
-	return found;
-}
-
-/**
  * rnic_link_from_peer() - did an RC or UC packet come from the QP's peer?
  * @pkt: a request or a response that arrived for a connected QP
- * @dqpn: the QP's destination QP (rnic_resp.dqpn or rnic_req.dqpn)
- * @av: its path (rnic_resp.av or rnic_req.av)
+ * @path: the QP's path (rnic_qp.path)
  *
- * A connected QP talks to one peer: QP @dqpn, which sends from
- * @av->dgid to @av->sgid. The local link knows the sender of every
- * packet: the sending QP's own number and path, which the kernel filled
- * in (rnic_req_send(), rnic_resp_send()), and QP numbers are unique on
- * the host. So the rule is exact and cannot be spoofed: that QP, over
- * that pair of GIDs. A wire link has no source QP for RC and UC (no
- * DETH); its rule would compare the packet's IP source and destination
- * with @av as here (as rdma_rxe's check_addr() does), plus whatever else
+ * A connected QP talks to one peer: QP @path->dqpn, which sends from
+ * @path->av.dgid to @path->av.sgid. The local link knows the sender of
+ * every packet: the sending QP's own number and path, which the kernel
+ * filled in (rnic_req_send(), rnic_resp_send()). QP numbers are a
+ * device's, and the source GID is one of the sending device's. So the
+ * rule is exact and cannot be spoofed: that QP, over that pair of GIDs,
+ * as long as no two devices of a namespace own one GID (two netdevs
+ * given one address, which only an administrator of the namespace can
+ * do). A wire link has no source QP for RC and UC (no DETH); its rule
+ * would compare the packet's IP source and destination with the path's
+ * address as here (as rdma_rxe's check_addr() does), plus whatever else
  * the wire can vouch for.
  *
- * Context: the lock that protects @dqpn and @av held (rnic_qp_dp_apply()
- * writes them under both engine locks).
+ * Context: one of the QP's engine locks held (struct rnic_path).
  * Return: true if it did; false: drop it, rnic_link_drop_stranger().
  */
-bool rnic_link_from_peer(const struct rnic_pkt *pkt, u32 dqpn,
-			 const struct rnic_av *av)
+bool rnic_link_from_peer(const struct rnic_pkt *pkt,
+			 const struct rnic_path *path)
 {
-	return pkt->sqpn == dqpn &&
+	const struct rnic_av *av = &path->av;
+
+	return pkt->sqpn == path->dqpn &&
 	       !memcmp(pkt->av->sgid, av->dgid, sizeof(av->dgid)) &&
 	       !memcmp(pkt->av->dgid, av->sgid, sizeof(av->sgid));
 }
@@ -86,16 +73,6 @@ void rnic_link_drop_stranger(struct rnic_qp *qp, const struct rnic_pkt *pkt,
 		    pkt->opcode, pkt->psn, pkt->sqpn, pkt->av->sgid);
 }
 
-/*
- * Does @pkt reach @qp: is @qp's device in the sender's namespace, and does
- * it own the destination GID?
- */
-static bool rnic_link_reaches(const struct rnic_pkt *pkt, struct rnic_qp *qp)
-{
-	return net_eq(rnic_dev_net(pkt->dev), rnic_dev_net(qp->rdev)) &&
-	       rnic_dev_has_gid(qp->rdev, pkt->av->dgid);
-}
-
 /* A packet arrived for @qp: a request for its responder, or a response. */
 static void rnic_link_rcv(struct rnic_qp *qp, void *arg)
 {
@@ -108,35 +85,61 @@ static void rnic_link_rcv(struct rnic_qp *qp, void *arg)
 		rnic_resp_rcv(qp, pkt);
 }
 
-/**
- * rnic_link_xmit() - send a packet
- * @pkt: the packet; its payload stays valid during the call
- *
- * Context: BH disabled, in an RCU read-side critical section (the
- * requester's, rnic_req_send(): the receivers look QPs and MRs up under
- * it), no lock of the sending QP but (for responses) its responder's.
+/*
+ * The GSI endpoint of @rdev (QP 1): the connection manager's MADs will
+ * arrive here. There is no connection manager yet: drop, and count.
  */
-void rnic_link_xmit(struct rnic_pkt *pkt)
+static void rnic_link_gsi_rcv(struct rnic_dev *rdev,
+			      const struct rnic_pkt *pkt)
 {
-	struct rnic_qp *qp;
+	rnic_dev_count(rdev, RNIC_NL_COUNTER_GSI_DROPPED);
+	rnic_dbg_dev(rdev, "GSI: dropped opcode 0x%02x from QP %u at %pI6c\n",
+		     pkt->opcode, pkt->sqpn, pkt->av->sgid);
+}
 
-	/* Groups are the sending device's: its namespace's by construction. */
-	if ((pkt->opcode & RNIC_TRANSPORT_MASK) == RNIC_TRANSPORT_UD &&
-	    rnic_gid_is_mcast(pkt->av->dgid)) {
-		rnic_mcast_deliver(pkt->dev, pkt->av->dgid, rnic_link_rcv, pkt);
+/* Deliver @pkt to QP @pkt->dqpn of @rdev, if it has one. */
+static void rnic_link_deliver(struct rnic_dev *rdev, struct rnic_pkt *pkt)
+{
+	struct rnic_qp *qp = pkt->dst;
+
+	if (pkt->dqpn == RNIC_QPN_GSI) {
+		rnic_link_gsi_rcv(rdev, pkt);
 		return;
 	}
 	/* A reply to a requester in its call: alive, no lookup needed. */
-	qp = pkt->dst;
-	if (qp && qp->qpn == pkt->dqpn) {
-		if (rnic_link_reaches(pkt, qp))
-			rnic_link_rcv(qp, pkt);
+	if (qp && qp->rdev == rdev && qp->qpn == pkt->dqpn) {
+		rnic_link_rcv(qp, pkt);
 		return;
 	}
-	qp = rnic_qp_lookup(pkt->dqpn);
+	qp = rnic_qp_lookup(rdev, pkt->dqpn);
 	if (!qp)
 		return;
-	if (rnic_link_reaches(pkt, qp))
-		rnic_link_rcv(qp, pkt);
+	rnic_link_rcv(qp, pkt);
 	rnic_qp_dp_put(qp);
+}
+
+/**
+ * rnic_link_xmit() - send a packet along its route
+ * @pkt: the packet; its payload stays valid during the call
+ *
+ * Context: BH disabled, in an RCU read-side critical section (the
+ * requester's, rnic_req_send(): the receivers look devices, QPs and MRs
+ * up under it), no lock of the sending QP but (for responses) its
+ * responder's.
+ */
+void rnic_link_xmit(struct rnic_pkt *pkt)
+{
+	struct rnic_dev *rdev;
+
+	switch (pkt->av->route) {
+	case RNIC_ROUTE_MCAST:
+		/* UD only (a connected QP's path is unicast); the sender's groups. */
+		rnic_mcast_deliver(pkt->dev, pkt->av->dgid, rnic_link_rcv, pkt);
+		break;
+	case RNIC_ROUTE_LOCAL:
+		rdev = rnic_gid_dev(rnic_dev_net(pkt->dev), pkt->av->dgid);
+		if (rdev)
+			rnic_link_deliver(rdev, pkt);
+		break;
+	}
 }

@@ -2,13 +2,32 @@
 /*
  * rnic: software RDMA NIC - the link interface: what the engine hands to a
  * link (a parsed packet, struct rnic_pkt, and where its bytes are, struct
- * rnic_payload) and the path a connection or an address handle uses
- * (struct rnic_av). link/link.c is the local link.
+ * rnic_payload), the address an address handle or a connection uses
+ * (struct rnic_av, with its route) and a QP's path (struct rnic_path).
+ * link/link.c is the local link.
  */
 #ifndef RNIC_LINK_H
 #define RNIC_LINK_H
 
 #include "rnic.h"
+
+/**
+ * enum rnic_route - how packets to an address leave, chosen once when the
+ *	address is validated (rnic_av_from_attr())
+ * @RNIC_ROUTE_LOCAL: to an rnic device of the sender's namespace that owns
+ *	the destination GID, over the local link; the device is looked up
+ *	per packet in the GID map, so that a GID that leaves its device
+ *	stops delivery at once
+ * @RNIC_ROUTE_MCAST: to the QPs attached to the multicast group on the
+ *	sending device (UD)
+ *
+ * A wire link (RoCEv2 through the bound netdev) will add its route; until
+ * then an address that no local device owns is refused (-ENETUNREACH).
+ */
+enum rnic_route {
+	RNIC_ROUTE_LOCAL,
+	RNIC_ROUTE_MCAST,
+};
 
 /**
  * struct rnic_av - a validated address: where packets to a peer go
@@ -22,9 +41,10 @@
  * @sl: service level, below 16
  * @static_rate: an enum ibv_rate value
  * @ipv4: @sgid is IPv4-mapped (::ffff:a.b.c.d): RoCEv2 over IPv4
+ * @route: enum rnic_route
  *
- * Built by rnic_av_from_attr() and never changed afterwards, so readers
- * need no lock.
+ * Built by rnic_av_from_attr() and never changed afterwards (an address
+ * handle's), or changed only as part of a struct rnic_path.
  */
 struct rnic_av {
 	u8 dgid[16];
@@ -36,6 +56,27 @@ struct rnic_av {
 	u8 sl;
 	u8 static_rate;
 	bool ipv4;
+	u8 route;
+};
+
+/**
+ * struct rnic_path - the peer of a QP, as the data path uses it
+ * @av: RC, UC: the address set with the path (modify to RTR), its route
+ *	chosen then; zero before
+ * @dqpn: RC, UC: the destination QP
+ * @mtu: bytes per packet: the path MTU (RC, UC) or the port's active MTU
+ *	when the QP was last modified (UD)
+ *
+ * One per QP (rnic_qp.path). Written by rnic_qp_dp_apply() with the QP's
+ * three engine locks held (rnic_resp.lock, rnic_req.lock, rnic_qp.lock),
+ * so the requester, the completer and the responder each read it under
+ * their own lock. A packet carries a pointer to it only while one of
+ * them is held; the requester, which sends without its lock, copies @av.
+ */
+struct rnic_path {
+	struct rnic_av av;
+	u32 dqpn;
+	u32 mtu;
 };
 
 /**
@@ -85,13 +126,14 @@ struct rnic_payload {
  * @msn: AETH message sequence number
  * @orig: AtomicAckETH original value
  * @av: addressing (GIDs, hop limit, traffic class) of the sender; its
- *	sgid is a GID of the sending device
+ *	sgid is a GID of the sending device, its route the one the link
+ *	follows
  * @dev: the sending device
  * @src: the sending QP if it stays in the call while the local link
  *	delivers the packet (requests), else NULL
  * @dst: the destination QP if the sender knows it is alive for the call
  *	(a reply to @src of the request being handled), else NULL: the link
- *	looks @dqpn up
+ *	looks @dqpn up on the device that owns the destination GID
  * @len: payload bytes
  * @payload: where they are; NULL if @len is 0
  */
@@ -123,8 +165,8 @@ struct rnic_pkt {
 
 /* link.c: the local link */
 void rnic_link_xmit(struct rnic_pkt *pkt);
-bool rnic_link_from_peer(const struct rnic_pkt *pkt, u32 dqpn,
-			 const struct rnic_av *av);
+bool rnic_link_from_peer(const struct rnic_pkt *pkt,
+			 const struct rnic_path *path);
 void rnic_link_drop_stranger(struct rnic_qp *qp, const struct rnic_pkt *pkt,
 			     enum rnic_nl_counter counter);
 

@@ -31,18 +31,43 @@ static bool rnic_rate_valid(u8 rate)
 	return rate != RNIC_RATE_UNUSED && rate <= RNIC_RATE_LAST;
 }
 
+/*
+ * The route to @dgid from @rdev: a multicast group of the device, or a
+ * device of its namespace that owns the GID. There is no wire link yet:
+ * nothing else is reachable.
+ */
+static int rnic_av_route(struct rnic_dev *rdev, const u8 *dgid, u8 *route)
+{
+	bool local;
+
+	if (rnic_gid_is_mcast(dgid)) {
+		*route = RNIC_ROUTE_MCAST;
+		return 0;
+	}
+	rcu_read_lock();
+	local = rnic_gid_dev(rnic_dev_net(rdev), dgid);
+	rcu_read_unlock();
+	if (!local)
+		return -ENETUNREACH;
+	*route = RNIC_ROUTE_LOCAL;
+	return 0;
+}
+
 /**
- * rnic_av_from_attr() - validate an address and resolve its source GID
+ * rnic_av_from_attr() - validate an address, resolve its source GID and
+ *	choose its route
  * @rdev: the device whose port 1 the address leaves from
  * @attr: the address, a kernel copy (read once by the caller)
  * @av: filled on success
  *
  * Checks every rule of struct rnic_create_ah, then copies the source GID
  * from the GID table. Source and destination must be of one IP family:
- * both IPv4-mapped (RoCEv2 over IPv4) or neither.
+ * both IPv4-mapped (RoCEv2 over IPv4) or neither. The route (enum
+ * rnic_route) is chosen here, once for the address's life.
  *
  * Context: process or softirq; takes the port lock.
- * Return: 0 or -EINVAL.
+ * Return: 0, -EINVAL, or -ENETUNREACH: no rnic device of @rdev's namespace
+ * owns the destination GID (a unicast one).
  */
 int rnic_av_from_attr(struct rnic_dev *rdev, const struct rnic_ah_attr *attr,
 		      struct rnic_av *av)
@@ -76,7 +101,7 @@ int rnic_av_from_attr(struct rnic_dev *rdev, const struct rnic_ah_attr *attr,
 	av->traffic_class = attr->traffic_class;
 	av->sl = attr->sl;
 	av->static_rate = attr->static_rate;
-	return 0;
+	return rnic_av_route(rdev, av->dgid, &av->route);
 }
 
 static void rnic_ah_destroy(struct rnic_uobj *uobj)

@@ -8,12 +8,16 @@
  * never trusting them. The state machine is in qp_state.c, multicast in
  * mcast.c.
  *
- * QP numbers come from one table for all rnic devices, allocated
- * cyclically over [RNIC_QPN_FIRST, RNIC_QPN_MASK]: a number comes back
- * only after the other 16 million were handed out, so a peer that still
- * knows an old QP does not find a new one under its number. The table maps
- * a number to its QP once the QP is published (the entry is reserved but
- * empty while it is built). The data path looks numbers up under RCU
+ * QP numbers are the device's (rnic_dev.qps), as on a network where a
+ * packet is addressed to a device first and a QP on it second: two
+ * devices may hand out the same number. They are allocated cyclically
+ * over [RNIC_QPN_FIRST, RNIC_QPN_MASK]: a number comes back only after the
+ * other 16 million were handed out, so a peer that still knows an old QP
+ * does not find a new one under its number. QP 0 is never used and QP 1
+ * (RNIC_QPN_GSI) is the device's GSI endpoint, which belongs to the link
+ * (rnic_link_xmit()): neither is ever a user QP. The table maps a number
+ * to its QP once the QP is published (the entry is reserved but empty
+ * while it is built). The data path looks numbers up under RCU
  * (rnic_qp_lookup()) and takes a struct rnic_dpref reference; changes
  * happen in process context only.
  */
@@ -31,10 +35,6 @@
 #define RNIC_CREATE_QP_FLAGS	(RNIC_CREATE_QP_SRQ | RNIC_CREATE_QP_SQ_SIG_ALL | \
 				 RNIC_CREATE_QP_SQ_POLL)
 
-static DEFINE_XARRAY_ALLOC(rnic_qp_table);
-/* Where the cyclic allocation goes on; rnic_qp_table's xa_lock. */
-static u32 rnic_qpn_next;
-
 static void rnic_qp_free_rings(struct rnic_qp *qp)
 {
 	if (qp->rq.region)
@@ -49,17 +49,18 @@ static struct rnic_evobj *rnic_qp_evobj(struct rnic_uobj *uobj)
 }
 
 /**
- * rnic_qp_lookup() - find a QP by number for the data path
+ * rnic_qp_lookup() - find a QP of a device by number for the data path
+ * @rdev: the device, alive for the caller's RCU read-side section
  * @qpn: the number, untrusted
  *
  * Context: in an RCU read-side critical section (the engine's).
  * Return: the QP with a data path reference (rnic_qp_dp_put()), or NULL.
  */
-struct rnic_qp *rnic_qp_lookup(u32 qpn)
+struct rnic_qp *rnic_qp_lookup(struct rnic_dev *rdev, u32 qpn)
 {
 	struct rnic_qp *qp;
 
-	qp = rnic_xa_load_rcu(&rnic_qp_table, qpn);
+	qp = rnic_xa_load_rcu(&rdev->qps, qpn);
 	if (qp && !rnic_dpref_get(&qp->dp))
 		qp = NULL;
 	return qp;
@@ -69,11 +70,9 @@ struct rnic_qp *rnic_qp_lookup(u32 qpn)
  * rnic_qp_halt_dev() - halt every QP of a device being removed
  * @rdev: the device
  *
- * The QP table is module-wide, so this walks all of it and picks the
- * device's QPs: a walk over every QP of the module, acceptable for an
- * operation as rare as a removal. A QP that is being destroyed may be
- * missed (it stops anyway); one that is being created is found by a
- * later walk (removal walks again once no ioctl runs).
+ * A QP that is being destroyed may be missed (it stops anyway); one that
+ * is being created is found by a later walk (removal walks again once no
+ * ioctl runs).
  *
  * Context: process; sleeps (rnic_qp_dp_halt()).
  */
@@ -83,9 +82,9 @@ void rnic_qp_halt_dev(struct rnic_dev *rdev)
 	unsigned long qpn;
 
 	rcu_read_lock();
-	xa_for_each(&rnic_qp_table, qpn, qp) {
+	xa_for_each(&rdev->qps, qpn, qp) {
 		/* The struct is freed after a grace period: readable here. */
-		if (qp->rdev != rdev || !rnic_dpref_get(&qp->dp))
+		if (!rnic_dpref_get(&qp->dp))
 			continue;
 		rcu_read_unlock();
 		rnic_qp_dp_halt(qp);
@@ -106,7 +105,7 @@ static void rnic_qp_destroy(struct rnic_uobj *uobj)
 	if (qp->polled)
 		rnic_poll_del(qp);
 	rnic_mcast_detach_all(qp);
-	xa_erase(&rnic_qp_table, qp->qpn);
+	xa_erase(&qp->rdev->qps, qp->qpn);
 	rnic_qp_dp_stop(qp);
 	rnic_qp_dp_fini(qp);
 	rnic_evobj_fini(qp->uobj.ctx, &qp->ev);
@@ -299,9 +298,9 @@ int rnic_create_qp(struct rnic_ucmd *ucmd)
 			goto err_free_dp;
 		qp->polled = true;
 	}
-	ret = xa_alloc_cyclic(&rnic_qp_table, &qp->qpn, NULL,
+	ret = xa_alloc_cyclic(&qp->rdev->qps, &qp->qpn, NULL,
 			      XA_LIMIT(RNIC_QPN_FIRST, RNIC_QPN_MASK),
-			      &rnic_qpn_next, GFP_KERNEL_ACCOUNT);
+			      &qp->rdev->qpn_next, GFP_KERNEL_ACCOUNT);
 	if (ret < 0) {
 		ret = ret == -EBUSY ? -ENOMEM : ret;
 		goto err_poll_del;
@@ -319,12 +318,12 @@ int rnic_create_qp(struct rnic_ucmd *ucmd)
 	if (ret)
 		goto err_erase;
 
-	xa_store(&rnic_qp_table, qp->qpn, qp, GFP_KERNEL);
+	xa_store(&qp->rdev->qps, qp->qpn, qp, GFP_KERNEL);
 	rnic_uobj_finalize(&qp->uobj);
 	return 0;
 
 err_erase:
-	xa_erase(&rnic_qp_table, qp->qpn);
+	xa_erase(&qp->rdev->qps, qp->qpn);
 err_poll_del:
 	if (qp->polled)
 		rnic_poll_del(qp);

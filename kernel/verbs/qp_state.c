@@ -152,8 +152,9 @@ static bool rnic_qp_state_valid(u32 state)
 
 /*
  * Check the value of every attribute in @mask, whatever the transition;
- * resolve the path into @av. EPERM for a controlled Q_Key without
- * CAP_NET_RAW, EINVAL for anything else.
+ * resolve the path into @av, its route included. EPERM for a controlled
+ * Q_Key without CAP_NET_RAW, ENETUNREACH for a destination no device
+ * reaches (rnic_av_from_attr()), EINVAL for anything else.
  */
 static int rnic_qp_check_attr(struct rnic_dev *rdev,
 			      const struct rnic_qp_attr *attr, u32 mask,
@@ -211,11 +212,10 @@ static void rnic_qp_reset(struct rnic_qp *qp)
 {
 	lockdep_assert_held(&qp->lock);
 	memset(&qp->attr, 0, sizeof(qp->attr));
-	memset(&qp->av, 0, sizeof(qp->av));
 }
 
 static void rnic_qp_apply(struct rnic_qp *qp, const struct rnic_qp_attr *attr,
-			  u32 mask, const struct rnic_av *av)
+			  u32 mask)
 {
 	struct rnic_qp_attr *cur = &qp->attr;
 
@@ -230,10 +230,8 @@ static void rnic_qp_apply(struct rnic_qp *qp, const struct rnic_qp_attr *attr,
 		cur->port_num = attr->port_num;
 	if (mask & RNIC_QP_QKEY)
 		cur->qkey = attr->qkey;
-	if (mask & RNIC_QP_AV) {
+	if (mask & RNIC_QP_AV)
 		cur->ah_attr = attr->ah_attr;
-		qp->av = *av;
-	}
 	if (mask & RNIC_QP_PATH_MTU)
 		cur->path_mtu = attr->path_mtu;
 	if (mask & RNIC_QP_TIMEOUT)
@@ -292,9 +290,9 @@ int rnic_modify_qp(struct rnic_ucmd *ucmd)
 		if (next == RNIC_QPS_RESET)
 			rnic_qp_reset(qp);
 		else
-			rnic_qp_apply(qp, attr, mask, &av);
+			rnic_qp_apply(qp, attr, mask);
 		WRITE_ONCE(qp->attr.qp_state, next);
-		rnic_qp_dp_apply(qp, cur, next, mask);
+		rnic_qp_dp_apply(qp, cur, next, mask, &av);
 	}
 	spin_unlock(&qp->lock);
 	spin_unlock(&qp->req.lock);

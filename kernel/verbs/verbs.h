@@ -104,8 +104,13 @@ static inline struct rnic_cq *to_rnic_cq(struct rnic_uobj *uobj)
 
 /* queue pairs, multicast: types */
 
-/* QP numbers: 24 bits; 0 and 1 name the special QPs of IB, never used. */
+/*
+ * QP numbers, per device: 24 bits. 0 (the SMI of IB) is never used, 1 is
+ * the device's GSI endpoint, a link endpoint for the CM's MADs; user QPs
+ * start at RNIC_QPN_FIRST.
+ */
 #define RNIC_QPN_MASK		0xffffff
+#define RNIC_QPN_GSI		1
 #define RNIC_QPN_FIRST		2
 
 /**
@@ -267,20 +272,18 @@ static inline void rnic_cq_notify(struct rnic_cq *cq, bool solicited)
  * @srq: the SRQ the QP receives from, a counted reference; or NULL
  * @ev: asynchronous event state (IBV_EVENT_SQ_DRAINED, and the data
  *	path's QP events)
- * @qpn: QP number, the index of the QP in the module's QP table (qp.c:
- *	an xarray over all devices, so that numbers are not reused soon)
+ * @qpn: QP number, the index of the QP in its device's table
+ *	(rnic_dev.qps), fixed
  * @type: enum rnic_qp_type
  * @sq_sig_all: every send work request completes with a CQE
  * @cap: queue sizes granted at creation, fixed
  * @sq: the send ring; .region is NULL if @cap.max_send_wr is 0
  * @rq: the receive ring; .region is NULL with an SRQ or if
  *	@cap.max_recv_wr is 0
- * @lock: protects @attr and @av; taken with _bh, the data path may run in
+ * @lock: protects @attr; taken with _bh, the data path may run in
  *	softirq context
  * @attr: the attributes as RNIC_IOCTL_MODIFY_QP last set them;
  *	@attr.qp_state is the QP's state
- * @av: @attr.ah_attr validated, its source GID resolved when it was set;
- *	meaningful once RNIC_QP_AV was set (RTR and later, RC and UC)
  * @mcast: the groups the QP is attached to (struct
  *	rnic_mcast_attach.qp_node), UD only; rnic_mcast_lock
  * @rdev: its device
@@ -294,6 +297,9 @@ static inline void rnic_cq_notify(struct rnic_cq *cq, bool solicited)
  * @poll_node: entry in the device's polling list (engine/sqpoll.c)
  * @poll_prod: the SQ producer index the polling thread last kicked for
  * @poll_gen: rnic_req.gen when it did; both under the poller's lock
+ * @path: the peer, as the data path uses it (link/link.h); rnic_qp_dp_apply()
+ *	writes it with @resp.lock, @req.lock and @lock held, so any one of
+ *	them is enough to read it
  * @req: requester and completer state (engine/qp_engine.h)
  * @resp: responder state (engine/qp_engine.h)
  * @scratch: large per-packet structs of the requester, the responder and
@@ -325,7 +331,6 @@ struct rnic_qp {
 	struct rnic_ring rq;
 	spinlock_t lock; /* see above */
 	struct rnic_qp_attr attr;
-	struct rnic_av av;
 	struct list_head mcast;
 
 	struct rnic_dev *rdev;
@@ -336,6 +341,7 @@ struct rnic_qp {
 	struct list_head poll_node;
 	u32 poll_prod;
 	u32 poll_gen;
+	struct rnic_path path;
 	struct rnic_req req;
 	struct rnic_resp resp;
 	struct rnic_qp_scratch *scratch;
@@ -385,7 +391,7 @@ bool rnic_gid_is_mcast(const u8 *gid);
 bool rnic_mcast_attached(struct rnic_qp *qp);
 void rnic_mcast_detach_all(struct rnic_qp *qp);
 void rnic_qp_halt_dev(struct rnic_dev *rdev);
-struct rnic_qp *rnic_qp_lookup(u32 qpn);
+struct rnic_qp *rnic_qp_lookup(struct rnic_dev *rdev, u32 qpn);
 void rnic_mcast_deliver(struct rnic_dev *rdev, const u8 *gid,
 			void (*fn)(struct rnic_qp *qp, void *arg), void *arg);
 

@@ -37,6 +37,7 @@ static void link_help_text(FILE *f)
 		"      counters NAME N ...\n"
 		"Counters: req_not_peer, resp_not_peer: RC/UC requests and responses\n"
 		"dropped because they did not come from the connected QP's peer.\n"
+		"gsi_dropped: packets to QP 1 (GSI), dropped: no connection manager.\n"
 		"JSON output (-j): an array of objects with the members ifindex, ifname,\n"
 		"uverbs, state, active_mtu, netdev, netdev_index, netdev_mtu, contexts,\n"
 		"node_guid, gids ([{\"index\": N, \"gid\": \"...\"}]) and counters\n"

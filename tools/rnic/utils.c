@@ -253,6 +253,7 @@ const char *rnic_counter_name(unsigned int counter)
 	static const char *const names[] = {
 		[RNIC_NL_COUNTER_REQ_NOT_PEER] = "req_not_peer",
 		[RNIC_NL_COUNTER_RESP_NOT_PEER] = "resp_not_peer",
+		[RNIC_NL_COUNTER_GSI_DROPPED] = "gsi_dropped",
 	};
 
 	if (counter < sizeof(names) / sizeof(names[0]))

@@ -1097,7 +1097,9 @@ struct rnic_qp_attr {
  * @attr_mask: enum rnic_qp_attr_mask bits; other bits are EINVAL
  * @attr: the new values of the attributes @attr_mask names
  *
- * See "rnic queue pairs". On error nothing is changed. Moving from RTS to
+ * See "rnic queue pairs". On error nothing is changed; a primary path
+ * (RNIC_QP_AV) that struct rnic_create_ah would refuse with ENETUNREACH
+ * is refused likewise. Moving from RTS to
  * SQD with RNIC_QP_EN_SQD_ASYNC_NOTIFY and @attr.en_sqd_async_notify 1
  * raises IBV_EVENT_SQ_DRAINED (element: the QP's user_handle) once the
  * send queue is drained: at once, as nothing is in flight yet.
@@ -1577,7 +1579,9 @@ struct rnic_destroy_srq {
  *	IPv4) or both not.
  *
  * The source GID is read from the table once, at creation: the address
- * handle keeps it if the entry changes later.
+ * handle keeps it if the entry changes later. ENETUNREACH: @attr.dgid is
+ * a unicast GID that no rnic device of the device's network namespace
+ * owns (there is no wire link yet). The route is chosen at creation too.
  */
 struct rnic_create_ah {
 	__u32 size;

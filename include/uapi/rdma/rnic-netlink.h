@@ -145,6 +145,9 @@ enum rnic_nl_attr {
  *	was connected to (its peer), and were dropped
  * @RNIC_NL_COUNTER_RESP_NOT_PEER: RC responses (ACK, NAK, READ response,
  *	atomic ACK) dropped likewise
+ * @RNIC_NL_COUNTER_GSI_DROPPED: packets that arrived for QP 1, the
+ *	device's GSI endpoint, and were dropped: rnic has no connection
+ *	manager yet to take them
  *
  * Each counter is a u64 that counts from 0 since the device was created
  * and only grows. Userspace must skip counters it does not know.
@@ -153,6 +156,7 @@ enum rnic_nl_counter {
 	RNIC_NL_COUNTER_UNSPEC,
 	RNIC_NL_COUNTER_REQ_NOT_PEER,
 	RNIC_NL_COUNTER_RESP_NOT_PEER,
+	RNIC_NL_COUNTER_GSI_DROPPED,
 
 	__RNIC_NL_COUNTER_MAX,
 	RNIC_NL_COUNTER_MAX = __RNIC_NL_COUNTER_MAX - 1

@@ -521,7 +521,7 @@ static void test_print(void)
 	       "    node_guid 0200:00ff:fe00:0000\n"
 	       "    gid 0 fe80::200:ff:fe00:0\n"
 	       "    gid 1 ::ffff:127.0.0.1\n"
-	       "    counters req_not_peer 5 resp_not_peer 0\n",
+	       "    counters req_not_peer 5 resp_not_peer 0 gsi_dropped 0\n",
 	       "print: text, bound device");
 	free(m.buf);
 
@@ -532,7 +532,8 @@ static void test_print(void)
 	       "\"node_guid\":\"0200:00ff:fe00:0000\",\"gids\":["
 	       "{\"index\":0,\"gid\":\"fe80::200:ff:fe00:0\"},"
 	       "{\"index\":1,\"gid\":\"::ffff:127.0.0.1\"}],"
-	       "\"counters\":{\"req_not_peer\":5,\"resp_not_peer\":0}}]\n",
+	       "\"counters\":{\"req_not_peer\":5,\"resp_not_peer\":0,"
+	       "\"gsi_dropped\":0}}]\n",
 	       "print: JSON, bound device");
 	free(m.buf);
 

@@ -95,12 +95,12 @@ t "show one"              0 "" "^[0-9]*: $a: uverbs[0-9]* state ACTIVE active_mt
 t "show bound"            0 "" "netdev lo netdev_mtu [0-9]* contexts" -- l s "$b"
 t "node_guid line"        0 "" "^    node_guid [0-9a-f]\{4\}:[0-9a-f]\{4\}:[0-9a-f]\{4\}:[0-9a-f]\{4\}\$" -- link show "$a"
 t "IPv4-mapped GID of lo" 0 "" "^    gid [0-9]* ::ffff:127.0.0.1\$" -- link show "$b"
-t "counters line"         0 "" "^    counters req_not_peer 0 resp_not_peer 0\$" -- link show "$a"
+t "counters line"         0 "" "^    counters req_not_peer 0 resp_not_peer 0 gsi_dropped 0\$" -- link show "$a"
 t "dump lists both"       0 "" "^[0-9]*: $b: " -- link
 t "json dump"             0 "" "\"ifname\":\"$b\",\"uverbs\":\"uverbs" -- -j link show
 check "json dump parses"  valid_json "$tmp/out"
 t "json bound members"    0 "" "\"netdev\":\"lo\",\"netdev_index\":1,\"netdev_mtu\":" -- -j link show "$b"
-t "json counters"         0 "" "\"counters\":{\"req_not_peer\":0,\"resp_not_peer\":0}}\]\$" -- -j link show "$a"
+t "json counters"         0 "" "\"counters\":{\"req_not_peer\":0,\"resp_not_peer\":0,\"gsi_dropped\":0}}\]\$" -- -j link show "$a"
 t "pretty json"           0 "" '^    "ifname": "'"$a"'",$' -- -p link show "$a"
 check "pretty json parses" valid_json "$tmp/out"
 
