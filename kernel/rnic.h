@@ -210,8 +210,9 @@ struct rnic_port {
  * @async_lock: protects @async_queues
  * @async_queues: asynchronous event queues of its contexts, for device
  *	events; @async_lock (event.c)
- * @mrs: MR table, index (the low bits of lkey and rkey) -> struct rnic_mr;
- *	an entry is non-NULL while the MR is registered
+ * @mrs: MR table, index (a field of lkey and rkey, RNIC_MR_INDEX_MASK) ->
+ *	struct rnic_mr; an entry is non-NULL while the MR is registered
+ * @mr_next: the next index xa_alloc_cyclic() tries in @mrs; @mrs' lock
  * @netdev: bound netdev (a held reference) or NULL; written under
  *	rnic_bind_lock, before the device is published and after it is
  *	unpublished, so it is also stable under rnic_devs_lock while published
@@ -262,6 +263,7 @@ struct rnic_dev {
 	spinlock_t async_lock; /* see above */
 	struct list_head async_queues;
 	struct xarray mrs;
+	u32 mr_next;
 
 	struct net_device *netdev;
 	netdevice_tracker netdev_tracker;

@@ -7,6 +7,8 @@
 #ifndef RNIC_VERBS_H
 #define RNIC_VERBS_H
 
+#include <linux/bitfield.h>
+
 #include "rnic.h"
 #include "engine/qp_engine.h"
 
@@ -26,8 +28,8 @@ struct rnic_pd {
  * @length: bytes
  * @offset: offset of the first byte in @pages[0]
  * @access: enum rnic_access bits
- * @lkey: local key; its low RNIC_MR_INDEX_BITS are the index in the
- *	device's MR table, the rest is random
+ * @lkey: local key: the index in the device's MR table and a random
+ *	part (RNIC_MR_INDEX_MASK)
  * @rkey: remote key, same index, another random part
  * @npages: entries in @pages
  * @pages: the pinned pages
@@ -205,9 +207,25 @@ struct rnic_ah {
 	struct rnic_av av;
 };
 
-/* MR keys: index in the low bits, random above: 2^15 guesses per index. */
+/*
+ * MR keys, lkey and rkey alike: bits 31-25 random, 24-8 the index in the
+ * device's MR table, 7-0 the key byte. The key byte is IB's "key" field,
+ * which belongs to the consumer (ibv_inc_rkey(), memory windows); an MR's
+ * is random and fixed (no reregistration), so an MR key has 15 random
+ * bits. A lookup compares the whole key. Indexes are allocated cyclically
+ * (rnic_dev.mr_next): the key of a deregistered MR names an MR again only
+ * once the indexes wrapped around, and then matches with one chance in
+ * 2^15.
+ */
 #define RNIC_MR_INDEX_BITS	17
+#define RNIC_MR_INDEX_MASK	GENMASK(RNIC_MR_INDEX_BITS + 7, 8)
 static_assert(BIT(RNIC_MR_INDEX_BITS) >= RNIC_MAX_MR);
+
+/* The MR table index a key names; the key is untrusted. */
+static inline u32 rnic_mr_key_index(u32 key)
+{
+	return FIELD_GET(RNIC_MR_INDEX_MASK, key);
+}
 
 /* pd.c, mr.c: the ioctls */
 int rnic_alloc_pd(struct rnic_ucmd *ucmd);

@@ -411,6 +411,11 @@ enum rnic_access {
  * @out_rkey: remote key
  * @__reserved: must be 0
  *
+ * The low 8 bits of both keys are the key byte, which the IB
+ * specification leaves to the consumer (ibv_inc_rkey()); a region's is
+ * random and fixed. The other bits are opaque; the keys of a deregistered
+ * region are not handed out again soon (Documentation/architecture.rst).
+ *
  * The pages are pinned until the region is deregistered. Unless the caller
  * has CAP_IPC_LOCK they count against RLIMIT_MEMLOCK of its process
  * (ENOMEM beyond it). A range that is not mapped is EFAULT; zero length,
