@@ -17,6 +17,7 @@
 #include <linux/completion.h>
 #include <linux/device.h>
 #include <linux/hrtimer.h>
+#include <linux/log2.h>
 #include <linux/netdevice.h>
 #include <linux/percpu-rwsem.h>
 #include <linux/refcount.h>
@@ -27,6 +28,7 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
+#include <net/ipv6.h>
 #include <net/net_namespace.h>
 
 #include <rdma/rnic-abi.h>
@@ -73,6 +75,27 @@
 #define RNIC_DEVICE_SYS_IMAGE_GUID	BIT(11)
 #define RNIC_PORT_IP_BASED_GIDS		BIT(26)
 
+/* An IB MTU (enum ibv_mtu, RNIC_MTU_256 .. RNIC_MTU_4096) in bytes */
+static inline u32 rnic_mtu_bytes(u32 ib_mtu)
+{
+	return 128U << ib_mtu;
+}
+
+/* The IB MTU of @bytes, a power of two from 256 to 4096 */
+static inline u32 rnic_mtu_enum(u32 bytes)
+{
+	return ilog2(bytes) - 7;
+}
+
+/*
+ * Completion vectors, as RNIC_IOCTL_QUERY_DEVICE reports them and CQ
+ * creation checks them: one per online CPU, at most RNIC_MAX_COMP_VECTORS.
+ */
+static inline u32 rnic_num_comp_vectors(void)
+{
+	return min_t(u32, num_online_cpus(), RNIC_MAX_COMP_VECTORS);
+}
+
 /**
  * enum rnic_obj_type - kinds of objects, for handles, limits and the leak
  *	check at unload
@@ -116,6 +139,15 @@ struct rnic_gid {
 	u8 raw[16];
 	bool valid;
 };
+
+/* Is @gid (network byte order) in ::ffff:0:0/96, RoCEv2's IPv4 GIDs? */
+static inline bool rnic_gid_is_v4mapped(const u8 *gid)
+{
+	struct in6_addr addr;
+
+	memcpy(&addr, gid, sizeof(addr));
+	return ipv6_addr_v4mapped(&addr);
+}
 
 /**
  * rnic_xa_load_rcu() - xa_load() for a caller already in an RCU read-side
@@ -423,6 +455,20 @@ struct rnic_event {
 };
 
 /**
+ * struct rnic_evobj_type - a kind of object with events (CQ, QP, SRQ), as
+ *	its destroy ioctl finds it
+ * @type: RNIC_OBJ_CQ, RNIC_OBJ_QP or RNIC_OBJ_SRQ
+ * @to_evobj: the struct rnic_evobj of an object of @type
+ * @busy: optional; true makes the destroy EBUSY for a reason the
+ *	object's references do not show (a QP attached to a multicast group)
+ */
+struct rnic_evobj_type {
+	enum rnic_obj_type type;
+	struct rnic_evobj *(*to_evobj)(struct rnic_uobj *uobj);
+	bool (*busy)(struct rnic_uobj *uobj);
+};
+
+/**
  * struct rnic_event_counts - events userspace read about an object
  * @comp: completion events (CQs)
  * @async: asynchronous events
@@ -552,12 +598,16 @@ extern const struct file_operations rnic_uverbs_fops;
 /**
  * struct rnic_ucmd - one ioctl call in progress
  * @ctx: the calling context
+ * @op: its entry in the ioctl table (core/uverbs.c)
  * @ubuffer: the user's struct
  * @user_size: size the user gave in the struct's first field
  * @cmd: kernel copy of the struct, zero-extended to the kernel's size
  */
+struct rnic_ioctl_op;
+
 struct rnic_ucmd {
 	struct rnic_ctx *ctx;
+	const struct rnic_ioctl_op *op;
 	void __user *ubuffer;
 	u32 user_size;
 	void *cmd;
@@ -623,8 +673,7 @@ u32 rnic_channel_drop(struct rnic_channel *channel, struct rnic_event *ev);
 void rnic_evobj_init(struct rnic_evobj *obj, u64 user_handle);
 void rnic_evobj_fini(struct rnic_ctx *ctx, struct rnic_evobj *obj);
 int rnic_evobj_destroy(struct rnic_ctx *ctx, u32 handle,
-		       enum rnic_obj_type type,
-		       struct rnic_evobj *(*to_evobj)(struct rnic_uobj *uobj),
+		       const struct rnic_evobj_type *et,
 		       struct rnic_event_counts *counts);
 void rnic_async_event(struct rnic_ctx *ctx, u32 event_type,
 		      struct rnic_evobj *obj, u32 port_num);

@@ -15,6 +15,9 @@
 
 struct rnic_qp;
 
+/* PSNs are 24 bits (the BTH's); verbs/qp_state.c checks modify's. */
+#define RNIC_PSN_MASK		0xffffff
+
 /* per-QP engine state (req.c, comp.c, resp.c) */
 
 struct rnic_kwqe;

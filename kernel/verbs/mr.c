@@ -164,7 +164,7 @@ int rnic_reg_mr(struct rnic_ucmd *ucmd)
 {
 	struct rnic_reg_mr *cmd = ucmd->cmd;
 	struct rnic_dev *rdev = ucmd->ctx->dev;
-	struct rnic_uobj *pd_uobj;
+	struct rnic_pd *pd;
 	struct rnic_mr *mr;
 	u32 index;
 	int ret;
@@ -172,9 +172,9 @@ int rnic_reg_mr(struct rnic_ucmd *ucmd)
 	ret = rnic_reg_mr_check(cmd);
 	if (ret)
 		return ret;
-	pd_uobj = rnic_uobj_get(ucmd->ctx, cmd->pd_handle, RNIC_OBJ_PD);
-	if (IS_ERR(pd_uobj))
-		return PTR_ERR(pd_uobj);
+	pd = rnic_pd_get(ucmd->ctx, cmd->pd_handle);
+	if (IS_ERR(pd))
+		return PTR_ERR(pd);
 
 	mr = rnic_uobj_alloc(ucmd->ctx, RNIC_OBJ_MR, sizeof(*mr),
 			     rnic_mr_destroy);
@@ -182,7 +182,7 @@ int rnic_reg_mr(struct rnic_ucmd *ucmd)
 		ret = PTR_ERR(mr);
 		goto err_put_pd;
 	}
-	mr->pd = container_of(pd_uobj, struct rnic_pd, uobj);
+	mr->pd = pd;
 	mr->iova = cmd->iova;
 	mr->length = cmd->length;
 	mr->access = cmd->access;
@@ -220,7 +220,7 @@ err_unpin:
 err_abort:
 	rnic_uobj_abort(&mr->uobj);
 err_put_pd:
-	rnic_uobj_put(pd_uobj);
+	rnic_uobj_put(&pd->uobj);
 	return ret;
 }
 

@@ -48,6 +48,18 @@ static struct rnic_evobj *rnic_qp_evobj(struct rnic_uobj *uobj)
 	return &to_rnic_qp(uobj)->ev;
 }
 
+/* Attached to a multicast group: detach first (ibv_destroy_qp(3)). */
+static bool rnic_qp_busy(struct rnic_uobj *uobj)
+{
+	return rnic_mcast_attached(to_rnic_qp(uobj));
+}
+
+const struct rnic_evobj_type rnic_qp_evobj_type = {
+	.type = RNIC_OBJ_QP,
+	.to_evobj = rnic_qp_evobj,
+	.busy = rnic_qp_busy,
+};
+
 /**
  * rnic_qp_lookup() - find a QP by number for the data path
  * @qpn: the number, untrusted
@@ -252,12 +264,11 @@ int rnic_create_qp(struct rnic_ucmd *ucmd)
 	qp = rnic_uobj_alloc(ctx, RNIC_OBJ_QP, sizeof(*qp), rnic_qp_destroy);
 	if (IS_ERR(qp))
 		return PTR_ERR(qp);
-	uobj = rnic_uobj_get(ctx, cmd->pd_handle, RNIC_OBJ_PD);
-	if (IS_ERR(uobj)) {
-		ret = PTR_ERR(uobj);
+	qp->pd = rnic_pd_get(ctx, cmd->pd_handle);
+	if (IS_ERR(qp->pd)) {
+		ret = PTR_ERR(qp->pd);
 		goto err_abort;
 	}
-	qp->pd = container_of(uobj, struct rnic_pd, uobj);
 	uobj = rnic_uobj_get(ctx, cmd->send_cq_handle, RNIC_OBJ_CQ);
 	if (IS_ERR(uobj)) {
 		ret = PTR_ERR(uobj);
@@ -276,7 +287,7 @@ int rnic_create_qp(struct rnic_ucmd *ucmd)
 			ret = PTR_ERR(uobj);
 			goto err_put_recv_cq;
 		}
-		qp->srq = container_of(uobj, struct rnic_srq, uobj);
+		qp->srq = to_rnic_srq(uobj);
 	}
 
 	rnic_evobj_init(&qp->ev, cmd->user_handle);
@@ -376,27 +387,3 @@ int rnic_query_qp(struct rnic_ucmd *ucmd)
  * the application detaches it first. An attach that slips in between the
  * check and the destroy is undone by the destroy, as at close.
  */
-int rnic_destroy_qp(struct rnic_ucmd *ucmd)
-{
-	struct rnic_destroy_qp *cmd = ucmd->cmd;
-	struct rnic_event_counts counts = {};
-	struct rnic_uobj *uobj;
-	bool attached;
-	int ret;
-
-	if (cmd->flags || cmd->__reserved)
-		return -EINVAL;
-	uobj = rnic_uobj_get(ucmd->ctx, cmd->handle, RNIC_OBJ_QP);
-	if (IS_ERR(uobj))
-		return PTR_ERR(uobj);
-	attached = rnic_mcast_attached(to_rnic_qp(uobj));
-	rnic_uobj_put(uobj);
-	if (attached)
-		return -EBUSY;
-	ret = rnic_evobj_destroy(ucmd->ctx, cmd->handle, RNIC_OBJ_QP,
-				 rnic_qp_evobj, &counts);
-	if (ret)
-		return ret;
-	cmd->out_async_events_reported = counts.async;
-	return rnic_ucmd_respond(ucmd, sizeof(*cmd));
-}

@@ -21,6 +21,24 @@ struct rnic_pd {
 };
 
 /**
+ * rnic_pd_get() - find a protection domain by handle, for an object that
+ *	will hold it
+ * @ctx: the calling context
+ * @handle: handle from userspace, untrusted
+ *
+ * Return: the PD with a reference, dropped with rnic_uobj_put(&pd->uobj)
+ * (when the object holding it goes), or ERR_PTR(-EINVAL).
+ */
+static inline struct rnic_pd *rnic_pd_get(struct rnic_ctx *ctx, u32 handle)
+{
+	struct rnic_uobj *uobj = rnic_uobj_get(ctx, handle, RNIC_OBJ_PD);
+
+	if (IS_ERR(uobj))
+		return ERR_CAST(uobj);
+	return container_of(uobj, struct rnic_pd, uobj);
+}
+
+/**
  * struct rnic_mr - memory region: pinned user pages
  * @uobj: common header
  * @pd: its protection domain, a counted reference (pd->uobj.users)
@@ -190,6 +208,11 @@ struct rnic_srq {
 	u32 limit;
 };
 
+static inline struct rnic_srq *to_rnic_srq(struct rnic_uobj *uobj)
+{
+	return container_of(uobj, struct rnic_srq, uobj);
+}
+
 /**
  * struct rnic_ah - address handle
  * @uobj: common header
@@ -235,7 +258,7 @@ int rnic_dereg_mr(struct rnic_ucmd *ucmd);
 
 int rnic_create_cq(struct rnic_ucmd *ucmd);
 int rnic_resize_cq(struct rnic_ucmd *ucmd);
-int rnic_destroy_cq(struct rnic_ucmd *ucmd);
+extern const struct rnic_evobj_type rnic_cq_evobj_type;
 int rnic_cq_post(struct rnic_cq *cq, const struct rnic_cqe *cqe,
 		 bool solicited);
 
@@ -396,7 +419,7 @@ static inline u32 rnic_qp_state(struct rnic_qp *qp)
 int rnic_create_qp(struct rnic_ucmd *ucmd);
 int rnic_modify_qp(struct rnic_ucmd *ucmd);
 int rnic_query_qp(struct rnic_ucmd *ucmd);
-int rnic_destroy_qp(struct rnic_ucmd *ucmd);
+extern const struct rnic_evobj_type rnic_qp_evobj_type;
 int rnic_attach_mcast(struct rnic_ucmd *ucmd);
 int rnic_detach_mcast(struct rnic_ucmd *ucmd);
 bool rnic_gid_is_mcast(const u8 *gid);
@@ -411,7 +434,7 @@ void rnic_mcast_deliver(struct rnic_dev *rdev, const u8 *gid,
 int rnic_create_srq(struct rnic_ucmd *ucmd);
 int rnic_modify_srq(struct rnic_ucmd *ucmd);
 int rnic_query_srq(struct rnic_ucmd *ucmd);
-int rnic_destroy_srq(struct rnic_ucmd *ucmd);
+extern const struct rnic_evobj_type rnic_srq_evobj_type;
 int rnic_av_from_attr(struct rnic_dev *rdev, const struct rnic_ah_attr *attr,
 		      struct rnic_av *av);
 int rnic_create_ah(struct rnic_ucmd *ucmd);

@@ -809,20 +809,22 @@ struct rnic_resize_cq {
  * @flags: must be 0
  * @handle: the CQ
  * @__reserved: must be 0
- * @out_comp_events_reported: completion events of the CQ read from its
- *	channel
  * @out_async_events_reported: asynchronous events of the CQ read from the
  *	context's queue
+ * @out_comp_events_reported: completion events of the CQ read from its
+ *	channel
  *
  * EBUSY while a QP uses the CQ, or while another destroy of it runs.
+ * struct rnic_destroy_qp and struct rnic_destroy_srq are its first 20
+ * bytes.
  */
 struct rnic_destroy_cq {
 	__u32 size;
 	__u32 flags;
 	__u32 handle;
 	__u32 __reserved;
-	__u32 out_comp_events_reported;
 	__u32 out_async_events_reported;
+	__u32 out_comp_events_reported;
 };
 
 /* queue pairs, multicast: structs */
