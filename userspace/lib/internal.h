@@ -55,8 +55,6 @@ void rnic_device_put(struct rnic_device *rdev);
  * struct rnic_context - librnic's side of a struct ibv_context
  * @ibctx: what the application sees
  * @rdev: the device, referenced for the context's lifetime
- *
- * Later issues add the object tables and mapped rings here.
  */
 struct rnic_context {
 	struct ibv_context ibctx;

@@ -1107,7 +1107,8 @@ struct rnic_qp_attr {
  * See "rnic queue pairs". On error nothing is changed. Moving from RTS to
  * SQD with RNIC_QP_EN_SQD_ASYNC_NOTIFY and @attr.en_sqd_async_notify 1
  * raises IBV_EVENT_SQ_DRAINED (element: the QP's user_handle) once the
- * send queue is drained: at once, as nothing is in flight yet.
+ * send queue is drained: when the sends in flight at the transition have
+ * been answered, at once if none is.
  */
 struct rnic_modify_qp {
 	__u32 size;
