@@ -416,6 +416,12 @@ struct rnic_ring {
 	void *slots;
 };
 
+/* Entries of a ring: 0 for one never allocated (.region NULL). */
+static inline u32 rnic_ring_entries(const struct rnic_ring *ring)
+{
+	return ring->region ? ring->mask + 1 : 0;
+}
+
 /* completion queues, channels, async events: types */
 
 /*

@@ -211,10 +211,21 @@ static void rnic_qp_grant(const struct rnic_create_qp *cmd,
 	}
 }
 
+/* What a QP has: the sizes of its rings and its per-WQE limits. */
+static void rnic_qp_cap(const struct rnic_qp *qp, struct rnic_qp_cap *cap)
+{
+	memset(cap, 0, sizeof(*cap));
+	cap->max_send_wr = rnic_ring_entries(&qp->sq);
+	cap->max_recv_wr = rnic_ring_entries(&qp->rq);
+	cap->max_send_sge = qp->cap.max_send_sge;
+	cap->max_recv_sge = qp->cap.max_recv_sge;
+	cap->max_inline_data = qp->cap.max_inline_data;
+}
+
 static int rnic_qp_alloc_rings(struct rnic_ctx *ctx, struct rnic_qp *qp,
 			       struct rnic_create_qp *cmd)
 {
-	const struct rnic_qp_cap *cap = &qp->cap;
+	const struct rnic_qp_cap *cap = &cmd->out_cap;
 	u32 send_room, recv_room;
 	int ret;
 
@@ -293,7 +304,10 @@ int rnic_create_qp(struct rnic_ucmd *ucmd)
 	rnic_evobj_init(&qp->ev, cmd->user_handle);
 	qp->type = cmd->qp_type;
 	qp->sq_sig_all = cmd->flags & RNIC_CREATE_QP_SQ_SIG_ALL;
-	rnic_qp_grant(cmd, &qp->cap);
+	rnic_qp_grant(cmd, &cmd->out_cap);
+	qp->cap.max_send_sge = cmd->out_cap.max_send_sge;
+	qp->cap.max_recv_sge = cmd->out_cap.max_recv_sge;
+	qp->cap.max_inline_data = cmd->out_cap.max_inline_data;
 	spin_lock_init(&qp->lock);
 	qp->attr.qp_state = RNIC_QPS_RESET;
 	INIT_LIST_HEAD(&qp->mcast);
@@ -320,7 +334,6 @@ int rnic_create_qp(struct rnic_ucmd *ucmd)
 
 	cmd->out_handle = qp->uobj.handle;
 	cmd->out_qp_num = qp->qpn;
-	cmd->out_cap = qp->cap;
 	/* the flags words: next to the consumer index, which we write */
 	cmd->out_sq_flags_off = qp->sq.region ?
 		cmd->out_sq.consumer_off + sizeof(u32) : 0;
@@ -377,7 +390,7 @@ int rnic_query_qp(struct rnic_ucmd *ucmd)
 	spin_unlock(&qp->lock);
 	spin_unlock_bh(&qp->req.lock);
 	cmd->out_attr.cur_qp_state = cmd->out_attr.qp_state;
-	cmd->out_cap = qp->cap;
+	rnic_qp_cap(qp, &cmd->out_cap);
 	rnic_uobj_put(uobj);
 	return rnic_ucmd_respond(ucmd, sizeof(*cmd));
 }

@@ -73,12 +73,12 @@ int rnic_create_srq(struct rnic_ucmd *ucmd)
 	}
 	srq->pd = pd;
 	rnic_evobj_init(&srq->ev, cmd->user_handle);
-	srq->max_wr = roundup_pow_of_two(cmd->max_wr);
 	srq->max_sge = cmd->max_sge;
 	spin_lock_init(&srq->lock);
 	srq->limit = cmd->srq_limit;
 
-	ret = rnic_ring_alloc(ucmd->ctx, &srq->ring, srq->max_wr,
+	ret = rnic_ring_alloc(ucmd->ctx, &srq->ring,
+			      roundup_pow_of_two(cmd->max_wr),
 			      sizeof(struct rnic_recv_wqe) +
 			      srq->max_sge * sizeof(struct rnic_sge),
 			      &cmd->out_ring);
@@ -86,7 +86,7 @@ int rnic_create_srq(struct rnic_ucmd *ucmd)
 		goto err_abort;
 
 	cmd->out_handle = srq->uobj.handle;
-	cmd->out_max_wr = srq->max_wr;
+	cmd->out_max_wr = rnic_ring_entries(&srq->ring);
 	cmd->out_max_sge = srq->max_sge;
 	ret = rnic_ucmd_respond(ucmd, sizeof(*cmd));
 	if (ret)
@@ -121,7 +121,7 @@ int rnic_modify_srq(struct rnic_ucmd *ucmd)
 	srq = to_rnic_srq(uobj);
 
 	if (cmd->attr_mask & RNIC_SRQ_LIMIT) {
-		if (cmd->srq_limit > srq->max_wr) {
+		if (cmd->srq_limit > rnic_ring_entries(&srq->ring)) {
 			ret = -EINVAL;
 			goto out_put;
 		}
@@ -148,7 +148,7 @@ int rnic_query_srq(struct rnic_ucmd *ucmd)
 		return PTR_ERR(uobj);
 	srq = to_rnic_srq(uobj);
 
-	cmd->out_max_wr = srq->max_wr;
+	cmd->out_max_wr = rnic_ring_entries(&srq->ring);
 	cmd->out_max_sge = srq->max_sge;
 	spin_lock_bh(&srq->lock);
 	cmd->out_srq_limit = srq->limit;

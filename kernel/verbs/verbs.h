@@ -180,8 +180,8 @@ struct rnic_mcast_attach {
  *	IBV_EVENT_SRQ_ERR); its user_handle is the events' element
  * @ring: the receive ring; userspace produces entries (struct
  *	rnic_recv_wqe + @max_sge struct rnic_sge), the data path consumes
- *	them; never trusted (see "rnic rings")
- * @max_wr: entries in @ring, a power of two; fixed (no resize)
+ *	them; never trusted (see "rnic rings"); its size is fixed (no
+ *	resize)
  * @max_sge: scatter/gather entries per entry; fixed
  * @lock: protects @limit, and serialises the consumers of @ring (the
  *	responders of every QP attached); taken with _bh, the data path may
@@ -200,7 +200,6 @@ struct rnic_srq {
 	struct rnic_pd *pd;
 	struct rnic_evobj ev;
 	struct rnic_ring ring;
-	u32 max_wr;
 	u32 max_sge;
 	spinlock_t lock; /* see above */
 	u32 consumer;
@@ -299,6 +298,18 @@ static inline void rnic_cq_notify(struct rnic_cq *cq, bool solicited)
 /* queue pairs, multicast: functions */
 
 /**
+ * struct rnic_qp_limits - what each work request of a QP may carry
+ * @max_send_sge: scatter/gather entries of a send WQE
+ * @max_recv_sge: scatter/gather entries of a receive WQE (0 with an SRQ)
+ * @max_inline_data: inline bytes of a send WQE
+ */
+struct rnic_qp_limits {
+	u32 max_send_sge;
+	u32 max_recv_sge;
+	u32 max_inline_data;
+};
+
+/**
  * struct rnic_qp - queue pair
  * @uobj: common header
  * @pd: its protection domain, a counted reference (pd->uobj.users)
@@ -312,10 +323,11 @@ static inline void rnic_cq_notify(struct rnic_cq *cq, bool solicited)
  *	an xarray over all devices, so that numbers are not reused soon)
  * @type: enum rnic_qp_type
  * @sq_sig_all: every send work request completes with a CQE
- * @cap: queue sizes granted at creation, fixed
- * @sq: the send ring; .region is NULL if @cap.max_send_wr is 0
- * @rq: the receive ring; .region is NULL with an SRQ or if
- *	@cap.max_recv_wr is 0
+ * @cap: what a work request may carry, granted at creation; fixed. The
+ *	queue sizes are those of @sq and @rq (rnic_qp_cap()).
+ * @sq: the send ring; .region is NULL without a send queue
+ * @rq: the receive ring; .region is NULL with an SRQ or without a
+ *	receive queue
  * @lock: protects @attr and @av; taken with _bh, the data path may run in
  *	softirq context
  * @attr: the attributes as RNIC_IOCTL_MODIFY_QP last set them;
@@ -361,7 +373,7 @@ struct rnic_qp {
 	u32 qpn;
 	u32 type;
 	bool sq_sig_all;
-	struct rnic_qp_cap cap;
+	struct rnic_qp_limits cap;
 	struct rnic_ring sq;
 	struct rnic_ring rq;
 	spinlock_t lock; /* see above */
