@@ -17,6 +17,7 @@
 #include <linux/completion.h>
 #include <linux/device.h>
 #include <linux/hrtimer.h>
+#include <linux/log2.h>
 #include <linux/netdevice.h>
 #include <linux/percpu-rwsem.h>
 #include <linux/refcount.h>
@@ -27,6 +28,7 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
+#include <net/ipv6.h>
 #include <net/net_namespace.h>
 
 #include <rdma/rnic-abi.h>
@@ -73,6 +75,27 @@
 #define RNIC_DEVICE_SYS_IMAGE_GUID	BIT(11)
 #define RNIC_PORT_IP_BASED_GIDS		BIT(26)
 
+/* An IB MTU (enum ibv_mtu, RNIC_MTU_256 .. RNIC_MTU_4096) in bytes */
+static inline u32 rnic_mtu_bytes(u32 ib_mtu)
+{
+	return 128U << ib_mtu;
+}
+
+/* The IB MTU of @bytes, a power of two from 256 to 4096 */
+static inline u32 rnic_mtu_enum(u32 bytes)
+{
+	return ilog2(bytes) - 7;
+}
+
+/*
+ * Completion vectors, as RNIC_IOCTL_QUERY_DEVICE reports them and CQ
+ * creation checks them: one per online CPU, at most RNIC_MAX_COMP_VECTORS.
+ */
+static inline u32 rnic_num_comp_vectors(void)
+{
+	return min_t(u32, num_online_cpus(), RNIC_MAX_COMP_VECTORS);
+}
+
 /**
  * enum rnic_obj_type - kinds of objects, for handles, limits and the leak
  *	check at unload
@@ -116,6 +139,15 @@ struct rnic_gid {
 	u8 raw[16];
 	bool valid;
 };
+
+/* Is @gid (network byte order) in ::ffff:0:0/96, RoCEv2's IPv4 GIDs? */
+static inline bool rnic_gid_is_v4mapped(const u8 *gid)
+{
+	struct in6_addr addr;
+
+	memcpy(&addr, gid, sizeof(addr));
+	return ipv6_addr_v4mapped(&addr);
+}
 
 /**
  * rnic_xa_load_rcu() - xa_load() for a caller already in an RCU read-side
@@ -208,8 +240,9 @@ struct rnic_port {
  * @async_lock: protects @async_queues
  * @async_queues: asynchronous event queues of its contexts, for device
  *	events; @async_lock (event.c)
- * @mrs: MR table, index (the low bits of lkey and rkey) -> struct rnic_mr;
- *	an entry is non-NULL while the MR is registered
+ * @mrs: MR table, index (a field of lkey and rkey, RNIC_MR_INDEX_MASK) ->
+ *	struct rnic_mr; an entry is non-NULL while the MR is registered
+ * @mr_next: the next index xa_alloc_cyclic() tries in @mrs; @mrs' lock
  * @qps: QP table, QP number -> struct rnic_qp (verbs/qp.c); numbers are
  *	the device's own, the local link looks them up after the GID map
  *	gave the device. An entry is reserved but NULL while its QP is built
@@ -270,6 +303,7 @@ struct rnic_dev {
 	struct xarray mrs;
 	struct xarray qps;
 	u32 qpn_next;
+	u32 mr_next;
 
 	struct net_device *netdev;
 	netdevice_tracker netdev_tracker;
@@ -391,6 +425,12 @@ struct rnic_ring {
 	void *slots;
 };
 
+/* Entries of a ring: 0 for one never allocated (.region NULL). */
+static inline u32 rnic_ring_entries(const struct rnic_ring *ring)
+{
+	return ring->region ? ring->mask + 1 : 0;
+}
+
 /* completion queues, channels, async events: types */
 
 /*
@@ -427,6 +467,20 @@ struct rnic_event {
 	u64 seq;
 	bool dynamic;
 	struct rnic_event_desc desc;
+};
+
+/**
+ * struct rnic_evobj_type - a kind of object with events (CQ, QP, SRQ), as
+ *	its destroy ioctl finds it
+ * @type: RNIC_OBJ_CQ, RNIC_OBJ_QP or RNIC_OBJ_SRQ
+ * @to_evobj: the struct rnic_evobj of an object of @type
+ * @busy: optional; true makes the destroy EBUSY for a reason the
+ *	object's references do not show (a QP attached to a multicast group)
+ */
+struct rnic_evobj_type {
+	enum rnic_obj_type type;
+	struct rnic_evobj *(*to_evobj)(struct rnic_uobj *uobj);
+	bool (*busy)(struct rnic_uobj *uobj);
 };
 
 /**
@@ -560,12 +614,16 @@ extern const struct file_operations rnic_uverbs_fops;
 /**
  * struct rnic_ucmd - one ioctl call in progress
  * @ctx: the calling context
+ * @op: its entry in the ioctl table (core/uverbs.c)
  * @ubuffer: the user's struct
  * @user_size: size the user gave in the struct's first field
  * @cmd: kernel copy of the struct, zero-extended to the kernel's size
  */
+struct rnic_ioctl_op;
+
 struct rnic_ucmd {
 	struct rnic_ctx *ctx;
+	const struct rnic_ioctl_op *op;
 	void __user *ubuffer;
 	u32 user_size;
 	void *cmd;
@@ -631,8 +689,7 @@ u32 rnic_channel_drop(struct rnic_channel *channel, struct rnic_event *ev);
 void rnic_evobj_init(struct rnic_evobj *obj, u64 user_handle);
 void rnic_evobj_fini(struct rnic_ctx *ctx, struct rnic_evobj *obj);
 int rnic_evobj_destroy(struct rnic_ctx *ctx, u32 handle,
-		       enum rnic_obj_type type,
-		       struct rnic_evobj *(*to_evobj)(struct rnic_uobj *uobj),
+		       const struct rnic_evobj_type *et,
 		       struct rnic_event_counts *counts);
 void rnic_async_event(struct rnic_ctx *ctx, u32 event_type,
 		      struct rnic_evobj *obj, u32 port_num);

@@ -3,7 +3,8 @@
  * Every error the data path reports, produced on purpose, with the status
  * the verbs specification names for it: remote access errors (bad rkey,
  * out of bounds, rights missing on the MR or on the QP, an MR of another
- * PD or context, a deregistered MR), a receive too small (REM_INV_REQ_ERR
+ * PD or context, a deregistered MR, keys of a deregistered MR against
+ * the MR registered after it), a receive too small (REM_INV_REQ_ERR
  * at the requester, LOC_LEN_ERR at the responder), local protection
  * errors, local length errors, a misaligned atomic, RNR retries exhausted
  * and RNR recovered, the RNR wait's length and resolution, a QP destroyed,
@@ -197,7 +198,7 @@ TEST_F(acc, remote_access_error)
 	w.raddr = (uintptr_t)rb.mem + 4096;
 	switch (variant->fault) {
 	case F_BAD_RKEY:
-		rkey ^= 0x00800000;
+		rkey ^= KEY_RANDOM_BIT;
 		break;
 	case F_PAST_END:
 		w.raddr = (uintptr_t)rb.mem + rb.size - (atomic ? 0 : 8);
@@ -324,7 +325,7 @@ TEST_F(err, recv_local_protection)
 		dp_sgl_one(&self->lb, 0, 200, &ls);
 		if (i == 0) {
 			dp_sgl_one(&self->rb, 0, 200, &rs);
-			rs.sge[0].lkey ^= 0x00800000;
+			rs.sge[0].lkey ^= KEY_RANDOM_BIT;
 		} else if (i == 1) {
 			dp_sgl_one(&self->rb, self->rb.size - 100, 200, &rs);
 		} else {
@@ -380,7 +381,7 @@ TEST_F(err, local_protection)
 		switch (i) {
 		case 0:		/* SEND, bad lkey */
 			w.op = IBV_WR_SEND;
-			ls.sge[0].lkey ^= 0x00800000;
+			ls.sge[0].lkey ^= KEY_RANDOM_BIT;
 			break;
 		case 1:		/* WRITE, range past the MR */
 			w.op = IBV_WR_RDMA_WRITE;
@@ -447,6 +448,93 @@ TEST_F(err, local_protection)
 	EXPECT_EQ(0, dp_buf_free(&ro));
 	EXPECT_EQ(0, dp_buf_free(&other));
 	EXPECT_EQ(0, ibv_dealloc_pd(pd2));
+}
+
+/* @key with its key byte, the consumer's (ibv_inc_rkey()), moved on. */
+static uint32_t key_byte_inc(uint32_t key)
+{
+	return (key & ~0xffu) | ((key + 1) & 0xffu);
+}
+
+/*
+ * Keys of a deregistered MR, with a new MR registered over the same
+ * memory right after it: the old key, the old key's random parts at the
+ * new MR's index (where indexes reused at once would have put the new
+ * MR), and the new key with its key byte changed are all refused:
+ * REM_ACCESS_ERR as an rkey of a WRITE, LOC_PROT_ERR as the lkey of a
+ * SEND. The new keys work, and the new MR took the next index.
+ */
+TEST_F(err, stale_keys_refused)
+{
+	uint32_t old_rkey, old_lkey, rkeys[3], lkeys[3];
+	struct dp_qp_opts o = dp_opts(IBV_QPT_RC);
+	struct ibv_mr *mr, *rmr, *lmr;
+	struct dp_sgl ls;
+	struct ibv_wc wc;
+	struct dp_wr w;
+	int i;
+
+	mr = ibv_reg_mr(self->env.pd[1], self->rb.mem, 4096, DP_ACCESS_ALL);
+	ASSERT_NE(NULL, mr);
+	old_rkey = mr->rkey;
+	ASSERT_EQ(0, ibv_dereg_mr(mr));
+	rmr = ibv_reg_mr(self->env.pd[1], self->rb.mem, 4096, DP_ACCESS_ALL);
+	ASSERT_NE(NULL, rmr);
+	mr = ibv_reg_mr(self->env.pd[0], self->lb.mem, 4096, DP_ACCESS_ALL);
+	ASSERT_NE(NULL, mr);
+	old_lkey = mr->lkey;
+	ASSERT_EQ(0, ibv_dereg_mr(mr));
+	lmr = ibv_reg_mr(self->env.pd[0], self->lb.mem, 4096, DP_ACCESS_ALL);
+	ASSERT_NE(NULL, lmr);
+	/* the next index, not the one just freed */
+	EXPECT_EQ(KEY_INDEX(old_rkey) + 1, KEY_INDEX(rmr->rkey));
+	EXPECT_EQ(KEY_INDEX(old_lkey) + 1, KEY_INDEX(lmr->lkey));
+
+	rkeys[0] = old_rkey;
+	rkeys[1] = KEY_WITH_INDEX(old_rkey, KEY_INDEX(rmr->rkey));
+	rkeys[2] = key_byte_inc(rmr->rkey);
+	lkeys[0] = old_lkey;
+	lkeys[1] = KEY_WITH_INDEX(old_lkey, KEY_INDEX(lmr->lkey));
+	lkeys[2] = key_byte_inc(lmr->lkey);
+	/* 0-2: WRITE, wrong rkey; 3-5: SEND, wrong lkey; 6: right keys */
+	for (i = 0; i < 7; i++) {
+		enum ibv_wc_status want = IBV_WC_REM_ACCESS_ERR;
+
+		w = (struct dp_wr){ .op = IBV_WR_RDMA_WRITE,
+				    .flags = IBV_SEND_SIGNALED, .wr_id = i,
+				    .sgl = &ls, .raddr = (uintptr_t)self->rb.mem,
+				    .rkey = rmr->rkey };
+		dp_sgl_one(&self->lb, 0, 64, &ls);
+		ls.sge[0].lkey = lmr->lkey;
+		if (i < 3) {
+			w.rkey = rkeys[i];
+		} else if (i < 6) {
+			w.op = IBV_WR_SEND;
+			ls.sge[0].lkey = lkeys[i - 3];
+			want = IBV_WC_LOC_PROT_ERR;
+		} else {
+			/* nothing written before */
+			EXPECT_EQ(-1, dp_check(self->rb.mem, self->rb.size,
+					       dp_guard_seed(&self->rb), 0));
+			want = IBV_WC_SUCCESS;
+		}
+		/* moved random parts may make the new key: 1 in 2^15 */
+		if (i != 6 && w.rkey == rmr->rkey &&
+		    ls.sge[0].lkey == lmr->lkey)
+			continue;
+		dp_pair_open(_metadata, &self->env, &o, &self->p);
+		ASSERT_EQ(0, dp_post_recv(self->p.qp[1], NULL, 10));
+		ASSERT_EQ(0, dp_post(self->p.qp[0], &w));
+		ASSERT_POLL1(self->env.scq[0], &wc);
+		ASSERT_EQ(want, wc.status)
+			TH_LOG("case %d: " DP_WC_FMT, i, DP_WC_ARGS(&wc));
+		dp_pair_close(_metadata, &self->p);
+		/* the receive, flushed or not consumed */
+		dp_poll(self->env.rcq[1], 1, &wc, 0);
+	}
+	EXPECT_EQ(0, memcmp(self->rb.mem, self->lb.mem, 64));
+	EXPECT_EQ(0, ibv_dereg_mr(rmr));
+	EXPECT_EQ(0, ibv_dereg_mr(lmr));
 }
 
 /*
@@ -537,7 +625,7 @@ TEST_F(err, responder_access_error_event)
 	struct dp_wr w = { .op = IBV_WR_RDMA_WRITE,
 			   .flags = IBV_SEND_SIGNALED, .wr_id = 1, .sgl = &ls,
 			   .raddr = (uintptr_t)self->rb.mem,
-			   .rkey = self->rb.mr->rkey ^ 0x00800000 };
+			   .rkey = self->rb.mr->rkey ^ KEY_RANDOM_BIT };
 
 	dp_pair_open(_metadata, &self->env, &o, &self->p);
 	dp_sgl_one(&self->lb, 0, 64, &ls);
@@ -1525,7 +1613,7 @@ TEST_F(err, unsignaled_writes_then_local_error)
 	dp_pair_open(_metadata, &self->env, &o, &self->p);
 	post_unsignaled_writes(_metadata, self, 3, seed);
 	dp_sgl_one(&self->lb, 8192, 100, &ls);
-	ls.sge[0].lkey ^= 0x00800000;
+	ls.sge[0].lkey ^= KEY_RANDOM_BIT;
 	ASSERT_EQ(0, dp_post(self->p.qp[0], &w));
 	ASSERT_POLL1(self->env.scq[0], &wc);
 	ASSERT_WC(&wc, 9, IBV_WC_LOC_PROT_ERR, 0);
@@ -1698,7 +1786,7 @@ TEST_F(err, uc_drops_bad_writes)
 		};
 
 		if (i < 2)
-			w.rkey ^= 0x00800000;
+			w.rkey ^= KEY_RANDOM_BIT;
 		else
 			w.raddr = (uintptr_t)self->rb.mem + self->rb.size - 10;
 		ASSERT_EQ(0, dp_post(self->p.qp[0], &w));

@@ -35,8 +35,6 @@
 #define NSTALE	16
 #define NQP	32
 #define PAGE	4096
-#define IDX_BITS 17
-#define IDX_MASK ((1u << IDX_BITS) - 1)
 
 /* What the first process tells the guesser. */
 struct victim_info {
@@ -74,7 +72,7 @@ static void guess(const struct victim_info *vi, uint32_t n, uint64_t *rnd,
 		  uint32_t *key, uint32_t *page)
 {
 	uint32_t r = dp_rand(rnd), other = 1 + r % (NMR - 1);
-	uint32_t idx0 = vi->key0 & IDX_MASK;
+	uint32_t idx0 = KEY_INDEX(vi->key0);
 
 	*page = other;
 	switch (n % 7) {
@@ -86,10 +84,10 @@ static void guess(const struct victim_info *vi, uint32_t n, uint64_t *rnd,
 		*page = 0;
 		break;
 	case 2:		/* the given key's random part, the next MRs' index */
-		*key = (vi->key0 & ~IDX_MASK) | ((idx0 + other) & IDX_MASK);
+		*key = KEY_WITH_INDEX(vi->key0, idx0 + other);
 		break;
 	case 3:		/* any random part with the next MRs' index */
-		*key = (dp_rand(rnd) & ~IDX_MASK) | ((idx0 + other) & IDX_MASK);
+		*key = KEY_WITH_INDEX(dp_rand(rnd), idx0 + other);
 		break;
 	case 4:		/* a key that was valid once */
 		*key = vi->stale[n / 7 % NSTALE];

@@ -192,11 +192,12 @@ TEST_F(mr, keys)
 	}
 	for (i = 0; i < 64; i++) {
 		/* Same index in both keys, distinct between regions. */
-		EXPECT_EQ(mrs[i]->lkey & 0x1ffff, mrs[i]->rkey & 0x1ffff);
+		EXPECT_EQ(KEY_INDEX(mrs[i]->lkey), KEY_INDEX(mrs[i]->rkey));
 		for (j = 0; j < i; j++) {
 			EXPECT_NE(mrs[i]->lkey, mrs[j]->lkey);
 			EXPECT_NE(mrs[i]->rkey, mrs[j]->rkey);
-			if (mrs[i]->rkey >> 17 == mrs[j]->rkey >> 17)
+			if ((mrs[i]->rkey & ~KEY_INDEX_MASK) ==
+			    (mrs[j]->rkey & ~KEY_INDEX_MASK))
 				same_hi++;
 		}
 	}
@@ -204,6 +205,89 @@ TEST_F(mr, keys)
 	EXPECT_GT(100, same_hi);
 	for (i = 0; i < 64; i++)
 		EXPECT_EQ(0, ibv_dereg_mr(mrs[i]));
+}
+
+/*
+ * The key layout as ibv_reg_mr() shows it: the index in bits 8-24, the
+ * same in both keys, and the next region on a new device at the next
+ * index: the first device's MR takes index 0, the ones after it count up.
+ * The key byte and the 7 top bits are random: over 64 regions, each of
+ * the 15 random bits is seen both set and clear.
+ */
+TEST_F(mr, key_layout)
+{
+	uint32_t set = 0, clear = 0;
+	struct ibv_mr *mrs[64];
+	unsigned int i;
+
+	for (i = 0; i < 64; i++) {
+		mrs[i] = ibv_reg_mr(self->pd, self->buf + i, 1, 0);
+		ASSERT_NE(NULL, mrs[i]);
+		EXPECT_EQ(i, KEY_INDEX(mrs[i]->lkey));
+		EXPECT_EQ(i, KEY_INDEX(mrs[i]->rkey));
+		set |= mrs[i]->lkey | mrs[i]->rkey;
+		clear |= ~mrs[i]->lkey | ~mrs[i]->rkey;
+	}
+	EXPECT_EQ(~KEY_INDEX_MASK, set & ~KEY_INDEX_MASK);
+	EXPECT_EQ(~KEY_INDEX_MASK, clear & ~KEY_INDEX_MASK);
+	for (i = 0; i < 64; i++)
+		EXPECT_EQ(0, ibv_dereg_mr(mrs[i]));
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* No two of @n sorted keys are equal. */
+static bool keys_distinct(uint32_t *keys, unsigned int n)
+{
+	unsigned int i;
+
+	qsort(keys, n, sizeof(*keys), cmp_u32);
+	for (i = 1; i < n; i++)
+		if (keys[i - 1] == keys[i])
+			return false;
+	return true;
+}
+
+/*
+ * Indexes are allocated cyclically: each registration after a
+ * deregistration takes the next index, not the one just freed, so no key
+ * comes back. RNIC_MR_CYCLES cycles (default 2000, at most 2^17 - 1: one
+ * turn of the indexes) next to a region kept registered at index 0.
+ */
+TEST_F(mr, reg_dereg_cycles_never_reuse_a_key)
+{
+	const char *env = getenv("RNIC_MR_CYCLES");
+	unsigned int i, n = env ? atoi(env) : 2000;
+	uint32_t *lkeys, *rkeys;
+	struct ibv_mr *keep, *mr;
+
+	n = n < (1u << 17) ? n : (1u << 17) - 1;
+	lkeys = calloc(n, sizeof(*lkeys));
+	rkeys = calloc(n, sizeof(*rkeys));
+	ASSERT_TRUE(lkeys && rkeys);
+	keep = ibv_reg_mr(self->pd, self->buf, 1, 0);
+	ASSERT_NE(NULL, keep);
+	ASSERT_EQ(0, KEY_INDEX(keep->lkey));
+	for (i = 0; i < n; i++) {
+		mr = ibv_reg_mr(self->pd, self->buf, 1, 0);
+		ASSERT_NE(NULL, mr);
+		/* the index the last one freed is never taken again */
+		ASSERT_EQ(i + 1, KEY_INDEX(mr->lkey));
+		ASSERT_EQ(KEY_INDEX(mr->lkey), KEY_INDEX(mr->rkey));
+		lkeys[i] = mr->lkey;
+		rkeys[i] = mr->rkey;
+		ASSERT_EQ(0, ibv_dereg_mr(mr));
+	}
+	EXPECT_TRUE(keys_distinct(lkeys, n));
+	EXPECT_TRUE(keys_distinct(rkeys, n));
+	EXPECT_EQ(0, ibv_dereg_mr(keep));
+	free(lkeys);
+	free(rkeys);
 }
 
 TEST_F(mr, pinned_memory_is_accounted)

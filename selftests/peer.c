@@ -27,8 +27,6 @@
 #define PEER_RECVS	8
 #define PEER_SLOT	256
 #define PEER_BUF	16384
-/* Flipped in an rkey to make it bad: a key bit, not the index */
-#define PEER_BAD_KEY	(1u << 20)
 /* Bytes of every SEND and WRITE */
 #define PEER_MSG	32
 /* A message that really goes over a victim connection */
@@ -143,7 +141,8 @@ static int atk_strangers(struct atk *a, const union ibv_gid *dgid,
 	if (t->type == IBV_QPT_RC) {
 		struct dp_wr rd = { .op = IBV_WR_RDMA_READ, .sgl = &msg,
 				    .flags = IBV_SEND_SIGNALED,
-				    .raddr = t->addr, .rkey = t->rkey ^ PEER_BAD_KEY };
+				    .raddr = t->addr,
+				    .rkey = t->rkey ^ KEY_RANDOM_BIT };
 
 		/* one of the two is before the expected PSN: a duplicate */
 		if (atk_fire(a, qp, t->qpn, dgid, t->epsn + 0x400000, &rd) ||
@@ -235,7 +234,7 @@ static int attacker_relay(const struct peer_attack *at)
 			{ .op = IBV_WR_RDMA_WRITE, .sgl = &msg,
 			  .flags = IBV_SEND_SIGNALED,
 			  .raddr = (uintptr_t)a.buf.mem,
-			  .rkey = a.buf.mr->rkey ^ PEER_BAD_KEY },
+			  .rkey = a.buf.mr->rkey ^ KEY_RANDOM_BIT },
 		};
 		int i;
 
@@ -685,7 +684,7 @@ TEST_F(peer, stale_peer)
 					    .sgl = &msg,
 					    .flags = IBV_SEND_SIGNALED,
 					    .raddr = t.addr,
-					    .rkey = t.rkey ^ PEER_BAD_KEY };
+					    .rkey = t.rkey ^ KEY_RANDOM_BIT };
 
 			ASSERT_EQ(0, atk_fire(&a, old, t.qpn, &self->env.gid,
 					      t.epsn + peer_sweep[i], &send));

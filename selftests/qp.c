@@ -188,7 +188,8 @@ TEST_F(qp, sizes_are_rounded_up)
 		{ 4, 64, 4, 64 }, { 0, 1, 1, 16 }, { 32, 0, 32, 512 },
 		{ 0, 512, 32, 512 }, { 3, 17, 3, 48 },
 	};
-	struct ibv_qp_init_attr init;
+	struct ibv_qp_init_attr init, qinit;
+	struct ibv_qp_attr attr;
 	struct ibv_qp *qp;
 	unsigned int i;
 
@@ -199,6 +200,9 @@ TEST_F(qp, sizes_are_rounded_up)
 		EXPECT_EQ(wrs[i].granted, init.cap.max_send_wr);
 		EXPECT_EQ(wrs[(i + 3) % 7].granted, init.cap.max_recv_wr);
 		EXPECT_EQ(1, init.cap.max_recv_sge);
+		/* query reports what creation granted */
+		ASSERT_EQ(0, ibv_query_qp(qp, &attr, 0, &qinit));
+		EXPECT_EQ(0, memcmp(&init.cap, &qinit.cap, sizeof(init.cap)));
 		EXPECT_EQ(0, ibv_destroy_qp(qp));
 	}
 	for (i = 0; i < sizeof(room) / sizeof(room[0]); i++) {
@@ -215,6 +219,8 @@ TEST_F(qp, sizes_are_rounded_up)
 		EXPECT_EQ(room[i].gsge, init.cap.max_send_sge) TH_LOG("case %u", i);
 		EXPECT_EQ(room[i].ginl, init.cap.max_inline_data) TH_LOG("case %u", i);
 		EXPECT_EQ(room[i].sge, init.cap.max_recv_sge);
+		ASSERT_EQ(0, ibv_query_qp(qp, &attr, 0, &qinit));
+		EXPECT_EQ(0, memcmp(&init.cap, &qinit.cap, sizeof(init.cap)));
 		EXPECT_EQ(0, ibv_destroy_qp(qp));
 	}
 }

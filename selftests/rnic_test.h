@@ -348,4 +348,19 @@ static inline void rnic_fixture_teardown(struct __test_metadata *_metadata,
 	free(res);
 }
 
+/*
+ * MR keys (Documentation/architecture.rst): from the top, 7 random bits,
+ * the index in the device's MR table (bits 8-24) and the key byte (bits
+ * 0-7, random for an MR).
+ */
+#define KEY_INDEX_SHIFT	8
+#define KEY_INDEX_MASK	(0x1ffffu << KEY_INDEX_SHIFT)
+#define KEY_INDEX(key)	(((key) & KEY_INDEX_MASK) >> KEY_INDEX_SHIFT)
+/* @key's random parts with index @idx (taken modulo the field) */
+#define KEY_WITH_INDEX(key, idx)					\
+	(((key) & ~KEY_INDEX_MASK) |					\
+	 (((uint32_t)(idx) << KEY_INDEX_SHIFT) & KEY_INDEX_MASK))
+/* A random bit: flipped, a key names its MR's index but is wrong. */
+#define KEY_RANDOM_BIT	(1u << 28)
+
 #endif /* RNIC_TEST_H */

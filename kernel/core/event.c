@@ -565,31 +565,31 @@ void rnic_evobj_fini(struct rnic_ctx *ctx, struct rnic_evobj *obj)
  *	learn how many of its events userspace read
  * @ctx: the calling context
  * @handle: handle from userspace, untrusted
- * @type: RNIC_OBJ_CQ, RNIC_OBJ_QP or RNIC_OBJ_SRQ
- * @to_evobj: finds the struct rnic_evobj of an object of @type
+ * @et: the kind of object the ioctl destroys
  * @counts: filled in by the destroy callback (rnic_evobj_fini(), and the
  *	CQ's completion count)
  *
  * Every destroy by handle of such an object must go through here: while
  * one runs, @counts is parked in the object, and a second one is EBUSY.
  *
- * Return: 0, -EINVAL for a handle that names nothing of @type, -EBUSY
- * while anything else holds a reference on the object.
+ * Return: 0, -EINVAL for a handle that names nothing of @et's type,
+ * -EBUSY while anything else holds a reference on the object or @et's
+ * busy() says so.
  */
 int rnic_evobj_destroy(struct rnic_ctx *ctx, u32 handle,
-		       enum rnic_obj_type type,
-		       struct rnic_evobj *(*to_evobj)(struct rnic_uobj *uobj),
+		       const struct rnic_evobj_type *et,
 		       struct rnic_event_counts *counts)
 {
 	struct rnic_uobj *uobj;
 	struct rnic_evobj *obj;
 	int ret;
 
-	uobj = rnic_uobj_get(ctx, handle, type);
+	uobj = rnic_uobj_get(ctx, handle, et->type);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
-	obj = to_evobj(uobj);
-	if (cmpxchg(&obj->counts, NULL, counts)) {
+	obj = et->to_evobj(uobj);
+	if ((et->busy && et->busy(uobj)) ||
+	    cmpxchg(&obj->counts, NULL, counts)) {
 		rnic_uobj_put(uobj);
 		return -EBUSY;
 	}
@@ -599,7 +599,7 @@ int rnic_evobj_destroy(struct rnic_ctx *ctx, u32 handle,
 	 * the file is open (closing it is the other way), so it is still
 	 * there whatever the result.
 	 */
-	ret = rnic_uobj_destroy(ctx, handle, type);
+	ret = rnic_uobj_destroy(ctx, handle, et->type);
 	if (ret)
 		WRITE_ONCE(obj->counts, NULL);
 	return ret;

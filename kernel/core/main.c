@@ -14,8 +14,10 @@
  * The registry: index -> struct rnic_dev. A published device is findable
  * here; removal first replaces it by a reserved (NULL) entry, so that its
  * index (the char device minor) is not handed out again until the struct is
- * released, then tears it down (see rnic_dev_stop()). Changes are made
- * under rnic_devs_lock.
+ * released, then tears it down (see rnic_dev_stop()). Adding, publishing
+ * and unpublishing take rnic_devs_lock; rnic_dev_release() frees the
+ * reserved index without it (the xarray's own lock suffices: nothing
+ * else looks at a reserved entry).
  */
 DEFINE_MUTEX(rnic_devs_lock);
 static DEFINE_XARRAY_ALLOC(rnic_devs);

@@ -80,8 +80,7 @@ static int rnic_query_device(struct rnic_ucmd *ucmd)
 	cmd->out_atomic_cap = RNIC_ATOMIC_HCA;
 	cmd->out_local_ca_ack_delay = 15;
 	cmd->out_phys_port_cnt = 1;
-	cmd->out_num_comp_vectors = min_t(u32, num_online_cpus(),
-					  RNIC_MAX_COMP_VECTORS);
+	cmd->out_num_comp_vectors = rnic_num_comp_vectors();
 	return rnic_ucmd_respond(ucmd, sizeof(*cmd));
 }
 
@@ -99,8 +98,7 @@ static int rnic_query_port(struct rnic_ucmd *ucmd)
 	state = port->state;
 	netdev_mtu = port->netdev_mtu;
 	spin_unlock_bh(&port->lock);
-	/* enum ibv_mtu: 256 -> 1, 512 -> 2, ..., 4096 -> 5 */
-	mtu_enum = ilog2(rnic_active_mtu(netdev_mtu)) - 7;
+	mtu_enum = rnic_mtu_enum(rnic_active_mtu(netdev_mtu));
 
 	cmd->out_state = state;
 	cmd->out_max_mtu = RNIC_MTU_4096;
@@ -203,6 +201,7 @@ union rnic_ucmd_buffer {
  * @execute: the handler; returns 0 or a negative errno
  * @on_dead_device: also runs after the device was removed (destroy calls,
  *	so that applications can clean up after IBV_EVENT_DEVICE_FATAL)
+ * @evobj: the kind of object rnic_destroy_evobj() destroys, or NULL
  */
 struct rnic_ioctl_op {
 	unsigned int size;
@@ -210,9 +209,10 @@ struct rnic_ioctl_op {
 	unsigned int ioctl_num;
 	int (*execute)(struct rnic_ucmd *ucmd);
 	bool on_dead_device;
+	const struct rnic_evobj_type *evobj;
 };
 
-#define __RNIC_IOCTL_OP(_name, _fn, _struct, _last, _dead)		\
+#define __RNIC_IOCTL_OP(_name, _fn, _struct, _last, _dead, _evobj)	\
 	[RNIC_CMD_##_name - RNIC_CMD_BASE] = {				\
 		.size = sizeof(_struct) +				\
 			BUILD_BUG_ON_ZERO(sizeof(union rnic_ucmd_buffer) < \
@@ -221,12 +221,49 @@ struct rnic_ioctl_op {
 		.ioctl_num = RNIC_IOCTL_##_name,			\
 		.execute = _fn,						\
 		.on_dead_device = _dead,				\
+		.evobj = _evobj,					\
 	}
 #define RNIC_IOCTL_OP(_name, _fn, _struct, _last)			\
-	__RNIC_IOCTL_OP(_name, _fn, _struct, _last, false)
+	__RNIC_IOCTL_OP(_name, _fn, _struct, _last, false, NULL)
 /* Destroy calls take a struct rnic_destroy and work on a dead device. */
 #define RNIC_DESTROY_OP(_name, _fn)					\
-	__RNIC_IOCTL_OP(_name, _fn, struct rnic_destroy, __reserved, true)
+	__RNIC_IOCTL_OP(_name, _fn, struct rnic_destroy, __reserved, true, NULL)
+/* The same for objects with events, which report the events read. */
+#define RNIC_DESTROY_EVOBJ_OP(_name, _struct, _last, _evobj)		\
+	__RNIC_IOCTL_OP(_name, rnic_destroy_evobj, _struct, _last, true, \
+			&(_evobj))
+
+/*
+ * Destroy a CQ, QP or SRQ (the table entry says which) and report how
+ * many of its events userspace read. struct rnic_destroy_qp and struct
+ * rnic_destroy_srq are the beginning of struct rnic_destroy_cq, which
+ * adds the completion events: for them that field is not copied back.
+ */
+static int rnic_destroy_evobj(struct rnic_ucmd *ucmd)
+{
+	struct rnic_destroy_cq *cmd = ucmd->cmd;
+	struct rnic_event_counts counts = {};
+	int ret;
+
+	if (cmd->flags || cmd->__reserved)
+		return -EINVAL;
+	ret = rnic_evobj_destroy(ucmd->ctx, cmd->handle, ucmd->op->evobj,
+				 &counts);
+	if (ret)
+		return ret;
+	cmd->out_async_events_reported = counts.async;
+	cmd->out_comp_events_reported = counts.comp;
+	return rnic_ucmd_respond(ucmd, ucmd->op->size);
+}
+
+static_assert(sizeof(struct rnic_destroy_qp) ==
+	      offsetof(struct rnic_destroy_cq, out_comp_events_reported));
+static_assert(sizeof(struct rnic_destroy_srq) ==
+	      offsetof(struct rnic_destroy_cq, out_comp_events_reported));
+static_assert(offsetof(struct rnic_destroy_qp, out_async_events_reported) ==
+	      offsetof(struct rnic_destroy_cq, out_async_events_reported));
+static_assert(offsetof(struct rnic_destroy_srq, out_async_events_reported) ==
+	      offsetof(struct rnic_destroy_cq, out_async_events_reported));
 
 static const struct rnic_ioctl_op rnic_ioctl_ops[] = {
 	RNIC_IOCTL_OP(QUERY_DEVICE, rnic_query_device,
@@ -251,20 +288,20 @@ static const struct rnic_ioctl_op rnic_ioctl_ops[] = {
 		      out_ring),
 	RNIC_IOCTL_OP(RESIZE_CQ, rnic_resize_cq, struct rnic_resize_cq,
 		      out_ring),
-	__RNIC_IOCTL_OP(DESTROY_CQ, rnic_destroy_cq, struct rnic_destroy_cq,
-			out_async_events_reported, true),
+	RNIC_DESTROY_EVOBJ_OP(DESTROY_CQ, struct rnic_destroy_cq,
+			      out_comp_events_reported, rnic_cq_evobj_type),
 	/* queue pairs, multicast */
 	RNIC_IOCTL_OP(CREATE_QP, rnic_create_qp, struct rnic_create_qp,
 		      out_rq),
 	RNIC_IOCTL_OP(MODIFY_QP, rnic_modify_qp, struct rnic_modify_qp, attr),
 	RNIC_IOCTL_OP(QUERY_QP, rnic_query_qp, struct rnic_query_qp, out_cap),
-	__RNIC_IOCTL_OP(DESTROY_QP, rnic_destroy_qp, struct rnic_destroy_qp,
-			out_async_events_reported, true),
+	RNIC_DESTROY_EVOBJ_OP(DESTROY_QP, struct rnic_destroy_qp,
+			      out_async_events_reported, rnic_qp_evobj_type),
 	RNIC_IOCTL_OP(ATTACH_MCAST, rnic_attach_mcast, struct rnic_attach_mcast,
 		      gid),
 	/* Detaching is cleaning up: it works on a removed device too. */
 	__RNIC_IOCTL_OP(DETACH_MCAST, rnic_detach_mcast,
-			struct rnic_attach_mcast, gid, true),
+			struct rnic_attach_mcast, gid, true, NULL),
 	RNIC_IOCTL_OP(KICK_SQ, rnic_kick_sq, struct rnic_kick_sq, __reserved),
 	/* shared receive queues, address handles */
 	RNIC_IOCTL_OP(CREATE_SRQ, rnic_create_srq, struct rnic_create_srq,
@@ -273,8 +310,8 @@ static const struct rnic_ioctl_op rnic_ioctl_ops[] = {
 		      srq_limit),
 	RNIC_IOCTL_OP(QUERY_SRQ, rnic_query_srq, struct rnic_query_srq,
 		      out_srq_limit),
-	__RNIC_IOCTL_OP(DESTROY_SRQ, rnic_destroy_srq, struct rnic_destroy_srq,
-			out_async_events_reported, true),
+	RNIC_DESTROY_EVOBJ_OP(DESTROY_SRQ, struct rnic_destroy_srq,
+			      out_async_events_reported, rnic_srq_evobj_type),
 	RNIC_IOCTL_OP(CREATE_AH, rnic_create_ah, struct rnic_create_ah, attr),
 	RNIC_DESTROY_OP(DESTROY_AH, rnic_destroy_ah),
 };
@@ -300,6 +337,7 @@ static noinline long rnic_uverbs_cmd(struct rnic_ctx *ctx, unsigned int cmd,
 	op = &rnic_ioctl_ops[nr - RNIC_CMD_BASE];
 	if (op->ioctl_num != cmd)
 		return -ENOTTY;
+	ucmd.op = op;
 
 	ret = get_user(ucmd.user_size, (u32 __user *)ucmd.ubuffer);
 	if (ret)

@@ -35,6 +35,16 @@
 #define RNIC_TRANSPORT_MASK	0xe0
 #define RNIC_OPER_MASK		0x1f
 
+/* The BTH transport of a QP type (enum rnic_qp_type: RC, UC or UD). */
+static inline u8 rnic_transport(u32 qp_type)
+{
+	if (qp_type == RNIC_QPT_UC)
+		return RNIC_TRANSPORT_UC;
+	if (qp_type == RNIC_QPT_UD)
+		return RNIC_TRANSPORT_UD;
+	return RNIC_TRANSPORT_RC;
+}
+
 enum rnic_oper {
 	RNIC_SEND_FIRST = 0x00,
 	RNIC_SEND_MIDDLE = 0x01,
@@ -70,7 +80,6 @@ enum rnic_oper {
 #define RNIC_NAK_REM_ACCESS	2
 #define RNIC_NAK_REM_OP		3
 
-#define RNIC_PSN_MASK		0xffffff
 /*
  * IB's largest message (2^31 bytes): what a responder accepts from any
  * sender. rnic's own requester sends at most RNIC_MAX_MSG_SZ.
@@ -163,11 +172,6 @@ static inline bool rnic_psn_before(u32 a, u32 b)
 static inline u32 rnic_psn_add(u32 psn, u32 n)
 {
 	return (psn + n) & RNIC_PSN_MASK;
-}
-
-static inline u32 rnic_mtu_bytes(u32 ib_mtu)
-{
-	return 128U << ib_mtu;
 }
 
 /**

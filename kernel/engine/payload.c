@@ -24,7 +24,7 @@ struct rnic_mr *rnic_mr_get(struct rnic_dev *rdev, u32 key, bool remote)
 {
 	struct rnic_mr *mr;
 
-	mr = rnic_xa_load_rcu(&rdev->mrs, key & (BIT(RNIC_MR_INDEX_BITS) - 1));
+	mr = rnic_xa_load_rcu(&rdev->mrs, rnic_mr_key_index(key));
 	if (mr && ((remote ? mr->rkey : mr->lkey) != key ||
 		   !rnic_dpref_get(&mr->dp)))
 		mr = NULL;

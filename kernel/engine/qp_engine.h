@@ -15,6 +15,9 @@
 
 struct rnic_qp;
 
+/* PSNs are 24 bits (the BTH's); verbs/qp_state.c checks modify's. */
+#define RNIC_PSN_MASK		0xffffff
+
 /* per-QP engine state (req.c, comp.c, resp.c) */
 
 struct rnic_kwqe;
@@ -82,8 +85,12 @@ struct rnic_resp_atomic {
  * @max_rd_atomic: READ/atomic requests in flight at most, at least 1
  *
  * @timeout .. @max_rd_atomic are copied from the attributes by
- * rnic_qp_dp_apply(), so that the data path never reads them under
- * rnic_qp.lock.
+ * rnic_qp_dp_apply(), so that the data path reads them under @lock, not
+ * rnic_qp.lock. Three one-word attributes it reads straight from
+ * rnic_qp.attr with READ_ONCE(): qp_state (rnic_qp_state()), qkey (for a
+ * UD WQE that names a controlled Q_Key) and en_sqd_async_notify; a modify
+ * racing with the read makes it see the old value or the new one, each a
+ * value the QP had.
  */
 struct rnic_req {
 	spinlock_t lock; /* see above */

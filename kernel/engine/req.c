@@ -455,15 +455,6 @@ static u8 rnic_seg_opcode(u32 wr_opcode, bool first, bool last)
 	return send ? RNIC_SEND_MIDDLE : RNIC_WRITE_MIDDLE;
 }
 
-static u8 rnic_transport(u32 type)
-{
-	if (type == RNIC_QPT_UC)
-		return RNIC_TRANSPORT_UC;
-	if (type == RNIC_QPT_UD)
-		return RNIC_TRANSPORT_UD;
-	return RNIC_TRANSPORT_RC;
-}
-
 /* Start a WQE: credits, fences, PSNs. false: it must wait. */
 static bool rnic_req_start(struct rnic_qp *qp, struct rnic_kwqe *kw)
 {

@@ -719,9 +719,7 @@ void rnic_resp_rcv(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	struct rnic_resp *resp = &qp->resp;
 	u32 state;
 
-	if ((pkt->opcode & RNIC_TRANSPORT_MASK) !=
-	    (qp->type == RNIC_QPT_RC ? RNIC_TRANSPORT_RC :
-	     qp->type == RNIC_QPT_UC ? RNIC_TRANSPORT_UC : RNIC_TRANSPORT_UD))
+	if ((pkt->opcode & RNIC_TRANSPORT_MASK) != rnic_transport(qp->type))
 		return;
 	spin_lock(&resp->lock);
 	resp->reply_to = pkt->src;

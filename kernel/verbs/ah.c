@@ -18,14 +18,6 @@
 #define RNIC_RATE_UNUSED	1
 #define RNIC_RATE_LAST		24
 
-/* ::ffff:0:0/96, the IPv4-mapped GIDs of RoCEv2 over IPv4 */
-static const u8 rnic_v4mapped_prefix[12] = { [10] = 0xff, [11] = 0xff };
-
-static bool rnic_gid_is_v4mapped(const u8 *gid)
-{
-	return !memcmp(gid, rnic_v4mapped_prefix, sizeof(rnic_v4mapped_prefix));
-}
-
 static bool rnic_rate_valid(u8 rate)
 {
 	return rate != RNIC_RATE_UNUSED && rate <= RNIC_RATE_LAST;
@@ -114,7 +106,7 @@ static void rnic_ah_destroy(struct rnic_uobj *uobj)
 int rnic_create_ah(struct rnic_ucmd *ucmd)
 {
 	struct rnic_create_ah *cmd = ucmd->cmd;
-	struct rnic_uobj *pd_uobj;
+	struct rnic_pd *pd;
 	struct rnic_ah *ah;
 	struct rnic_av av;
 	int ret;
@@ -124,9 +116,9 @@ int rnic_create_ah(struct rnic_ucmd *ucmd)
 	ret = rnic_av_from_attr(ucmd->ctx->dev, &cmd->attr, &av);
 	if (ret)
 		return ret;
-	pd_uobj = rnic_uobj_get(ucmd->ctx, cmd->pd_handle, RNIC_OBJ_PD);
-	if (IS_ERR(pd_uobj))
-		return PTR_ERR(pd_uobj);
+	pd = rnic_pd_get(ucmd->ctx, cmd->pd_handle);
+	if (IS_ERR(pd))
+		return PTR_ERR(pd);
 
 	ah = rnic_uobj_alloc(ucmd->ctx, RNIC_OBJ_AH, sizeof(*ah),
 			     rnic_ah_destroy);
@@ -134,7 +126,7 @@ int rnic_create_ah(struct rnic_ucmd *ucmd)
 		ret = PTR_ERR(ah);
 		goto err_put_pd;
 	}
-	ah->pd = container_of(pd_uobj, struct rnic_pd, uobj);
+	ah->pd = pd;
 	ah->av = av;
 
 	cmd->out_handle = ah->uobj.handle;
@@ -148,7 +140,7 @@ int rnic_create_ah(struct rnic_ucmd *ucmd)
 err_abort:
 	rnic_uobj_abort(&ah->uobj);
 err_put_pd:
-	rnic_uobj_put(pd_uobj);
+	rnic_uobj_put(&pd->uobj);
 	return ret;
 }
 

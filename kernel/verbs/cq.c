@@ -24,12 +24,6 @@ static_assert(offsetof(struct rnic_cqe, pkey_index) == 40);
 static_assert(offsetof(struct rnic_create_cq, out_ring) == 40);
 static_assert(offsetof(struct rnic_resize_cq, out_ring) == 24);
 
-/* As RNIC_IOCTL_QUERY_DEVICE reports them. */
-static u32 rnic_num_comp_vectors(void)
-{
-	return min_t(u32, num_online_cpus(), RNIC_MAX_COMP_VECTORS);
-}
-
 /* The arm word: in the consumer's cache line, just after the index. */
 static u32 rnic_cq_arm_off(const struct rnic_ring_info *info)
 {
@@ -45,6 +39,11 @@ static struct rnic_evobj *rnic_cq_evobj(struct rnic_uobj *uobj)
 {
 	return &to_rnic_cq(uobj)->ev;
 }
+
+const struct rnic_evobj_type rnic_cq_evobj_type = {
+	.type = RNIC_OBJ_CQ,
+	.to_evobj = rnic_cq_evobj,
+};
 
 static void rnic_cq_destroy(struct rnic_uobj *uobj)
 {
@@ -191,23 +190,6 @@ int rnic_resize_cq(struct rnic_ucmd *ucmd)
 out_put:
 	rnic_uobj_put(uobj);
 	return ret;
-}
-
-int rnic_destroy_cq(struct rnic_ucmd *ucmd)
-{
-	struct rnic_destroy_cq *cmd = ucmd->cmd;
-	struct rnic_event_counts counts = {};
-	int ret;
-
-	if (cmd->flags || cmd->__reserved)
-		return -EINVAL;
-	ret = rnic_evobj_destroy(ucmd->ctx, cmd->handle, RNIC_OBJ_CQ,
-				 rnic_cq_evobj, &counts);
-	if (ret)
-		return ret;
-	cmd->out_comp_events_reported = counts.comp;
-	cmd->out_async_events_reported = counts.async;
-	return rnic_ucmd_respond(ucmd, sizeof(*cmd));
 }
 
 /**

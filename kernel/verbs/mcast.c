@@ -53,9 +53,6 @@ static DEFINE_MUTEX(rnic_mcast_lock);
 /* device index -> struct rnic_mcast_dev; rnic_mcast_lock, RCU readers */
 static DEFINE_XARRAY(rnic_mcast_devs);
 
-/* ::ffff:0:0/96, the IPv4-mapped GIDs of RoCEv2 over IPv4 */
-static const u8 rnic_v4mapped_prefix[12] = { [10] = 0xff, [11] = 0xff };
-
 /**
  * rnic_gid_is_mcast() - is a GID a multicast address?
  * @gid: the GID, network byte order
@@ -67,9 +64,7 @@ bool rnic_gid_is_mcast(const u8 *gid)
 {
 	if (gid[0] == 0xff)
 		return true;
-	return !memcmp(gid, rnic_v4mapped_prefix,
-		       sizeof(rnic_v4mapped_prefix)) &&
-	       (gid[12] & 0xf0) == 0xe0;
+	return rnic_gid_is_v4mapped(gid) && (gid[12] & 0xf0) == 0xe0;
 }
 
 static struct hlist_head *rnic_mcast_bucket(struct rnic_mcast_dev *mdev,

@@ -5,7 +5,8 @@
  * Registering pins the pages of a user range with FOLL_LONGTERM for the
  * life of the region, charges them to the caller's mm->pinned_vm (checked
  * against RLIMIT_MEMLOCK unless CAP_IPC_LOCK) and enters the region in the
- * device's MR table, whose index is the low part of both keys.
+ * device's MR table, whose index is part of both keys (RNIC_MR_INDEX_MASK
+ * in verbs.h: the key layout).
  */
 #include <linux/mm.h>
 #include <linux/random.h>
@@ -122,12 +123,19 @@ static void rnic_mr_destroy(struct rnic_uobj *uobj)
 	struct rnic_mr *mr = container_of(uobj, struct rnic_mr, uobj);
 	struct rnic_dev *rdev = uobj->ctx->dev;
 
-	xa_erase(&rdev->mrs, mr->lkey & (BIT(RNIC_MR_INDEX_BITS) - 1));
+	xa_erase(&rdev->mrs, rnic_mr_key_index(mr->lkey));
 	/* a packet may still be copying to or from the pages */
 	rnic_dpref_kill(&mr->dp);
 	rnic_mr_account(mr, -1);
 	rnic_mr_unpin(mr);
 	rnic_uobj_put(&mr->pd->uobj);
+}
+
+/* A key for the MR at @index: random but for the index field. */
+static u32 rnic_mr_key(u32 index)
+{
+	return (get_random_u32() & ~RNIC_MR_INDEX_MASK) |
+	       FIELD_PREP(RNIC_MR_INDEX_MASK, index);
 }
 
 static int rnic_reg_mr_check(const struct rnic_reg_mr *cmd)
@@ -156,7 +164,7 @@ int rnic_reg_mr(struct rnic_ucmd *ucmd)
 {
 	struct rnic_reg_mr *cmd = ucmd->cmd;
 	struct rnic_dev *rdev = ucmd->ctx->dev;
-	struct rnic_uobj *pd_uobj;
+	struct rnic_pd *pd;
 	struct rnic_mr *mr;
 	u32 index;
 	int ret;
@@ -164,9 +172,9 @@ int rnic_reg_mr(struct rnic_ucmd *ucmd)
 	ret = rnic_reg_mr_check(cmd);
 	if (ret)
 		return ret;
-	pd_uobj = rnic_uobj_get(ucmd->ctx, cmd->pd_handle, RNIC_OBJ_PD);
-	if (IS_ERR(pd_uobj))
-		return PTR_ERR(pd_uobj);
+	pd = rnic_pd_get(ucmd->ctx, cmd->pd_handle);
+	if (IS_ERR(pd))
+		return PTR_ERR(pd);
 
 	mr = rnic_uobj_alloc(ucmd->ctx, RNIC_OBJ_MR, sizeof(*mr),
 			     rnic_mr_destroy);
@@ -174,7 +182,7 @@ int rnic_reg_mr(struct rnic_ucmd *ucmd)
 		ret = PTR_ERR(mr);
 		goto err_put_pd;
 	}
-	mr->pd = container_of(pd_uobj, struct rnic_pd, uobj);
+	mr->pd = pd;
 	mr->iova = cmd->iova;
 	mr->length = cmd->length;
 	mr->access = cmd->access;
@@ -182,14 +190,15 @@ int rnic_reg_mr(struct rnic_ucmd *ucmd)
 	ret = rnic_mr_pin(mr, cmd->addr);
 	if (ret)
 		goto err_abort;
-	ret = xa_alloc(&rdev->mrs, &index, NULL,
-		       XA_LIMIT(0, RNIC_MAX_MR - 1), GFP_KERNEL_ACCOUNT);
-	if (ret) {
+	ret = xa_alloc_cyclic(&rdev->mrs, &index, NULL,
+			      XA_LIMIT(0, RNIC_MAX_MR - 1), &rdev->mr_next,
+			      GFP_KERNEL_ACCOUNT);
+	if (ret < 0) {
 		ret = ret == -EBUSY ? -ENOMEM : ret;
 		goto err_unpin;
 	}
-	mr->lkey = index | get_random_u32() << RNIC_MR_INDEX_BITS;
-	mr->rkey = index | get_random_u32() << RNIC_MR_INDEX_BITS;
+	mr->lkey = rnic_mr_key(index);
+	mr->rkey = rnic_mr_key(index);
 
 	cmd->out_handle = mr->uobj.handle;
 	cmd->out_lkey = mr->lkey;
@@ -211,7 +220,7 @@ err_unpin:
 err_abort:
 	rnic_uobj_abort(&mr->uobj);
 err_put_pd:
-	rnic_uobj_put(pd_uobj);
+	rnic_uobj_put(&pd->uobj);
 	return ret;
 }
 

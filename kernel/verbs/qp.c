@@ -48,6 +48,18 @@ static struct rnic_evobj *rnic_qp_evobj(struct rnic_uobj *uobj)
 	return &to_rnic_qp(uobj)->ev;
 }
 
+/* Attached to a multicast group: detach first (ibv_destroy_qp(3)). */
+static bool rnic_qp_busy(struct rnic_uobj *uobj)
+{
+	return rnic_mcast_attached(to_rnic_qp(uobj));
+}
+
+const struct rnic_evobj_type rnic_qp_evobj_type = {
+	.type = RNIC_OBJ_QP,
+	.to_evobj = rnic_qp_evobj,
+	.busy = rnic_qp_busy,
+};
+
 /**
  * rnic_qp_lookup() - find a QP of a device by number for the data path
  * @rdev: the device, alive for the caller's RCU read-side section
@@ -198,10 +210,21 @@ static void rnic_qp_grant(const struct rnic_create_qp *cmd,
 	}
 }
 
+/* What a QP has: the sizes of its rings and its per-WQE limits. */
+static void rnic_qp_cap(const struct rnic_qp *qp, struct rnic_qp_cap *cap)
+{
+	memset(cap, 0, sizeof(*cap));
+	cap->max_send_wr = rnic_ring_entries(&qp->sq);
+	cap->max_recv_wr = rnic_ring_entries(&qp->rq);
+	cap->max_send_sge = qp->cap.max_send_sge;
+	cap->max_recv_sge = qp->cap.max_recv_sge;
+	cap->max_inline_data = qp->cap.max_inline_data;
+}
+
 static int rnic_qp_alloc_rings(struct rnic_ctx *ctx, struct rnic_qp *qp,
 			       struct rnic_create_qp *cmd)
 {
-	const struct rnic_qp_cap *cap = &qp->cap;
+	const struct rnic_qp_cap *cap = &cmd->out_cap;
 	u32 send_room, recv_room;
 	int ret;
 
@@ -251,12 +274,11 @@ int rnic_create_qp(struct rnic_ucmd *ucmd)
 	qp = rnic_uobj_alloc(ctx, RNIC_OBJ_QP, sizeof(*qp), rnic_qp_destroy);
 	if (IS_ERR(qp))
 		return PTR_ERR(qp);
-	uobj = rnic_uobj_get(ctx, cmd->pd_handle, RNIC_OBJ_PD);
-	if (IS_ERR(uobj)) {
-		ret = PTR_ERR(uobj);
+	qp->pd = rnic_pd_get(ctx, cmd->pd_handle);
+	if (IS_ERR(qp->pd)) {
+		ret = PTR_ERR(qp->pd);
 		goto err_abort;
 	}
-	qp->pd = container_of(uobj, struct rnic_pd, uobj);
 	uobj = rnic_uobj_get(ctx, cmd->send_cq_handle, RNIC_OBJ_CQ);
 	if (IS_ERR(uobj)) {
 		ret = PTR_ERR(uobj);
@@ -275,13 +297,16 @@ int rnic_create_qp(struct rnic_ucmd *ucmd)
 			ret = PTR_ERR(uobj);
 			goto err_put_recv_cq;
 		}
-		qp->srq = container_of(uobj, struct rnic_srq, uobj);
+		qp->srq = to_rnic_srq(uobj);
 	}
 
 	rnic_evobj_init(&qp->ev, cmd->user_handle);
 	qp->type = cmd->qp_type;
 	qp->sq_sig_all = cmd->flags & RNIC_CREATE_QP_SQ_SIG_ALL;
-	rnic_qp_grant(cmd, &qp->cap);
+	rnic_qp_grant(cmd, &cmd->out_cap);
+	qp->cap.max_send_sge = cmd->out_cap.max_send_sge;
+	qp->cap.max_recv_sge = cmd->out_cap.max_recv_sge;
+	qp->cap.max_inline_data = cmd->out_cap.max_inline_data;
 	spin_lock_init(&qp->lock);
 	qp->attr.qp_state = RNIC_QPS_RESET;
 	INIT_LIST_HEAD(&qp->mcast);
@@ -308,7 +333,6 @@ int rnic_create_qp(struct rnic_ucmd *ucmd)
 
 	cmd->out_handle = qp->uobj.handle;
 	cmd->out_qp_num = qp->qpn;
-	cmd->out_cap = qp->cap;
 	/* the flags words: next to the consumer index, which we write */
 	cmd->out_sq_flags_off = qp->sq.region ?
 		cmd->out_sq.consumer_off + sizeof(u32) : 0;
@@ -365,7 +389,7 @@ int rnic_query_qp(struct rnic_ucmd *ucmd)
 	spin_unlock(&qp->lock);
 	spin_unlock_bh(&qp->req.lock);
 	cmd->out_attr.cur_qp_state = cmd->out_attr.qp_state;
-	cmd->out_cap = qp->cap;
+	rnic_qp_cap(qp, &cmd->out_cap);
 	rnic_uobj_put(uobj);
 	return rnic_ucmd_respond(ucmd, sizeof(*cmd));
 }
@@ -375,27 +399,3 @@ int rnic_query_qp(struct rnic_ucmd *ucmd)
  * the application detaches it first. An attach that slips in between the
  * check and the destroy is undone by the destroy, as at close.
  */
-int rnic_destroy_qp(struct rnic_ucmd *ucmd)
-{
-	struct rnic_destroy_qp *cmd = ucmd->cmd;
-	struct rnic_event_counts counts = {};
-	struct rnic_uobj *uobj;
-	bool attached;
-	int ret;
-
-	if (cmd->flags || cmd->__reserved)
-		return -EINVAL;
-	uobj = rnic_uobj_get(ucmd->ctx, cmd->handle, RNIC_OBJ_QP);
-	if (IS_ERR(uobj))
-		return PTR_ERR(uobj);
-	attached = rnic_mcast_attached(to_rnic_qp(uobj));
-	rnic_uobj_put(uobj);
-	if (attached)
-		return -EBUSY;
-	ret = rnic_evobj_destroy(ucmd->ctx, cmd->handle, RNIC_OBJ_QP,
-				 rnic_qp_evobj, &counts);
-	if (ret)
-		return ret;
-	cmd->out_async_events_reported = counts.async;
-	return rnic_ucmd_respond(ucmd, sizeof(*cmd));
-}

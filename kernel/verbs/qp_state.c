@@ -23,7 +23,6 @@
 #include "verbs/verbs.h"
 
 #define RNIC_QP_NTYPES		3	/* RC, UC, UD: enum rnic_qp_type - 2 */
-#define RNIC_PSN_MASK		0xffffff
 #define RNIC_QKEY_CONTROLLED	0x80000000
 #define RNIC_MAX_TIMEOUT	31	/* 5-bit timer codes */
 #define RNIC_MAX_RETRY		7	/* 3-bit retry counts */

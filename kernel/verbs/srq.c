@@ -18,15 +18,15 @@
 
 #define RNIC_SRQ_ATTR_MASK	(RNIC_SRQ_MAX_WR | RNIC_SRQ_LIMIT)
 
-static struct rnic_srq *to_rnic_srq(struct rnic_uobj *uobj)
-{
-	return container_of(uobj, struct rnic_srq, uobj);
-}
-
 static struct rnic_evobj *rnic_srq_evobj(struct rnic_uobj *uobj)
 {
 	return &to_rnic_srq(uobj)->ev;
 }
+
+const struct rnic_evobj_type rnic_srq_evobj_type = {
+	.type = RNIC_OBJ_SRQ,
+	.to_evobj = rnic_srq_evobj,
+};
 
 static void rnic_srq_destroy(struct rnic_uobj *uobj)
 {
@@ -54,16 +54,16 @@ static int rnic_create_srq_check(const struct rnic_create_srq *cmd)
 int rnic_create_srq(struct rnic_ucmd *ucmd)
 {
 	struct rnic_create_srq *cmd = ucmd->cmd;
-	struct rnic_uobj *pd_uobj;
+	struct rnic_pd *pd;
 	struct rnic_srq *srq;
 	int ret;
 
 	ret = rnic_create_srq_check(cmd);
 	if (ret)
 		return ret;
-	pd_uobj = rnic_uobj_get(ucmd->ctx, cmd->pd_handle, RNIC_OBJ_PD);
-	if (IS_ERR(pd_uobj))
-		return PTR_ERR(pd_uobj);
+	pd = rnic_pd_get(ucmd->ctx, cmd->pd_handle);
+	if (IS_ERR(pd))
+		return PTR_ERR(pd);
 
 	srq = rnic_uobj_alloc(ucmd->ctx, RNIC_OBJ_SRQ, sizeof(*srq),
 			      rnic_srq_destroy);
@@ -71,14 +71,14 @@ int rnic_create_srq(struct rnic_ucmd *ucmd)
 		ret = PTR_ERR(srq);
 		goto err_put_pd;
 	}
-	srq->pd = container_of(pd_uobj, struct rnic_pd, uobj);
+	srq->pd = pd;
 	rnic_evobj_init(&srq->ev, cmd->user_handle);
-	srq->max_wr = roundup_pow_of_two(cmd->max_wr);
 	srq->max_sge = cmd->max_sge;
 	spin_lock_init(&srq->lock);
 	srq->limit = cmd->srq_limit;
 
-	ret = rnic_ring_alloc(ucmd->ctx, &srq->ring, srq->max_wr,
+	ret = rnic_ring_alloc(ucmd->ctx, &srq->ring,
+			      roundup_pow_of_two(cmd->max_wr),
 			      sizeof(struct rnic_recv_wqe) +
 			      srq->max_sge * sizeof(struct rnic_sge),
 			      &cmd->out_ring);
@@ -86,7 +86,7 @@ int rnic_create_srq(struct rnic_ucmd *ucmd)
 		goto err_abort;
 
 	cmd->out_handle = srq->uobj.handle;
-	cmd->out_max_wr = srq->max_wr;
+	cmd->out_max_wr = rnic_ring_entries(&srq->ring);
 	cmd->out_max_sge = srq->max_sge;
 	ret = rnic_ucmd_respond(ucmd, sizeof(*cmd));
 	if (ret)
@@ -100,7 +100,7 @@ err_free_ring:
 err_abort:
 	rnic_uobj_abort(&srq->uobj);
 err_put_pd:
-	rnic_uobj_put(pd_uobj);
+	rnic_uobj_put(&pd->uobj);
 	return ret;
 }
 
@@ -121,7 +121,7 @@ int rnic_modify_srq(struct rnic_ucmd *ucmd)
 	srq = to_rnic_srq(uobj);
 
 	if (cmd->attr_mask & RNIC_SRQ_LIMIT) {
-		if (cmd->srq_limit > srq->max_wr) {
+		if (cmd->srq_limit > rnic_ring_entries(&srq->ring)) {
 			ret = -EINVAL;
 			goto out_put;
 		}
@@ -148,7 +148,7 @@ int rnic_query_srq(struct rnic_ucmd *ucmd)
 		return PTR_ERR(uobj);
 	srq = to_rnic_srq(uobj);
 
-	cmd->out_max_wr = srq->max_wr;
+	cmd->out_max_wr = rnic_ring_entries(&srq->ring);
 	cmd->out_max_sge = srq->max_sge;
 	spin_lock_bh(&srq->lock);
 	cmd->out_srq_limit = srq->limit;
@@ -157,18 +157,3 @@ int rnic_query_srq(struct rnic_ucmd *ucmd)
 	return rnic_ucmd_respond(ucmd, sizeof(*cmd));
 }
 
-int rnic_destroy_srq(struct rnic_ucmd *ucmd)
-{
-	struct rnic_destroy_srq *cmd = ucmd->cmd;
-	struct rnic_event_counts counts = {};
-	int ret;
-
-	if (cmd->flags || cmd->__reserved)
-		return -EINVAL;
-	ret = rnic_evobj_destroy(ucmd->ctx, cmd->handle, RNIC_OBJ_SRQ,
-				 rnic_srq_evobj, &counts);
-	if (ret)
-		return ret;
-	cmd->out_async_events_reported = counts.async;
-	return rnic_ucmd_respond(ucmd, sizeof(*cmd));
-}

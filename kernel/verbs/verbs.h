@@ -7,6 +7,8 @@
 #ifndef RNIC_VERBS_H
 #define RNIC_VERBS_H
 
+#include <linux/bitfield.h>
+
 #include "rnic.h"
 #include "engine/qp_engine.h"
 
@@ -19,6 +21,24 @@ struct rnic_pd {
 };
 
 /**
+ * rnic_pd_get() - find a protection domain by handle, for an object that
+ *	will hold it
+ * @ctx: the calling context
+ * @handle: handle from userspace, untrusted
+ *
+ * Return: the PD with a reference, dropped with rnic_uobj_put(&pd->uobj)
+ * (when the object holding it goes), or ERR_PTR(-EINVAL).
+ */
+static inline struct rnic_pd *rnic_pd_get(struct rnic_ctx *ctx, u32 handle)
+{
+	struct rnic_uobj *uobj = rnic_uobj_get(ctx, handle, RNIC_OBJ_PD);
+
+	if (IS_ERR(uobj))
+		return ERR_CAST(uobj);
+	return container_of(uobj, struct rnic_pd, uobj);
+}
+
+/**
  * struct rnic_mr - memory region: pinned user pages
  * @uobj: common header
  * @pd: its protection domain, a counted reference (pd->uobj.users)
@@ -26,8 +46,8 @@ struct rnic_pd {
  * @length: bytes
  * @offset: offset of the first byte in @pages[0]
  * @access: enum rnic_access bits
- * @lkey: local key; its low RNIC_MR_INDEX_BITS are the index in the
- *	device's MR table, the rest is random
+ * @lkey: local key: the index in the device's MR table and a random
+ *	part (RNIC_MR_INDEX_MASK)
  * @rkey: remote key, same index, another random part
  * @npages: entries in @pages
  * @pages: the pinned pages
@@ -165,8 +185,8 @@ struct rnic_mcast_attach {
  *	IBV_EVENT_SRQ_ERR); its user_handle is the events' element
  * @ring: the receive ring; userspace produces entries (struct
  *	rnic_recv_wqe + @max_sge struct rnic_sge), the data path consumes
- *	them; never trusted (see "rnic rings")
- * @max_wr: entries in @ring, a power of two; fixed (no resize)
+ *	them; never trusted (see "rnic rings"); its size is fixed (no
+ *	resize)
  * @max_sge: scatter/gather entries per entry; fixed
  * @lock: protects @limit, and serialises the consumers of @ring (the
  *	responders of every QP attached); taken with _bh, the data path may
@@ -185,13 +205,17 @@ struct rnic_srq {
 	struct rnic_pd *pd;
 	struct rnic_evobj ev;
 	struct rnic_ring ring;
-	u32 max_wr;
 	u32 max_sge;
 	spinlock_t lock; /* see above */
 	u32 consumer;
 	u32 producer_seen;
 	u32 limit;
 };
+
+static inline struct rnic_srq *to_rnic_srq(struct rnic_uobj *uobj)
+{
+	return container_of(uobj, struct rnic_srq, uobj);
+}
 
 /**
  * struct rnic_ah - address handle
@@ -210,9 +234,25 @@ struct rnic_ah {
 	struct rnic_av av;
 };
 
-/* MR keys: index in the low bits, random above: 2^15 guesses per index. */
+/*
+ * MR keys, lkey and rkey alike: bits 31-25 random, 24-8 the index in the
+ * device's MR table, 7-0 the key byte. The key byte is IB's "key" field,
+ * which belongs to the consumer (ibv_inc_rkey(), memory windows); an MR's
+ * is random and fixed (no reregistration), so an MR key has 15 random
+ * bits. A lookup compares the whole key. Indexes are allocated cyclically
+ * (rnic_dev.mr_next): the key of a deregistered MR names an MR again only
+ * once the indexes wrapped around, and then matches with one chance in
+ * 2^15.
+ */
 #define RNIC_MR_INDEX_BITS	17
+#define RNIC_MR_INDEX_MASK	GENMASK(RNIC_MR_INDEX_BITS + 7, 8)
 static_assert(BIT(RNIC_MR_INDEX_BITS) >= RNIC_MAX_MR);
+
+/* The MR table index a key names; the key is untrusted. */
+static inline u32 rnic_mr_key_index(u32 key)
+{
+	return FIELD_GET(RNIC_MR_INDEX_MASK, key);
+}
 
 /* pd.c, mr.c: the ioctls */
 int rnic_alloc_pd(struct rnic_ucmd *ucmd);
@@ -222,7 +262,7 @@ int rnic_dereg_mr(struct rnic_ucmd *ucmd);
 
 int rnic_create_cq(struct rnic_ucmd *ucmd);
 int rnic_resize_cq(struct rnic_ucmd *ucmd);
-int rnic_destroy_cq(struct rnic_ucmd *ucmd);
+extern const struct rnic_evobj_type rnic_cq_evobj_type;
 int rnic_cq_post(struct rnic_cq *cq, const struct rnic_cqe *cqe,
 		 bool solicited);
 
@@ -263,6 +303,18 @@ static inline void rnic_cq_notify(struct rnic_cq *cq, bool solicited)
 /* queue pairs, multicast: functions */
 
 /**
+ * struct rnic_qp_limits - what each work request of a QP may carry
+ * @max_send_sge: scatter/gather entries of a send WQE
+ * @max_recv_sge: scatter/gather entries of a receive WQE (0 with an SRQ)
+ * @max_inline_data: inline bytes of a send WQE
+ */
+struct rnic_qp_limits {
+	u32 max_send_sge;
+	u32 max_recv_sge;
+	u32 max_inline_data;
+};
+
+/**
  * struct rnic_qp - queue pair
  * @uobj: common header
  * @pd: its protection domain, a counted reference (pd->uobj.users)
@@ -276,10 +328,11 @@ static inline void rnic_cq_notify(struct rnic_cq *cq, bool solicited)
  *	(rnic_dev.qps), fixed
  * @type: enum rnic_qp_type
  * @sq_sig_all: every send work request completes with a CQE
- * @cap: queue sizes granted at creation, fixed
- * @sq: the send ring; .region is NULL if @cap.max_send_wr is 0
- * @rq: the receive ring; .region is NULL with an SRQ or if
- *	@cap.max_recv_wr is 0
+ * @cap: what a work request may carry, granted at creation; fixed. The
+ *	queue sizes are those of @sq and @rq (rnic_qp_cap()).
+ * @sq: the send ring; .region is NULL without a send queue
+ * @rq: the receive ring; .region is NULL with an SRQ or without a
+ *	receive queue
  * @lock: protects @attr; taken with _bh, the data path may run in
  *	softirq context
  * @attr: the attributes as RNIC_IOCTL_MODIFY_QP last set them;
@@ -326,7 +379,7 @@ struct rnic_qp {
 	u32 qpn;
 	u32 type;
 	bool sq_sig_all;
-	struct rnic_qp_cap cap;
+	struct rnic_qp_limits cap;
 	struct rnic_ring sq;
 	struct rnic_ring rq;
 	spinlock_t lock; /* see above */
@@ -384,7 +437,7 @@ static inline u32 rnic_qp_state(struct rnic_qp *qp)
 int rnic_create_qp(struct rnic_ucmd *ucmd);
 int rnic_modify_qp(struct rnic_ucmd *ucmd);
 int rnic_query_qp(struct rnic_ucmd *ucmd);
-int rnic_destroy_qp(struct rnic_ucmd *ucmd);
+extern const struct rnic_evobj_type rnic_qp_evobj_type;
 int rnic_attach_mcast(struct rnic_ucmd *ucmd);
 int rnic_detach_mcast(struct rnic_ucmd *ucmd);
 bool rnic_gid_is_mcast(const u8 *gid);
@@ -399,7 +452,7 @@ void rnic_mcast_deliver(struct rnic_dev *rdev, const u8 *gid,
 int rnic_create_srq(struct rnic_ucmd *ucmd);
 int rnic_modify_srq(struct rnic_ucmd *ucmd);
 int rnic_query_srq(struct rnic_ucmd *ucmd);
-int rnic_destroy_srq(struct rnic_ucmd *ucmd);
+extern const struct rnic_evobj_type rnic_srq_evobj_type;
 int rnic_av_from_attr(struct rnic_dev *rdev, const struct rnic_ah_attr *attr,
 		      struct rnic_av *av);
 int rnic_create_ah(struct rnic_ucmd *ucmd);

@@ -411,6 +411,11 @@ enum rnic_access {
  * @out_rkey: remote key
  * @__reserved: must be 0
  *
+ * The low 8 bits of both keys are the key byte, which the IB
+ * specification leaves to the consumer (ibv_inc_rkey()); a region's is
+ * random and fixed. The other bits are opaque; the keys of a deregistered
+ * region are not handed out again soon (Documentation/architecture.rst).
+ *
  * The pages are pinned until the region is deregistered. Unless the caller
  * has CAP_IPC_LOCK they count against RLIMIT_MEMLOCK of its process
  * (ENOMEM beyond it). A range that is not mapped is EFAULT; zero length,
@@ -804,20 +809,22 @@ struct rnic_resize_cq {
  * @flags: must be 0
  * @handle: the CQ
  * @__reserved: must be 0
- * @out_comp_events_reported: completion events of the CQ read from its
- *	channel
  * @out_async_events_reported: asynchronous events of the CQ read from the
  *	context's queue
+ * @out_comp_events_reported: completion events of the CQ read from its
+ *	channel
  *
  * EBUSY while a QP uses the CQ, or while another destroy of it runs.
+ * struct rnic_destroy_qp and struct rnic_destroy_srq are its first 20
+ * bytes.
  */
 struct rnic_destroy_cq {
 	__u32 size;
 	__u32 flags;
 	__u32 handle;
 	__u32 __reserved;
-	__u32 out_comp_events_reported;
 	__u32 out_async_events_reported;
+	__u32 out_comp_events_reported;
 };
 
 /* queue pairs, multicast: structs */
@@ -1102,7 +1109,8 @@ struct rnic_qp_attr {
  * is refused likewise. Moving from RTS to
  * SQD with RNIC_QP_EN_SQD_ASYNC_NOTIFY and @attr.en_sqd_async_notify 1
  * raises IBV_EVENT_SQ_DRAINED (element: the QP's user_handle) once the
- * send queue is drained: at once, as nothing is in flight yet.
+ * send queue is drained: when the sends in flight at the transition have
+ * been answered, at once if none is.
  */
 struct rnic_modify_qp {
 	__u32 size;
