@@ -540,9 +540,24 @@ static void rnic_req_build_atomic(struct rnic_qp *qp, struct rnic_kwqe *kw,
 }
 
 /*
- * SEND and WRITE: the next burst of MTU segments. A datagram is one
- * packet of at most the MTU in force now (a modify may have changed it
- * since the WQE was posted): never cut. Return: 0 or a WC status.
+ * Bytes of a SEND or WRITE message one request carries at most: as many
+ * whole packets as the path's link allows, at least one.
+ */
+static u32 rnic_req_burst(struct rnic_qp *qp, const struct rnic_av *av)
+{
+	u32 max = rnic_av_link(av)->max_burst;
+	u32 mtu = qp->req.mtu;
+
+	return max_t(u32, round_down(max, mtu), mtu);
+}
+
+/*
+ * SEND and WRITE: the next burst of MTU segments (struct rnic_pkt.npkts),
+ * as many as rnic_req_burst() allows; with one per request, the packets
+ * are exactly those of the wire: RETH on the first of a WRITE, the
+ * immediate and SE on the last. A datagram is one packet of at most the
+ * MTU in force now (a modify may have changed it since the WQE was
+ * posted): never cut. Return: 0 or a WC status.
  */
 static u32 rnic_req_build_burst(struct rnic_qp *qp, struct rnic_kwqe *kw,
 				struct rnic_req_step *st)
@@ -554,7 +569,7 @@ static u32 rnic_req_build_burst(struct rnic_qp *qp, struct rnic_kwqe *kw,
 
 	if (qp->type == RNIC_QPT_UD && kw->length > req->mtu)
 		return RNIC_WC_LOC_LEN_ERR;
-	len = min_t(u32, kw->length - req->offset, RNIC_BURST_BYTES);
+	len = min(kw->length - req->offset, rnic_req_burst(qp, &st->av));
 	npkts = max_t(u32, DIV_ROUND_UP(len, req->mtu), 1);
 	if (w->send_flags & RNIC_SEND_INLINE)
 		st->pl.inline_data = (const u8 *)kw->sge + req->offset;
@@ -570,7 +585,10 @@ static u32 rnic_req_build_burst(struct rnic_qp *qp, struct rnic_kwqe *kw,
 		pkt->rkey = w->wr.rdma.rkey;
 		pkt->dma_len = kw->length;
 	}
-	pkt->solicited = st->last && (w->send_flags & RNIC_SEND_SOLICITED);
+	if (st->last) {
+		pkt->imm = w->ex.imm_data;
+		pkt->solicited = w->send_flags & RNIC_SEND_SOLICITED;
+	}
 	/*
 	 * ACKs are coalesced. One is asked for at the end of a WQE that
 	 * completes with a CQE, when half the SQ waits for one, and at
@@ -610,7 +628,6 @@ static u32 rnic_req_build(struct rnic_qp *qp, struct rnic_kwqe *kw,
 	pkt->dev = qp->rdev;
 	pkt->src = qp;
 	pkt->psn = req->psn;
-	pkt->imm = w->ex.imm_data;
 	if (qp->type == RNIC_QPT_UD) {
 		st->av = kw->av;
 		pkt->dqpn = kw->dqpn;

@@ -12,11 +12,12 @@
  * receiver copies it into its own (struct rnic_payload). A packet with no
  * receiver is lost, as on a wire: the RC requester's timer finds out.
  *
- * A wire link (RoCEv2 over UDP) plugs in here: rnic_link_xmit() would
- * build an skb for a destination that is not local, and its receive path
- * would parse one into a struct rnic_pkt and call rnic_link_rcv(). What
- * a link can vouch for about a packet's sender is its own:
- * rnic_link_from_peer() is the local link's rule.
+ * A wire link (RoCEv2 over UDP) is another struct rnic_link_ops: its
+ * xmit builds an skb from the struct rnic_pkt, with a max_burst of 0 so
+ * that every request is one packet, and its receive path parses one
+ * into a struct rnic_pkt and calls rnic_link_rcv(). What a link can vouch
+ * for about a packet's sender is its own: rnic_link_from_peer() is the
+ * local link's rule.
  */
 #include "engine/engine.h"
 
@@ -109,14 +110,12 @@ static void rnic_link_rcv(struct rnic_qp *qp, void *arg)
 }
 
 /**
- * rnic_link_xmit() - send a packet
- * @pkt: the packet; its payload stays valid during the call
+ * rnic_local_xmit() - the local link's xmit: deliver a packet in this call
+ * @pkt: the packet
  *
- * Context: BH disabled, in an RCU read-side critical section (the
- * requester's, rnic_req_send(): the receivers look QPs and MRs up under
- * it), no lock of the sending QP but (for responses) its responder's.
+ * Context: see rnic_link_xmit().
  */
-void rnic_link_xmit(struct rnic_pkt *pkt)
+void rnic_local_xmit(struct rnic_pkt *pkt)
 {
 	struct rnic_qp *qp;
 
@@ -140,3 +139,13 @@ void rnic_link_xmit(struct rnic_pkt *pkt)
 		rnic_link_rcv(qp, pkt);
 	rnic_qp_dp_put(qp);
 }
+
+/*
+ * The local link delivers a burst of packets in one call: the receiver
+ * copies its payload at once, and per-packet costs are paid once.
+ */
+const struct rnic_link_ops rnic_local_link = {
+	.name = "local",
+	.xmit = rnic_local_xmit,
+	.max_burst = RNIC_BURST_BYTES,
+};

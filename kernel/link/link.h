@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rnic: software RDMA NIC - the link interface: what the engine hands to a
- * link (a parsed packet, struct rnic_pkt, and where its bytes are, struct
- * rnic_payload) and the path a connection or an address handle uses
- * (struct rnic_av). link/link.c is the local link.
+ * rnic: software RDMA NIC - the link interface: a link's operations
+ * (struct rnic_link_ops), what the engine hands to a link (a parsed
+ * packet, struct rnic_pkt, and where its bytes are, struct rnic_payload)
+ * and the path a connection or an address handle uses (struct rnic_av).
+ * link/link.c is the local link.
  */
 #ifndef RNIC_LINK_H
 #define RNIC_LINK_H
+
+#include <linux/indirect_call_wrapper.h>
 
 #include "rnic.h"
 
@@ -121,11 +124,56 @@ struct rnic_pkt {
 	const struct rnic_payload *payload;
 };
 
+/**
+ * struct rnic_link_ops - a link: what carries packets between QPs
+ * @name: the link's name, for debug output ("local")
+ * @xmit: send a packet, see rnic_link_xmit()
+ * @max_burst: bytes of a SEND or WRITE message that one request (a
+ *	struct rnic_pkt of @npkts packets) may carry on this link. The
+ *	requester cuts messages into bursts of whole packets of the path
+ *	MTU, at most this many bytes and at least one packet; so a link that carries every packet on
+ *	its own says 0, and the requester segments exactly as the
+ *	transport does on a wire (FIRST, MIDDLE, LAST).
+ *
+ * A link is stateless here: one const instance per kind of link.
+ */
+struct rnic_link_ops {
+	const char *name;
+	void (*xmit)(struct rnic_pkt *pkt);
+	u32 max_burst;
+};
+
 /* link.c: the local link */
-void rnic_link_xmit(struct rnic_pkt *pkt);
+extern const struct rnic_link_ops rnic_local_link;
+void rnic_local_xmit(struct rnic_pkt *pkt);
 bool rnic_link_from_peer(const struct rnic_pkt *pkt, u32 dqpn,
 			 const struct rnic_av *av);
 void rnic_link_drop_stranger(struct rnic_qp *qp, const struct rnic_pkt *pkt,
 			     enum rnic_nl_counter counter);
+
+/**
+ * rnic_av_link() - the link that carries packets on a path
+ * @av: the path
+ *
+ * Every path uses the local link until routes are chosen per path.
+ */
+static inline const struct rnic_link_ops *rnic_av_link(const struct rnic_av *av)
+{
+	return &rnic_local_link;
+}
+
+/**
+ * rnic_link_xmit() - send a packet on its path's link
+ * @pkt: the packet; its payload stays valid during the call
+ *
+ * Context: BH disabled, in an RCU read-side critical section (the
+ * requester's, rnic_req_send(): the local link's receivers look QPs and
+ * MRs up under it), no lock of the sending QP but (for responses) its
+ * responder's.
+ */
+static inline void rnic_link_xmit(struct rnic_pkt *pkt)
+{
+	INDIRECT_CALL_1(rnic_av_link(pkt->av)->xmit, rnic_local_xmit, pkt);
+}
 
 #endif /* RNIC_LINK_H */
