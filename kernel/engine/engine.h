@@ -18,7 +18,8 @@
  * burst of its message (struct rnic_pkt.npkts): consecutive MTU-sized
  * packets, each with its own PSN, that arrive together, as many as the
  * link of the path allows (struct rnic_link_ops.max_burst: RNIC_BURST_BYTES
- * on the local link, one packet on a wire). The responder treats a burst exactly as that run
+ * on the local link, one packet on a wire) and the device
+ * (rnic_dev.max_burst). The responder treats a burst exactly as that run
  * of packets, and per-packet costs are paid once per burst; a link never
  * cuts one.
  */

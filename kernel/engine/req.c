@@ -541,13 +541,15 @@ static void rnic_req_build_atomic(struct rnic_qp *qp, struct rnic_kwqe *kw,
 
 /*
  * Bytes of a SEND or WRITE message one request carries at most: as many
- * whole packets as the path's link allows, at least one.
+ * whole packets as the path's link and the device allow, at least one.
  */
 static u32 rnic_req_burst(struct rnic_qp *qp, const struct rnic_av *av)
 {
 	u32 max = rnic_av_link(av)->max_burst;
 	u32 mtu = qp->req.mtu;
 
+	if (qp->rdev->max_burst)
+		max = min(max, qp->rdev->max_burst);
 	return max_t(u32, round_down(max, mtu), mtu);
 }
 

@@ -131,7 +131,8 @@ struct rnic_pkt {
  * @max_burst: bytes of a SEND or WRITE message that one request (a
  *	struct rnic_pkt of @npkts packets) may carry on this link. The
  *	requester cuts messages into bursts of whole packets of the path
- *	MTU, at most this many bytes and at least one packet; so a link that carries every packet on
+ *	MTU, at most this many bytes (and the device's rnic_dev.max_burst)
+ *	and at least one packet; so a link that carries every packet on
  *	its own says 0, and the requester segments exactly as the
  *	transport does on a wire (FIRST, MIDDLE, LAST).
  *
