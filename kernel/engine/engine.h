@@ -195,6 +195,12 @@ int rnic_payload_from_sgl(struct rnic_payload *pl, struct rnic_dev *rdev,
 			  u32 nsge, u32 off, u32 len, u32 access);
 void rnic_payload_copy(const struct rnic_payload *dst, u32 dst_off,
 		       const struct rnic_payload *src, u32 len);
+void rnic_payload_iter_init(struct rnic_payload_iter *it,
+			    const struct rnic_payload *pl, u32 off);
+u32 rnic_payload_iter_next(struct rnic_payload_iter *it, u32 len,
+			   unsigned int dir);
+void rnic_payload_copy_in(const struct rnic_payload *dst, u32 dst_off,
+			  const void *buf, u32 len);
 u64 *rnic_payload_map_u64(const struct rnic_payload *pl);
 
 /* qp_engine.c */

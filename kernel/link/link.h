@@ -9,7 +9,9 @@
 #ifndef RNIC_LINK_H
 #define RNIC_LINK_H
 
+#include <linux/bvec.h>
 #include <linux/indirect_call_wrapper.h>
+#include <linux/uio.h>
 
 #include "rnic.h"
 
@@ -58,11 +60,46 @@ struct rnic_mseg {
  * @inline_data: the bytes themselves (inline sends), or NULL
  * @nsegs: entries of @segs used, without @inline_data
  * @segs: memory region pieces, in order
+ *
+ * The engine copies between two payloads with rnic_payload_copy(), page
+ * to page (the local link). Bytes that are not in a memory region, such
+ * as a packet a wire link received, go into one through an iov_iter over
+ * its pages (struct rnic_payload_iter), the iterator the network stack's
+ * copy functions take (skb_copy_datagram_iter()); rnic_payload_copy_in()
+ * copies a kernel buffer so.
  */
 struct rnic_payload {
 	const u8 *inline_data;
 	u32 nsegs;
 	struct rnic_mseg segs[RNIC_MAX_SGE];
+};
+
+/**
+ * struct rnic_cursor - a position in the memory region pieces of a payload
+ * @pl: the payload
+ * @seg: current piece
+ * @off: bytes into it
+ */
+struct rnic_cursor {
+	const struct rnic_payload *pl;
+	u32 seg;
+	u64 off;
+};
+
+/* Page pieces a struct rnic_payload_iter covers at a time. */
+#define RNIC_PAYLOAD_ITER_BVECS	8
+
+/**
+ * struct rnic_payload_iter - an iov_iter over a payload's memory region
+ *	pages, a run of pages at a time (rnic_payload_iter_next())
+ * @cur: where the next run starts
+ * @iter: the run: ITER_BVEC over @bvec
+ * @bvec: its pages, pinned by the MRs the payload holds
+ */
+struct rnic_payload_iter {
+	struct rnic_cursor cur;
+	struct iov_iter iter;
+	struct bio_vec bvec[RNIC_PAYLOAD_ITER_BVECS];
 };
 
 /**
