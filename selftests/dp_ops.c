@@ -573,9 +573,8 @@ TEST_F(dp, inline_data)
 
 /*
  * The most inline data into the most receive pieces, across a page
- * boundary: inline bytes reach the receiver's pages through an iov_iter
- * of at most RNIC_PAYLOAD_ITER_BVECS (8) page pieces at a time, so this
- * takes several runs of it, one piece split by the page end.
+ * boundary: the copy from the kernel's WQE copy walks 32 pieces, one of
+ * them split by the page end.
  */
 TEST_F(dp, inline_data_into_many_pieces)
 {
@@ -1179,6 +1178,26 @@ static void ud1(struct __test_metadata *_metadata, struct dp_env *env,
 	}
 	EXPECT_EQ(0, dp_buf_free(&lb));
 	EXPECT_EQ(0, dp_buf_free(&rb));
+}
+
+/*
+ * The GRH into 32 receive pieces of a byte or two: it is placed through
+ * an iov_iter over the receiver's pages (rnic_payload_copy_in()), which
+ * covers RNIC_PAYLOAD_ITER_BVECS (8) pieces at a time, so it takes four
+ * runs or more; ud1() checks the GRH and the bytes after it.
+ */
+TEST_F(dp, ud_grh_into_many_pieces)
+{
+	struct dp_qp_opts o = dp_opts(IBV_QPT_UD);
+	size_t sz[] = { 0, 1, 24 };
+	unsigned int s;
+
+	o.max_recv_sge = DP_MAX_SGE;
+	dp_pair_open(_metadata, &self->env, &o, &self->p);
+	for (s = 0; s < sizeof(sz) / sizeof(sz[0]); s++)
+		ud1(_metadata, &self->env, &self->p, sz[s], 1, DP_MAX_SGE,
+		    s & 1, 0, dp_seed(0x9e, s, 0));
+	dp_pair_close(_metadata, &self->p);
 }
 
 TEST_F(dp, ud_send_sizes_and_sges)

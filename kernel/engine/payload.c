@@ -9,9 +9,10 @@
  *
  * Two ways to copy: rnic_payload_copy() maps page after page of both
  * payloads and copies between them (the local link's one copy, in bursts
- * of up to 64 KiB); rnic_payload_iter_next() describes a payload's pages
- * as an iov_iter, so that bytes from elsewhere (inline data today, an
- * skb's on a wire link) go through the kernel's own copy routines.
+ * of up to 64 KiB, and inline sends); rnic_payload_iter_next() describes
+ * a payload's pages as an iov_iter, so that bytes from elsewhere (a GRH
+ * or an atomic's original value today, an skb's on a wire link) go
+ * through the kernel's own copy routines.
  */
 #include <linux/highmem.h>
 #include <linux/uio.h>
@@ -122,6 +123,8 @@ static void rnic_cursor_init(struct rnic_cursor *cur,
 	cur->pl = pl;
 	cur->seg = 0;
 	cur->off = off;
+	if (pl->inline_data)
+		return;
 	while (cur->seg < pl->nsegs && cur->off >= pl->segs[cur->seg].len) {
 		cur->off -= pl->segs[cur->seg].len;
 		cur->seg++;
@@ -129,8 +132,9 @@ static void rnic_cursor_init(struct rnic_cursor *cur,
 }
 
 /*
- * The page of the byte at the cursor: *@in_page is the byte's offset in
- * it, *@avail how many bytes follow in the page and in the piece.
+ * The page of the byte at the cursor, in an MR piece: *@in_page is the
+ * byte's offset in it, *@avail how many bytes follow in the page and in
+ * the piece.
  */
 static inline struct page *rnic_cursor_page(const struct rnic_cursor *cur,
 					    u32 *in_page, u32 *avail)
@@ -146,19 +150,33 @@ static inline struct page *rnic_cursor_page(const struct rnic_cursor *cur,
 static void rnic_cursor_advance(struct rnic_cursor *cur, u32 n)
 {
 	cur->off += n;
-	if (cur->off == cur->pl->segs[cur->seg].len) {
+	if (!cur->pl->inline_data && cur->off == cur->pl->segs[cur->seg].len) {
 		cur->seg++;
 		cur->off = 0;
 	}
 }
 
-/* Map the bytes at the cursor; see rnic_cursor_page(). kunmap_local(). */
+/*
+ * Map the bytes at the cursor, at most to the end of their page and of
+ * their piece: *@avail is how many. Unmap with rnic_cursor_unmap().
+ */
 static inline u8 *rnic_cursor_map(const struct rnic_cursor *cur, u32 *avail)
 {
+	struct page *page;
 	u32 in_page;
-	struct page *page = rnic_cursor_page(cur, &in_page, avail);
 
+	if (cur->pl->inline_data) {
+		*avail = U32_MAX;
+		return (u8 *)cur->pl->inline_data + cur->off;
+	}
+	page = rnic_cursor_page(cur, &in_page, avail);
 	return (u8 *)kmap_local_page(page) + in_page;
+}
+
+static void rnic_cursor_unmap(const struct rnic_cursor *cur, u8 *p)
+{
+	if (!cur->pl->inline_data)
+		kunmap_local(p);
 }
 
 /**
@@ -211,7 +229,11 @@ u32 rnic_payload_iter_next(struct rnic_payload_iter *it, u32 len,
  *	an iov_iter, as a wire link's receive path does with a packet
  * @dst: where the bytes go; memory regions only
  * @dst_off: first byte of @dst to write
- * @buf: the bytes
+ * @buf: the bytes: a small buffer on the stack or in a slab (a GRH, an
+ *	atomic's original value). copy_to_iter() checks it as
+ *	CONFIG_HARDENED_USERCOPY wants, and for vmalloc memory that takes
+ *	a global lock: inline sends, whose bytes are in the QP's
+ *	kvmalloc'd WQE copies, use rnic_payload_copy().
  * @len: how many; @dst has that many from @dst_off
  *
  * Context: any; does not sleep.
@@ -251,11 +273,6 @@ void rnic_payload_copy(const struct rnic_payload *dst, u32 dst_off,
 	u32 davail, savail, n;
 	u8 *dp, *sp;
 
-	/* bytes in kernel memory: as a wire link's received packet */
-	if (src->inline_data) {
-		rnic_payload_copy_in(dst, dst_off, src->inline_data, len);
-		return;
-	}
 	rnic_cursor_init(&d, dst, dst_off);
 	rnic_cursor_init(&s, src, 0);
 	while (len) {
@@ -264,8 +281,8 @@ void rnic_payload_copy(const struct rnic_payload *dst, u32 dst_off,
 		n = min3(len, savail, davail);
 		memcpy(dp, sp, n);
 		/* kmap_local: unmap in the reverse order of mapping */
-		kunmap_local(dp);
-		kunmap_local(sp);
+		rnic_cursor_unmap(&d, dp);
+		rnic_cursor_unmap(&s, sp);
 		rnic_cursor_advance(&s, n);
 		rnic_cursor_advance(&d, n);
 		len -= n;
