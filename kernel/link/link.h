@@ -75,10 +75,10 @@ struct rnic_payload {
 };
 
 /**
- * struct rnic_cursor - a position in the memory region pieces of a payload
+ * struct rnic_cursor - a position in a payload, for copying
  * @pl: the payload
- * @seg: current piece
- * @off: bytes into it
+ * @seg: current memory region piece
+ * @off: bytes into it (into @pl->inline_data for inline payloads)
  */
 struct rnic_cursor {
 	const struct rnic_payload *pl;
