@@ -225,6 +225,9 @@ struct rnic_port {
  *	rnic_bind_lock). The data path and open() read it without a lock: a
  *	packet racing a move may see either namespace.
  * @node_guid: node GUID, fixed at creation
+ * @max_burst: bytes of a SEND or WRITE message one request may carry on
+ *	the device's links, or 0 for what each link allows
+ *	(RNIC_NL_ATTR_MAX_BURST); fixed at creation
  * @port: port 1
  * @live_rwsem: ioctls and opens run under it for reading; the second
  *	step of a removal takes it for writing, to wait for those that saw
@@ -287,6 +290,7 @@ struct rnic_dev {
 	u32 index;
 	possible_net_t net;
 	__be64 node_guid;
+	u32 max_burst;
 	struct rnic_port port;
 
 	struct percpu_rw_semaphore live_rwsem;
@@ -537,6 +541,7 @@ struct rnic_channel {
  * @contexts: open contexts
  * @gids: copy of the GID table
  * @counters: copy of rnic_dev.counters
+ * @max_burst: rnic_dev.max_burst
  */
 struct rnic_link_info {
 	char name[RNIC_DEV_NAME_MAX];
@@ -551,6 +556,7 @@ struct rnic_link_info {
 	u32 contexts;
 	struct rnic_gid gids[RNIC_GID_TABLE_LEN];
 	u64 counters[__RNIC_NL_COUNTER_MAX];
+	u32 max_burst;
 };
 
 static inline struct rnic_dev *to_rnic_dev(struct device *dev)
@@ -587,7 +593,7 @@ static inline void rnic_dev_count(struct rnic_dev *rdev,
 extern struct mutex rnic_devs_lock;
 void rnic_obj_account(enum rnic_obj_type type, int delta);
 int rnic_dev_add(const char *name, struct net *net, const char *ifname,
-		 struct netlink_ext_ack *extack);
+		 u32 max_burst, struct netlink_ext_ack *extack);
 int rnic_dev_del(struct net *net, const char *name,
 		 struct netlink_ext_ack *extack);
 void rnic_dev_del_bound(struct net_device *netdev);

@@ -9,7 +9,9 @@
  * queue completing in order, the fence, PSNs wrapping, the pair in one
  * context, in two processes, and over the IPv4 GID of a device bound to
  * lo. Every byte is checked, and so are the bytes around every
- * destination. Seeds: see rnic_dp_test.h.
+ * destination. The size and SGE matrices run twice more with one packet
+ * per request (a device made with max_burst 1): the FIRST/MIDDLE/LAST
+ * packets a wire link carries. Seeds: see rnic_dp_test.h.
  */
 #include "rnic_dp_test.h"
 
@@ -200,16 +202,25 @@ FIXTURE(ops) {
 	int max_sge;
 };
 
+/* @max_burst: of the device (RNIC_NL_ATTR_MAX_BURST), 0 for the link's */
 FIXTURE_VARIANT(ops) {
 	enum ibv_mtu mtu;
+	uint32_t max_burst;
 };
 
 FIXTURE_VARIANT_ADD(ops, mtu1024) { .mtu = IBV_MTU_1024 };
 FIXTURE_VARIANT_ADD(ops, mtu4096) { .mtu = IBV_MTU_4096 };
+FIXTURE_VARIANT_ADD(ops, mtu1024_one_packet) {
+	.mtu = IBV_MTU_1024, .max_burst = 1
+};
+FIXTURE_VARIANT_ADD(ops, mtu4096_one_packet) {
+	.mtu = IBV_MTU_4096, .max_burst = 1
+};
 
 FIXTURE_SETUP(ops)
 {
-	dp_env_open(_metadata, &self->env, DEV, NULL);
+	dp_env_open_burst(_metadata, &self->env, DEV, NULL,
+			  variant->max_burst);
 	self->max_sge = self->env.dattr.max_sge < DP_MAX_SGE ?
 			self->env.dattr.max_sge : DP_MAX_SGE;
 	if (self->env.dattr.max_sge_rd < self->max_sge)
@@ -558,6 +569,70 @@ TEST_F(dp, inline_data)
 				}
 		dp_pair_close(_metadata, &self->p);
 	}
+}
+
+/*
+ * The most inline data into the most receive pieces, across a page
+ * boundary: the copy from the kernel's WQE copy walks 32 pieces, one of
+ * them split by the page end.
+ */
+TEST_F(dp, inline_data_into_many_pieces)
+{
+	struct dp_qp_opts o = dp_opts(IBV_QPT_RC);
+	uint32_t seed = dp_seed(0x1d, 0, 0);
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr a;
+	struct dp_buf rb;
+	struct dp_sgl ls, rs;
+	struct ibv_wc wc;
+	uint8_t *src;
+	size_t len;
+	struct dp_wr w = {
+		.op = IBV_WR_SEND_WITH_IMM,
+		.flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE,
+		.wr_id = 0x1d1d,
+		.sgl = &ls,
+		.imm = 0x1d,
+	};
+
+	o.max_inline = 512;
+	o.max_recv_sge = DP_MAX_SGE;
+	dp_pair_open(_metadata, &self->env, &o, &self->p);
+	ASSERT_EQ(0, ibv_query_qp(self->p.qp[0], &a, 0, &init));
+	len = init.cap.max_inline_data;
+	ASSERT_LE(512, len);
+	ASSERT_EQ(0, ibv_query_qp(self->p.qp[1], &a, 0, &init));
+	ASSERT_LE(DP_MAX_SGE, init.cap.max_recv_sge);
+	do_buf_alloc(self->env.pd[1], 3 * 4096, DP_ACCESS_ALL, &rb);
+	dp_buf_guard(&rb);
+	/* 32 pieces from 400 bytes before the first page boundary on */
+	ASSERT_EQ(0, dp_sgl_make(&rb, 4096 - 400, len, DP_MAX_SGE, ~seed,
+				 &rs));
+	ASSERT_EQ(DP_MAX_SGE, rs.n);
+	ASSERT_LT(4096, rs.sge[rs.n - 1].addr - (uintptr_t)rb.mem);
+	src = malloc(len);
+	ASSERT_NE(NULL, src);
+	dp_fill(src, len, seed, 0);
+	ls.n = 1;
+	ls.len = len;
+	ls.sge[0].addr = (uintptr_t)src;
+	ls.sge[0].length = len;
+	ls.sge[0].lkey = 0;
+
+	ASSERT_EQ(0, dp_post_recv(self->p.qp[1], &rs, ~w.wr_id));
+	ASSERT_EQ(0, dp_post(self->p.qp[0], &w));
+	/* copied at post time */
+	memset(src, 0xee, len);
+	free(src);
+	ASSERT_POLL1(self->env.scq[0], &wc);
+	ASSERT_WC(&wc, w.wr_id, IBV_WC_SUCCESS, IBV_WC_SEND);
+	ASSERT_POLL1(self->env.rcq[1], &wc);
+	ASSERT_WC(&wc, ~w.wr_id, IBV_WC_SUCCESS, IBV_WC_RECV);
+	EXPECT_EQ(len, wc.byte_len);
+	EXPECT_EQ(htonl(0x1d), wc.imm_data);
+	ASSERT_SGL(&rb, &rs, 0, len, seed);
+	dp_pair_close(_metadata, &self->p);
+	EXPECT_EQ(0, dp_buf_free(&rb));
 }
 
 /* IBV_SEND_SOLICITED and IBV_SEND_FENCE change nothing in the data. */
@@ -1105,6 +1180,26 @@ static void ud1(struct __test_metadata *_metadata, struct dp_env *env,
 	EXPECT_EQ(0, dp_buf_free(&rb));
 }
 
+/*
+ * The GRH into 32 receive pieces of a byte or two: it is placed through
+ * an iov_iter over the receiver's pages (rnic_payload_copy_in()), which
+ * covers RNIC_PAYLOAD_ITER_BVECS (8) pieces at a time, so it takes four
+ * runs or more; ud1() checks the GRH and the bytes after it.
+ */
+TEST_F(dp, ud_grh_into_many_pieces)
+{
+	struct dp_qp_opts o = dp_opts(IBV_QPT_UD);
+	size_t sz[] = { 0, 1, 24 };
+	unsigned int s;
+
+	o.max_recv_sge = DP_MAX_SGE;
+	dp_pair_open(_metadata, &self->env, &o, &self->p);
+	for (s = 0; s < sizeof(sz) / sizeof(sz[0]); s++)
+		ud1(_metadata, &self->env, &self->p, sz[s], 1, DP_MAX_SGE,
+		    s & 1, 0, dp_seed(0x9e, s, 0));
+	dp_pair_close(_metadata, &self->p);
+}
+
 TEST_F(dp, ud_send_sizes_and_sges)
 {
 	struct dp_qp_opts o = dp_opts(IBV_QPT_UD);
@@ -1535,3 +1630,95 @@ TEST_F(lo, ud_over_ipv4_gid)
 }
 
 TEST_HARNESS_MAIN
+
+/* ---- the burst size: what one request carries ------------------------- */
+
+/*
+ * @max_burst: the device's (0: the local link's 64 KiB); @landed: bytes of
+ * an RDMA WRITE that land before the packet that runs past the end of the
+ * target MR: the requests before the failing one, in whole bursts.
+ */
+FIXTURE(burst) {
+	struct dp_env env;
+	struct dp_pair p;
+};
+
+FIXTURE_VARIANT(burst) {
+	uint32_t max_burst;
+	size_t landed;
+};
+
+FIXTURE_VARIANT_ADD(burst, link) { .max_burst = 0, .landed = 0 };
+FIXTURE_VARIANT_ADD(burst, one_packet) { .max_burst = 1, .landed = 5120 };
+/* rounded down to whole packets: two of 1 KiB */
+FIXTURE_VARIANT_ADD(burst, two_packets) { .max_burst = 3000, .landed = 4096 };
+
+FIXTURE_SETUP(burst)
+{
+	dp_env_open_burst(_metadata, &self->env, DEV, NULL,
+			  variant->max_burst);
+}
+
+FIXTURE_TEARDOWN(burst)
+{
+	dp_env_close(_metadata, &self->env);
+}
+
+/* The device reports the max_burst it was made with, and only if set. */
+TEST_F(burst, link_show_reports_it)
+{
+	struct rnic_link_info *info = calloc(1, sizeof(*info));
+
+	ASSERT_NE(NULL, info);
+	ASSERT_EQ(0, rnic_link_get(self->env.g, DEV, info));
+	EXPECT_EQ(variant->max_burst, info->max_burst);
+	EXPECT_EQ(variant->max_burst != 0,
+		  !!(info->attrs & (UINT64_C(1) << RNIC_NL_ATTR_MAX_BURST)));
+	free(info);
+}
+
+/*
+ * An 8 KiB RDMA WRITE at MTU 1024 into an MR of 5 KiB: the responder
+ * checks each request against the MR, so every request before the one
+ * that runs past its end lands, and nothing after. How much that is
+ * shows how the requester cut the message: nothing with one 64 KiB
+ * burst, 5 KiB with one packet per request (as on a wire), 4 KiB with
+ * bursts of two packets.
+ */
+TEST_F(burst, write_lands_whole_requests)
+{
+	struct dp_qp_opts o = dp_opts(IBV_QPT_RC);
+	const size_t len = 8192, mr_len = 5120;
+	uint32_t seed = dp_seed(0xb0, variant->max_burst, 0);
+	struct dp_buf lb, rb;
+	struct dp_sgl ls;
+	struct ibv_wc wc;
+	struct dp_wr w = {
+		.op = IBV_WR_RDMA_WRITE,
+		.flags = IBV_SEND_SIGNALED,
+		.wr_id = 0xb0b0,
+		.sgl = &ls,
+	};
+
+	o.mtu = IBV_MTU_1024;
+	dp_pair_open(_metadata, &self->env, &o, &self->p);
+	do_buf_alloc(self->env.pd[0], len, DP_ACCESS_ALL, &lb);
+	do_buf_alloc(self->env.pd[1], mr_len, DP_ACCESS_ALL, &rb);
+	dp_fill(lb.mem, len, seed, 0);
+	dp_buf_guard(&rb);
+	dp_sgl_one(&lb, 0, len, &ls);
+	w.raddr = (uintptr_t)rb.mem;
+	w.rkey = rb.mr->rkey;
+
+	ASSERT_EQ(0, dp_post(self->p.qp[0], &w));
+	ASSERT_POLL1(self->env.scq[0], &wc);
+	ASSERT_WC(&wc, w.wr_id, IBV_WC_REM_ACCESS_ERR, IBV_WC_RDMA_WRITE);
+	EXPECT_EQ(-1, dp_check(rb.mem, variant->landed, seed, 0));
+	EXPECT_EQ(-1, dp_check(rb.mem + variant->landed,
+			       mr_len - variant->landed, dp_guard_seed(&rb),
+			       variant->landed));
+	EXPECT_EQ(IBV_QPS_ERR, dp_qp_state(self->p.qp[1]));
+	dp_pair_close(_metadata, &self->p);
+	EXPECT_EQ(0, dp_buf_free(&lb));
+	EXPECT_EQ(0, dp_buf_free(&rb));
+}

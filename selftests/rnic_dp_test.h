@@ -190,13 +190,14 @@ static inline int dp_find_gid(struct ibv_context *ctx, const uint8_t *gid)
 }
 
 /*
- * Remove every device, create @dev (bound to @netdev, or not), open two
- * contexts with a PD and two CQs each. With @netdev "lo" the pair talks
- * over the IPv4-mapped GID of 127.0.0.1, else over GID 0.
+ * Remove every device, create @dev (bound to @netdev, or not; with
+ * RNIC_NL_ATTR_MAX_BURST @max_burst unless it is 0), open two contexts
+ * with a PD and two CQs each. With @netdev "lo" the pair talks over the
+ * IPv4-mapped GID of 127.0.0.1, else over GID 0.
  */
-static inline void dp_env_open(struct __test_metadata *_metadata,
-			       struct dp_env *env, const char *dev,
-			       const char *netdev)
+static inline void dp_env_open_burst(struct __test_metadata *_metadata,
+				     struct dp_env *env, const char *dev,
+				     const char *netdev, uint32_t max_burst)
 {
 	static const uint8_t lo4[16] = {
 		[10] = 0xff, [11] = 0xff, 127, 0, 0, 1
@@ -206,7 +207,9 @@ static inline void dp_env_open(struct __test_metadata *_metadata,
 
 	memset(env, 0, sizeof(*env));
 	env->dev = dev;
-	rnic_fixture_setup(_metadata, &env->g, &env->res, dev, netdev);
+	rnic_fixture_setup(_metadata, &env->g, &env->res, NULL, NULL);
+	ASSERT_EQ(0, rnic_link_add_burst(env->g, dev, netdev, max_burst))
+		TH_LOG("link add %s: %s", dev, rnic_genl_errmsg(env->g));
 	for (i = 0; i < 2; i++) {
 		env->ctx[i] = do_ptr(rnic_ibv_open(dev));
 		env->pd[i] = do_ptr(ibv_alloc_pd(env->ctx[i]));
@@ -227,6 +230,14 @@ static inline void dp_env_open(struct __test_metadata *_metadata,
 		ASSERT_LE(0, env->gid_index);
 	}
 	ASSERT_EQ(0, ibv_query_gid(env->ctx[0], 1, env->gid_index, &env->gid));
+}
+
+/* dp_env_open_burst() with the link's own burst size. */
+static inline void dp_env_open(struct __test_metadata *_metadata,
+			       struct dp_env *env, const char *dev,
+			       const char *netdev)
+{
+	dp_env_open_burst(_metadata, env, dev, netdev, 0);
 }
 
 static inline void dp_env_close(struct __test_metadata *_metadata,

@@ -329,13 +329,14 @@ static void rnic_dev_remove_work(struct work_struct *work)
  * @net: the caller's namespace: the device's, and where @ifname is looked
  *	up
  * @ifname: netdev to bind to, or NULL
+ * @max_burst: rnic_dev.max_burst
  * @extack: netlink extended ACK for error messages
  *
  * Context: process, takes rtnl_lock (when binding) and rnic_devs_lock.
  * Return: 0 or a negative errno (EINVAL, EEXIST, ENODEV, ENOSPC, ENOMEM).
  */
 int rnic_dev_add(const char *name, struct net *net, const char *ifname,
-		 struct netlink_ext_ack *extack)
+		 u32 max_burst, struct netlink_ext_ack *extack)
 {
 	struct net_device *netdev = NULL;
 	struct rnic_dev *rdev;
@@ -382,6 +383,7 @@ int rnic_dev_add(const char *name, struct net *net, const char *ifname,
 
 	/* From here on the release callback frees rdev and its index. */
 	rdev->index = index;
+	rdev->max_burst = max_burst;
 	/* A bound netdev was looked up in @net: the device's namespace. */
 	write_pnet(&rdev->net, net);
 	device_initialize(&rdev->dev);
@@ -526,6 +528,7 @@ void rnic_dev_info(struct rnic_dev *rdev, struct rnic_link_info *info)
 	info->index = rdev->index;
 	info->uverbs_num = RNIC_UVERBS_BASE + rdev->index;
 	info->node_guid = rdev->node_guid;
+	info->max_burst = rdev->max_burst;
 	info->contexts = atomic_read(&rdev->ncontexts);
 	for (i = 0; i < ARRAY_SIZE(info->counters); i++)
 		info->counters[i] = atomic64_read(&rdev->counters[i]);

@@ -14,6 +14,7 @@ static const struct nla_policy rnic_nl_policy[RNIC_NL_ATTR_MAX + 1] = {
 	/* Lengths are checked by the handlers, for clearer messages. */
 	[RNIC_NL_ATTR_DEV_NAME] = { .type = NLA_NUL_STRING },
 	[RNIC_NL_ATTR_NETDEV] = { .type = NLA_NUL_STRING },
+	[RNIC_NL_ATTR_MAX_BURST] = { .type = NLA_U32 },
 };
 
 static struct genl_family rnic_nl_family;
@@ -86,6 +87,9 @@ static int rnic_nl_fill_link(struct sk_buff *msg,
 	     nla_put_u32(msg, RNIC_NL_ATTR_NETDEV_INDEX,
 			 info->netdev_ifindex) ||
 	     nla_put_u32(msg, RNIC_NL_ATTR_NETDEV_MTU, info->netdev_mtu)))
+		goto err_cancel;
+	if (info->max_burst &&
+	    nla_put_u32(msg, RNIC_NL_ATTR_MAX_BURST, info->max_burst))
 		goto err_cancel;
 	if (rnic_nl_put_gids(msg, info) || rnic_nl_put_counters(msg, info))
 		goto err_cancel;
@@ -183,6 +187,8 @@ static int rnic_nl_link_get_dumpit(struct sk_buff *skb,
 static int rnic_nl_link_add_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	const struct nlattr *netdev_attr = info->attrs[RNIC_NL_ATTR_NETDEV];
+	const struct nlattr *burst_attr = info->attrs[RNIC_NL_ATTR_MAX_BURST];
+	u32 max_burst = burst_attr ? nla_get_u32(burst_attr) : 0;
 	const char *ifname = NULL;
 	const char *name;
 
@@ -197,7 +203,8 @@ static int rnic_nl_link_add_doit(struct sk_buff *skb, struct genl_info *info)
 			return -EINVAL;
 		}
 	}
-	return rnic_dev_add(name, genl_info_net(info), ifname, info->extack);
+	return rnic_dev_add(name, genl_info_net(info), ifname, max_burst,
+			    info->extack);
 }
 
 static int rnic_nl_link_del_doit(struct sk_buff *skb, struct genl_info *info)

@@ -115,7 +115,6 @@ static int rnic_comp_atomic(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	struct rnic_req *req = &qp->req;
 	struct rnic_kwqe *kw = rnic_kwqe(qp, req->done);
 	struct rnic_payload *dst = &qp->scratch->comp_pl;
-	struct rnic_payload src = {};
 	u64 orig = pkt->orig;
 
 	if (req->done == req->fetched || !kw->started ||
@@ -129,8 +128,7 @@ static int rnic_comp_atomic(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 		rnic_req_fail(qp, RNIC_WC_LOC_PROT_ERR);
 		return RNIC_COMP_DONE;
 	}
-	src.inline_data = (const u8 *)&orig;
-	rnic_payload_copy(dst, 0, &src, sizeof(orig));
+	rnic_payload_copy_in(dst, 0, &orig, sizeof(orig));
 	rnic_payload_put(dst);
 	rnic_req_complete(qp, RNIC_WC_SUCCESS);
 	return RNIC_COMP_DONE;

@@ -14,12 +14,14 @@
  * that the receiver copies it once, straight into its own memory. A wire
  * link would build a real packet from the same struct.
  *
- * On the local link a SEND or WRITE request carries up to
- * RNIC_BURST_BYTES of its message at once (struct rnic_pkt.npkts): a burst
- * of consecutive MTU-sized packets, each with its own PSN, that arrive
- * together. The responder treats it exactly as that run of packets, and
- * per-packet costs are paid once per burst. A wire link would cut a burst
- * into packets.
+ * Segmentation is the requester's: a SEND or WRITE request carries a
+ * burst of its message (struct rnic_pkt.npkts): consecutive MTU-sized
+ * packets, each with its own PSN, that arrive together, as many as the
+ * link of the path allows (struct rnic_link_ops.max_burst: RNIC_BURST_BYTES
+ * on the local link, one packet on a wire) and the device
+ * (rnic_dev.max_burst). The responder treats a burst exactly as that run
+ * of packets, and per-packet costs are paid once per burst; a link never
+ * cuts one.
  */
 #ifndef RNIC_ENGINE_H
 #define RNIC_ENGINE_H
@@ -89,7 +91,7 @@ enum rnic_oper {
 #define RNIC_READ_CHUNK_PKTS	64
 /* RC: an ACK is asked for at least every so many packets (a power of 2). */
 #define RNIC_ACK_EVERY		64
-/* Bytes of a SEND or WRITE message a request carries at most. */
+/* Bytes of a SEND or WRITE message a request carries on the local link. */
 #define RNIC_BURST_BYTES	SZ_64K
 /* Packets the requester sends per batch, and batches per run. */
 #define RNIC_REQ_BUDGET		64
@@ -197,6 +199,12 @@ int rnic_payload_from_sgl(struct rnic_payload *pl, struct rnic_dev *rdev,
 			  u32 nsge, u32 off, u32 len, u32 access);
 void rnic_payload_copy(const struct rnic_payload *dst, u32 dst_off,
 		       const struct rnic_payload *src, u32 len);
+void rnic_payload_iter_init(struct rnic_payload_iter *it,
+			    const struct rnic_payload *pl, u32 off);
+u32 rnic_payload_iter_next(struct rnic_payload_iter *it, u32 len,
+			   unsigned int dir);
+void rnic_payload_copy_in(const struct rnic_payload *dst, u32 dst_off,
+			  const void *buf, u32 len);
 u64 *rnic_payload_map_u64(const struct rnic_payload *pl);
 
 /* qp_engine.c */

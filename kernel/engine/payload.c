@@ -6,8 +6,16 @@
  *
  * A payload holds a data path reference (struct rnic_dpref) on every MR
  * it names, so the pages stay pinned while it is used; see core/dpref.c.
+ *
+ * Two ways to copy: rnic_payload_copy() maps page after page of both
+ * payloads and copies between them (the local link's one copy, in bursts
+ * of up to 64 KiB, and inline sends); rnic_payload_iter_next() describes
+ * a payload's pages as an iov_iter, so that bytes from elsewhere (a GRH
+ * or an atomic's original value today, an skb's on a wire link) go
+ * through the kernel's own copy routines.
  */
 #include <linux/highmem.h>
+#include <linux/uio.h>
 
 #include "engine/engine.h"
 
@@ -109,18 +117,6 @@ int rnic_payload_from_sgl(struct rnic_payload *pl, struct rnic_dev *rdev,
 	return len ? -EACCES : 0;
 }
 
-/**
- * struct rnic_cursor - a position in a payload, for copying
- * @pl: the payload
- * @seg: current segment
- * @off: bytes into it (into @pl->inline_data for inline payloads)
- */
-struct rnic_cursor {
-	const struct rnic_payload *pl;
-	u32 seg;
-	u64 off;
-};
-
 static void rnic_cursor_init(struct rnic_cursor *cur,
 			     const struct rnic_payload *pl, u32 off)
 {
@@ -136,31 +132,19 @@ static void rnic_cursor_init(struct rnic_cursor *cur,
 }
 
 /*
- * Map the bytes at the cursor, at most to the end of their page and of
- * their segment: *@avail is how many. Unmap with rnic_cursor_unmap().
+ * The page of the byte at the cursor, in an MR piece: *@in_page is the
+ * byte's offset in it, *@avail how many bytes follow in the page and in
+ * the piece.
  */
-static inline u8 *rnic_cursor_map(const struct rnic_cursor *cur, u32 *avail)
+static inline struct page *rnic_cursor_page(const struct rnic_cursor *cur,
+					    u32 *in_page, u32 *avail)
 {
-	const struct rnic_mseg *seg;
-	u64 pos;
-	u32 in_page;
+	const struct rnic_mseg *seg = &cur->pl->segs[cur->seg];
+	u64 pos = seg->mr->offset + seg->off + cur->off;
 
-	if (cur->pl->inline_data) {
-		*avail = U32_MAX;
-		return (u8 *)cur->pl->inline_data + cur->off;
-	}
-	seg = &cur->pl->segs[cur->seg];
-	pos = seg->mr->offset + seg->off + cur->off;
-	in_page = pos & ~PAGE_MASK;
-	*avail = min_t(u64, PAGE_SIZE - in_page, seg->len - cur->off);
-	return (u8 *)kmap_local_page(seg->mr->pages[pos >> PAGE_SHIFT]) +
-	       in_page;
-}
-
-static void rnic_cursor_unmap(const struct rnic_cursor *cur, u8 *p)
-{
-	if (!cur->pl->inline_data)
-		kunmap_local(p);
+	*in_page = pos & ~PAGE_MASK;
+	*avail = min_t(u64, PAGE_SIZE - *in_page, seg->len - cur->off);
+	return seg->mr->pages[pos >> PAGE_SHIFT];
 }
 
 static void rnic_cursor_advance(struct rnic_cursor *cur, u32 n)
@@ -169,6 +153,107 @@ static void rnic_cursor_advance(struct rnic_cursor *cur, u32 n)
 	if (!cur->pl->inline_data && cur->off == cur->pl->segs[cur->seg].len) {
 		cur->seg++;
 		cur->off = 0;
+	}
+}
+
+/*
+ * Map the bytes at the cursor, at most to the end of their page and of
+ * their piece: *@avail is how many. Unmap with rnic_cursor_unmap().
+ */
+static inline u8 *rnic_cursor_map(const struct rnic_cursor *cur, u32 *avail)
+{
+	struct page *page;
+	u32 in_page;
+
+	if (cur->pl->inline_data) {
+		*avail = U32_MAX;
+		return (u8 *)cur->pl->inline_data + cur->off;
+	}
+	page = rnic_cursor_page(cur, &in_page, avail);
+	return (u8 *)kmap_local_page(page) + in_page;
+}
+
+static void rnic_cursor_unmap(const struct rnic_cursor *cur, u8 *p)
+{
+	if (!cur->pl->inline_data)
+		kunmap_local(p);
+}
+
+/**
+ * rnic_payload_iter_init() - start an iov_iter over a payload's pages
+ * @it: the iterator's state
+ * @pl: a payload of memory region pieces (not inline data), which keeps
+ *	its pages pinned while @it is used
+ * @off: first byte of @pl
+ */
+void rnic_payload_iter_init(struct rnic_payload_iter *it,
+			    const struct rnic_payload *pl, u32 off)
+{
+	rnic_cursor_init(&it->cur, pl, off);
+}
+
+/**
+ * rnic_payload_iter_next() - the next run of a payload's pages as an
+ *	iov_iter
+ * @it: started with rnic_payload_iter_init()
+ * @len: bytes wanted; the payload has that many left
+ * @dir: ITER_DEST to copy into the payload (a received packet's data),
+ *	ITER_SOURCE to copy out of it
+ *
+ * Sets @it->iter to an ITER_BVEC over the next RNIC_PAYLOAD_ITER_BVECS
+ * page pieces at most, for copy_to_iter(), copy_from_iter() or
+ * skb_copy_datagram_iter(), and moves @it past them.
+ *
+ * Return: bytes @it->iter covers, between 1 and @len (0 if @len is 0).
+ */
+u32 rnic_payload_iter_next(struct rnic_payload_iter *it, u32 len,
+			   unsigned int dir)
+{
+	struct bio_vec *bv = it->bvec;
+	u32 n = 0, in_page, avail;
+
+	while (n < len && bv < it->bvec + ARRAY_SIZE(it->bvec)) {
+		bv->bv_page = rnic_cursor_page(&it->cur, &in_page, &avail);
+		bv->bv_offset = in_page;
+		bv->bv_len = min(len - n, avail);
+		rnic_cursor_advance(&it->cur, bv->bv_len);
+		n += bv->bv_len;
+		bv++;
+	}
+	iov_iter_bvec(&it->iter, dir, it->bvec, bv - it->bvec, n);
+	return n;
+}
+
+/**
+ * rnic_payload_copy_in() - copy a kernel buffer into a payload through
+ *	an iov_iter, as a wire link's receive path does with a packet
+ * @dst: where the bytes go; memory regions only
+ * @dst_off: first byte of @dst to write
+ * @buf: the bytes: a small buffer on the stack or in a slab (a GRH, an
+ *	atomic's original value). copy_to_iter() checks it as
+ *	CONFIG_HARDENED_USERCOPY wants, and for vmalloc memory that takes
+ *	a global lock: inline sends, whose bytes are in the QP's
+ *	kvmalloc'd WQE copies, use rnic_payload_copy().
+ * @len: how many; @dst has that many from @dst_off
+ *
+ * Context: any; does not sleep.
+ */
+void rnic_payload_copy_in(const struct rnic_payload *dst, u32 dst_off,
+			  const void *buf, u32 len)
+{
+	struct rnic_payload_iter it;
+	size_t copied;
+	u32 n;
+
+	rnic_payload_iter_init(&it, dst, dst_off);
+	while (len) {
+		n = rnic_payload_iter_next(&it, len, ITER_DEST);
+		copied = copy_to_iter(buf, n, &it.iter);
+		/* into pinned pages nothing stops a copy short */
+		if (WARN_ON_ONCE(copied != n))
+			return;
+		buf += n;
+		len -= n;
 	}
 }
 

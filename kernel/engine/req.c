@@ -485,74 +485,83 @@ static bool rnic_req_sq_half(struct rnic_qp *qp)
 	return req->next + 1 - req->done > qp->sq.mask / 2;
 }
 
-/*
- * Build the next packet of WQE @kw (the one at next) into @st and move
- * the requester past it. Return: 0, or a WC status the WQE fails with.
- */
-static u32 rnic_req_build(struct rnic_qp *qp, struct rnic_kwqe *kw,
-			  struct rnic_req_step *st)
+/* An RDMA READ request for the next chunk of the WQE's responses. */
+static void rnic_req_build_read(struct rnic_qp *qp, struct rnic_kwqe *kw,
+				struct rnic_req_step *st)
 {
 	struct rnic_req *req = &qp->req;
 	struct rnic_send_wqe *w = &kw->wqe;
 	struct rnic_pkt *pkt = &st->pkt;
 	u32 len, npkts;
 
-	memset(pkt, 0, sizeof(*pkt));
-	st->pl.inline_data = NULL;
-	st->pl.nsegs = 0;
-	pkt->sqpn = qp->qpn;
-	pkt->dev = qp->rdev;
-	pkt->src = qp;
-	pkt->psn = req->psn;
-	pkt->imm = w->ex.imm_data;
-	if (qp->type == RNIC_QPT_UD) {
-		st->av = kw->av;
-		pkt->dqpn = kw->dqpn;
-		pkt->qkey = kw->qkey;
-	} else {
-		st->av = qp->path.av;
-		pkt->dqpn = qp->path.dqpn;
-	}
-	pkt->av = &st->av;
+	len = min_t(u32, kw->length - req->offset,
+		    RNIC_READ_CHUNK_PKTS * qp->path.mtu);
+	npkts = max_t(u32, DIV_ROUND_UP(len, qp->path.mtu), 1);
+	pkt->opcode = RNIC_TRANSPORT_RC | RNIC_READ_REQ;
+	pkt->va = w->wr.rdma.remote_addr + req->offset;
+	pkt->rkey = w->wr.rdma.rkey;
+	pkt->dma_len = len;
+	pkt->ack_req = true;
+	pkt->npkts = 1;
+	req->psn = rnic_psn_add(req->psn, npkts);
+	req->offset += len;
+	st->last = req->offset >= kw->length;
+}
 
-	if (w->opcode == RNIC_WR_RDMA_READ) {
-		len = min_t(u32, kw->length - req->offset,
-			    RNIC_READ_CHUNK_PKTS * qp->path.mtu);
-		npkts = max_t(u32, DIV_ROUND_UP(len, qp->path.mtu), 1);
-		pkt->opcode = RNIC_TRANSPORT_RC | RNIC_READ_REQ;
-		pkt->va = w->wr.rdma.remote_addr + req->offset;
-		pkt->rkey = w->wr.rdma.rkey;
-		pkt->dma_len = len;
-		pkt->ack_req = true;
-		pkt->npkts = 1;
-		req->psn = rnic_psn_add(req->psn, npkts);
-		req->offset += len;
-		st->last = req->offset >= kw->length;
-		return 0;
-	}
-	if (rnic_wqe_is_atomic(w->opcode)) {
-		pkt->opcode = RNIC_TRANSPORT_RC |
-			(w->opcode == RNIC_WR_ATOMIC_CMP_AND_SWP ?
-			 RNIC_CMP_SWAP : RNIC_FETCH_ADD);
-		pkt->va = w->wr.atomic.remote_addr;
-		pkt->rkey = w->wr.atomic.rkey;
-		pkt->swap = w->wr.atomic.swap;
-		pkt->compare_add = w->wr.atomic.compare_add;
-		pkt->ack_req = true;
-		pkt->npkts = 1;
-		req->psn = rnic_psn_add(req->psn, 1);
-		st->last = true;
-		return 0;
-	}
+/* The one packet of a compare-and-swap or fetch-and-add. */
+static void rnic_req_build_atomic(struct rnic_qp *qp, struct rnic_kwqe *kw,
+				  struct rnic_req_step *st)
+{
+	struct rnic_req *req = &qp->req;
+	struct rnic_send_wqe *w = &kw->wqe;
+	struct rnic_pkt *pkt = &st->pkt;
 
-	/*
-	 * SEND and WRITE: a burst of MTU segments. A datagram is one packet
-	 * of at most the MTU in force now (a modify may have changed it
-	 * since the WQE was posted): never cut.
-	 */
+	pkt->opcode = RNIC_TRANSPORT_RC |
+		(w->opcode == RNIC_WR_ATOMIC_CMP_AND_SWP ?
+		 RNIC_CMP_SWAP : RNIC_FETCH_ADD);
+	pkt->va = w->wr.atomic.remote_addr;
+	pkt->rkey = w->wr.atomic.rkey;
+	pkt->swap = w->wr.atomic.swap;
+	pkt->compare_add = w->wr.atomic.compare_add;
+	pkt->ack_req = true;
+	pkt->npkts = 1;
+	req->psn = rnic_psn_add(req->psn, 1);
+	st->last = true;
+}
+
+/*
+ * Bytes of a SEND or WRITE message one request carries at most: as many
+ * whole packets as the path's link and the device allow, at least one.
+ */
+static u32 rnic_req_burst(struct rnic_qp *qp, const struct rnic_av *av)
+{
+	u32 max = rnic_av_link(av)->max_burst;
+	u32 mtu = qp->path.mtu;
+
+	if (qp->rdev->max_burst)
+		max = min(max, qp->rdev->max_burst);
+	return max_t(u32, round_down(max, mtu), mtu);
+}
+
+/*
+ * SEND and WRITE: the next burst of MTU segments (struct rnic_pkt.npkts),
+ * as many as rnic_req_burst() allows; with one per request, the packets
+ * are exactly those of the wire: RETH on the first of a WRITE, the
+ * immediate and SE on the last. A datagram is one packet of at most the
+ * MTU in force now (a modify may have changed it since the WQE was
+ * posted): never cut. Return: 0 or a WC status.
+ */
+static u32 rnic_req_build_burst(struct rnic_qp *qp, struct rnic_kwqe *kw,
+				struct rnic_req_step *st)
+{
+	struct rnic_req *req = &qp->req;
+	struct rnic_send_wqe *w = &kw->wqe;
+	struct rnic_pkt *pkt = &st->pkt;
+	u32 len, npkts;
+
 	if (qp->type == RNIC_QPT_UD && kw->length > qp->path.mtu)
 		return RNIC_WC_LOC_LEN_ERR;
-	len = min_t(u32, kw->length - req->offset, RNIC_BURST_BYTES);
+	len = min(kw->length - req->offset, rnic_req_burst(qp, &st->av));
 	npkts = max_t(u32, DIV_ROUND_UP(len, qp->path.mtu), 1);
 	if (w->send_flags & RNIC_SEND_INLINE)
 		st->pl.inline_data = (const u8 *)kw->sge + req->offset;
@@ -568,7 +577,10 @@ static u32 rnic_req_build(struct rnic_qp *qp, struct rnic_kwqe *kw,
 		pkt->rkey = w->wr.rdma.rkey;
 		pkt->dma_len = kw->length;
 	}
-	pkt->solicited = st->last && (w->send_flags & RNIC_SEND_SOLICITED);
+	if (st->last) {
+		pkt->imm = w->ex.imm_data;
+		pkt->solicited = w->send_flags & RNIC_SEND_SOLICITED;
+	}
 	/*
 	 * ACKs are coalesced. One is asked for at the end of a WQE that
 	 * completes with a CQE, when half the SQ waits for one, and at
@@ -588,6 +600,45 @@ static u32 rnic_req_build(struct rnic_qp *qp, struct rnic_kwqe *kw,
 	req->psn = rnic_psn_add(req->psn, npkts);
 	req->offset += len;
 	return 0;
+}
+
+/*
+ * Build the next packet of WQE @kw (the one at next) into @st and move
+ * the requester past it. Return: 0, or a WC status the WQE fails with.
+ */
+static u32 rnic_req_build(struct rnic_qp *qp, struct rnic_kwqe *kw,
+			  struct rnic_req_step *st)
+{
+	struct rnic_req *req = &qp->req;
+	struct rnic_send_wqe *w = &kw->wqe;
+	struct rnic_pkt *pkt = &st->pkt;
+
+	memset(pkt, 0, sizeof(*pkt));
+	st->pl.inline_data = NULL;
+	st->pl.nsegs = 0;
+	pkt->sqpn = qp->qpn;
+	pkt->dev = qp->rdev;
+	pkt->src = qp;
+	pkt->psn = req->psn;
+	if (qp->type == RNIC_QPT_UD) {
+		st->av = kw->av;
+		pkt->dqpn = kw->dqpn;
+		pkt->qkey = kw->qkey;
+	} else {
+		st->av = qp->path.av;
+		pkt->dqpn = qp->path.dqpn;
+	}
+	pkt->av = &st->av;
+
+	if (w->opcode == RNIC_WR_RDMA_READ) {
+		rnic_req_build_read(qp, kw, st);
+		return 0;
+	}
+	if (rnic_wqe_is_atomic(w->opcode)) {
+		rnic_req_build_atomic(qp, kw, st);
+		return 0;
+	}
+	return rnic_req_build_burst(qp, kw, st);
 }
 
 /*

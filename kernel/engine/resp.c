@@ -248,9 +248,13 @@ static u64 rnic_resp_room(struct rnic_resp *resp)
 	return room;
 }
 
-/* Place @len bytes of @src at @off of the receive WQE; 0 or a WC status. */
+/*
+ * Place @len bytes at @off of the receive WQE: those of @src, or if it is
+ * NULL those at @buf. Return: 0 or a WC status.
+ */
 static u32 rnic_resp_place(struct rnic_qp *qp, u32 off,
-			   const struct rnic_payload *src, u32 len)
+			   const struct rnic_payload *src, const void *buf,
+			   u32 len)
 {
 	struct rnic_resp *resp = &qp->resp;
 	struct rnic_pd *pd = qp->srq ? qp->srq->pd : qp->pd;
@@ -267,8 +271,10 @@ static u32 rnic_resp_place(struct rnic_qp *qp, u32 off,
 				  resp->rwqe.num_sge, off, len,
 				  RNIC_ACCESS_LOCAL_WRITE))
 		status = RNIC_WC_LOC_PROT_ERR;
-	else
+	else if (src)
 		rnic_payload_copy(dst, 0, src, len);
+	else
+		rnic_payload_copy_in(dst, 0, buf, len);
 	rnic_payload_put(dst);
 	return status;
 }
@@ -309,8 +315,7 @@ static void rnic_resp_grh(const struct rnic_pkt *pkt, u8 *grh)
 static void rnic_resp_ud(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 {
 	u8 oper = pkt->opcode & RNIC_OPER_MASK;
-	struct rnic_payload grh = {};
-	u8 grh_buf[RNIC_GRH_LEN];
+	u8 grh[RNIC_GRH_LEN];
 	u32 status;
 	int ret;
 
@@ -334,11 +339,10 @@ static void rnic_resp_ud(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 		rnic_qp_error(qp, RNIC_EVENT_QP_FATAL);
 		return;
 	}
-	rnic_resp_grh(pkt, grh_buf);
-	grh.inline_data = grh_buf;
-	status = rnic_resp_place(qp, 0, &grh, RNIC_GRH_LEN);
+	rnic_resp_grh(pkt, grh);
+	status = rnic_resp_place(qp, 0, NULL, grh, RNIC_GRH_LEN);
 	if (!status && pkt->len)
-		status = rnic_resp_place(qp, RNIC_GRH_LEN, pkt->payload,
+		status = rnic_resp_place(qp, RNIC_GRH_LEN, pkt->payload, NULL,
 					 pkt->len);
 	rnic_resp_complete(qp, status, RNIC_WC_RECV,
 			   status ? 0 : RNIC_GRH_LEN + pkt->len, pkt);
@@ -407,7 +411,7 @@ static bool rnic_resp_send_pkt(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 		status = RNIC_WC_LOC_LEN_ERR;
 	else
 		status = rnic_resp_place(qp, resp->recv_off, pkt->payload,
-					 pkt->len);
+					 NULL, pkt->len);
 	if (status) {
 		rnic_resp_recv_error(qp, pkt, status);
 		return false;

@@ -19,11 +19,13 @@
  * receiver copies it into its own (struct rnic_payload). A packet with no
  * receiver is lost, as on a wire: the RC requester's timer finds out.
  *
- * A wire link (RoCEv2 over UDP) adds a route for destinations that are
- * not local, and a receive path that parses an skb into a struct rnic_pkt
- * and dispatches it the same way: device by destination GID, then QP by
- * number. What a link can vouch for about a packet's sender is its own:
- * rnic_link_from_peer() is the local link's rule.
+ * A wire link (RoCEv2 over UDP) is another struct rnic_link_ops, with its
+ * own route for destinations that are not local: its xmit builds an skb
+ * from the struct rnic_pkt, with a max_burst of 0 so that every request
+ * is one packet, and its receive path parses an skb into a struct
+ * rnic_pkt and dispatches it the same way: device by destination GID,
+ * then QP by number. What a link can vouch for about a packet's sender
+ * is its own: rnic_link_from_peer() is the local link's rule.
  */
 #include "engine/engine.h"
 
@@ -119,15 +121,13 @@ static void rnic_link_deliver(struct rnic_dev *rdev, struct rnic_pkt *pkt)
 }
 
 /**
- * rnic_link_xmit() - send a packet along its route
- * @pkt: the packet; its payload stays valid during the call
+ * rnic_local_xmit() - the local link's xmit: deliver a packet along its
+ *	route in this call
+ * @pkt: the packet
  *
- * Context: BH disabled, in an RCU read-side critical section (the
- * requester's, rnic_req_send(): the receivers look devices, QPs and MRs
- * up under it), no lock of the sending QP but (for responses) its
- * responder's.
+ * Context: see rnic_link_xmit().
  */
-void rnic_link_xmit(struct rnic_pkt *pkt)
+void rnic_local_xmit(struct rnic_pkt *pkt)
 {
 	struct rnic_dev *rdev;
 
@@ -143,3 +143,13 @@ void rnic_link_xmit(struct rnic_pkt *pkt)
 		break;
 	}
 }
+
+/*
+ * The local link delivers a burst of packets in one call: the receiver
+ * copies its payload at once, and per-packet costs are paid once.
+ */
+const struct rnic_link_ops rnic_local_link = {
+	.name = "local",
+	.xmit = rnic_local_xmit,
+	.max_burst = RNIC_BURST_BYTES,
+};

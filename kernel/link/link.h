@@ -1,13 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rnic: software RDMA NIC - the link interface: what the engine hands to a
- * link (a parsed packet, struct rnic_pkt, and where its bytes are, struct
- * rnic_payload), the address an address handle or a connection uses
- * (struct rnic_av, with its route) and a QP's path (struct rnic_path).
+ * rnic: software RDMA NIC - the link interface: a link's operations
+ * (struct rnic_link_ops), what the engine hands to a link (a parsed
+ * packet, struct rnic_pkt, and where its bytes are, struct rnic_payload),
+ * the address an address handle or a connection uses (struct rnic_av,
+ * with its route) and a QP's path (struct rnic_path).
  * link/link.c is the local link.
  */
 #ifndef RNIC_LINK_H
 #define RNIC_LINK_H
+
+#include <linux/bvec.h>
+#include <linux/indirect_call_wrapper.h>
+#include <linux/uio.h>
 
 #include "rnic.h"
 
@@ -96,11 +101,46 @@ struct rnic_mseg {
  * @inline_data: the bytes themselves (inline sends), or NULL
  * @nsegs: entries of @segs used, without @inline_data
  * @segs: memory region pieces, in order
+ *
+ * The engine copies between two payloads with rnic_payload_copy(), page
+ * to page (the local link). Bytes that are not in a memory region, such
+ * as a packet a wire link received, go into one through an iov_iter over
+ * its pages (struct rnic_payload_iter), the iterator the network stack's
+ * copy functions take (skb_copy_datagram_iter()); rnic_payload_copy_in()
+ * copies a kernel buffer so.
  */
 struct rnic_payload {
 	const u8 *inline_data;
 	u32 nsegs;
 	struct rnic_mseg segs[RNIC_MAX_SGE];
+};
+
+/**
+ * struct rnic_cursor - a position in a payload, for copying
+ * @pl: the payload
+ * @seg: current memory region piece
+ * @off: bytes into it (into @pl->inline_data for inline payloads)
+ */
+struct rnic_cursor {
+	const struct rnic_payload *pl;
+	u32 seg;
+	u64 off;
+};
+
+/* Page pieces a struct rnic_payload_iter covers at a time. */
+#define RNIC_PAYLOAD_ITER_BVECS	8
+
+/**
+ * struct rnic_payload_iter - an iov_iter over a payload's memory region
+ *	pages, a run of pages at a time (rnic_payload_iter_next())
+ * @cur: where the next run starts
+ * @iter: the run: ITER_BVEC over @bvec
+ * @bvec: its pages, pinned by the MRs the payload holds
+ */
+struct rnic_payload_iter {
+	struct rnic_cursor cur;
+	struct iov_iter iter;
+	struct bio_vec bvec[RNIC_PAYLOAD_ITER_BVECS];
 };
 
 /**
@@ -163,11 +203,58 @@ struct rnic_pkt {
 	const struct rnic_payload *payload;
 };
 
+/**
+ * struct rnic_link_ops - a link: what carries packets between QPs
+ * @name: the link's name, for debug output ("local")
+ * @xmit: send a packet, see rnic_link_xmit()
+ * @max_burst: bytes of a SEND or WRITE message that one request (a
+ *	struct rnic_pkt of @npkts packets) may carry on this link. The
+ *	requester cuts messages into bursts of whole packets of the path
+ *	MTU, at most this many bytes (and the device's rnic_dev.max_burst)
+ *	and at least one packet; so a link that carries every packet on
+ *	its own says 0, and the requester segments exactly as the
+ *	transport does on a wire (FIRST, MIDDLE, LAST).
+ *
+ * A link is stateless here: one const instance per kind of link.
+ */
+struct rnic_link_ops {
+	const char *name;
+	void (*xmit)(struct rnic_pkt *pkt);
+	u32 max_burst;
+};
+
 /* link.c: the local link */
-void rnic_link_xmit(struct rnic_pkt *pkt);
+extern const struct rnic_link_ops rnic_local_link;
+void rnic_local_xmit(struct rnic_pkt *pkt);
 bool rnic_link_from_peer(const struct rnic_pkt *pkt,
 			 const struct rnic_path *path);
 void rnic_link_drop_stranger(struct rnic_qp *qp, const struct rnic_pkt *pkt,
 			     enum rnic_nl_counter counter);
+
+/**
+ * rnic_av_link() - the link that carries packets on a path
+ * @av: the path
+ *
+ * Both routes of today (RNIC_ROUTE_LOCAL, RNIC_ROUTE_MCAST) are the local
+ * link's; the wire's route will name its own link.
+ */
+static inline const struct rnic_link_ops *rnic_av_link(const struct rnic_av *av)
+{
+	return &rnic_local_link;
+}
+
+/**
+ * rnic_link_xmit() - send a packet on its path's link
+ * @pkt: the packet; its payload stays valid during the call
+ *
+ * Context: BH disabled, in an RCU read-side critical section (the
+ * requester's, rnic_req_send(): the local link's receivers look QPs and
+ * MRs up under it), no lock of the sending QP but (for responses) its
+ * responder's.
+ */
+static inline void rnic_link_xmit(struct rnic_pkt *pkt)
+{
+	INDIRECT_CALL_1(rnic_av_link(pkt->av)->xmit, rnic_local_xmit, pkt);
+}
 
 #endif /* RNIC_LINK_H */

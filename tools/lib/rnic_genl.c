@@ -451,6 +451,7 @@ void rnic_genl_close(struct rnic_genl *g)
 struct link_req {
 	const char *name;
 	const char *netdev;
+	uint32_t max_burst;
 };
 
 static int link_build(struct nlmsghdr *nlh, void *arg)
@@ -464,15 +465,27 @@ static int link_build(struct nlmsghdr *nlh, void *arg)
 	    !mnl_attr_put_strz_check(nlh, RNIC_GENL_SEND_SIZE,
 				     RNIC_NL_ATTR_NETDEV, req->netdev))
 		return -EMSGSIZE;
+	if (req->max_burst &&
+	    !mnl_attr_put_u32_check(nlh, RNIC_GENL_SEND_SIZE,
+				    RNIC_NL_ATTR_MAX_BURST, req->max_burst))
+		return -EMSGSIZE;
 	return 0;
+}
+
+int rnic_link_add_burst(struct rnic_genl *g, const char *name,
+			const char *netdev, uint32_t max_burst)
+{
+	struct link_req req = {
+		.name = name, .netdev = netdev, .max_burst = max_burst
+	};
+
+	return rnic_genl_request(g, RNIC_NL_CMD_LINK_ADD, 0, link_build, NULL,
+				 &req);
 }
 
 int rnic_link_add(struct rnic_genl *g, const char *name, const char *netdev)
 {
-	struct link_req req = { .name = name, .netdev = netdev };
-
-	return rnic_genl_request(g, RNIC_NL_CMD_LINK_ADD, 0, link_build, NULL,
-				 &req);
+	return rnic_link_add_burst(g, name, netdev, 0);
 }
 
 int rnic_link_del(struct rnic_genl *g, const char *name)
@@ -587,6 +600,7 @@ static int link_attr(const struct nlattr *attr, void *data)
 	case RNIC_NL_ATTR_NETDEV_INDEX:
 	case RNIC_NL_ATTR_ACTIVE_MTU:
 	case RNIC_NL_ATTR_NETDEV_MTU:
+	case RNIC_NL_ATTR_MAX_BURST:
 	case RNIC_NL_ATTR_CONTEXTS: {
 		uint32_t v;
 
@@ -601,6 +615,8 @@ static int link_attr(const struct nlattr *attr, void *data)
 			info->active_mtu = v;
 		else if (type == RNIC_NL_ATTR_NETDEV_MTU)
 			info->netdev_mtu = v;
+		else if (type == RNIC_NL_ATTR_MAX_BURST)
+			info->max_burst = v;
 		else
 			info->contexts = v;
 		break;

@@ -138,6 +138,19 @@ uint32_t rnic_genl_err_miss_type(const struct rnic_genl *g);
 int rnic_link_add(struct rnic_genl *g, const char *name, const char *netdev);
 
 /**
+ * rnic_link_add_burst() - RNIC_NL_CMD_LINK_ADD with RNIC_NL_ATTR_MAX_BURST
+ * @g: open handle
+ * @name: device name
+ * @netdev: name of the netdev to bind, or NULL for none
+ * @max_burst: bytes one request may carry at most; 0 sends no attribute
+ *	(what the link allows)
+ *
+ * Return: as rnic_link_add().
+ */
+int rnic_link_add_burst(struct rnic_genl *g, const char *name,
+			const char *netdev, uint32_t max_burst);
+
+/**
  * rnic_link_del() - RNIC_NL_CMD_LINK_DEL
  * @g: open handle
  * @name: device name
@@ -166,6 +179,7 @@ int rnic_link_del(struct rnic_genl *g, const char *name);
  * @active_mtu: RNIC_NL_ATTR_ACTIVE_MTU
  * @netdev_mtu: RNIC_NL_ATTR_NETDEV_MTU
  * @contexts: RNIC_NL_ATTR_CONTEXTS
+ * @max_burst: RNIC_NL_ATTR_MAX_BURST, 0 when the device has none
  * @n_gids: how many entries of @gids are filled, in the order received
  * @gids_truncated: the kernel sent more than RNIC_LINK_MAX_GIDS entries
  * @gids: RNIC_NL_ATTR_GID_TABLE entries (index and raw 16-byte GID)
@@ -185,6 +199,7 @@ struct rnic_link_info {
 	uint32_t active_mtu;
 	uint32_t netdev_mtu;
 	uint32_t contexts;
+	uint32_t max_burst;
 	unsigned int n_gids;
 	bool gids_truncated;
 	struct {

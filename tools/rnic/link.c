@@ -12,7 +12,7 @@
 void link_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: rnic link add NAME [ netdev IFNAME ]\n"
+		"Usage: rnic link add NAME [ netdev IFNAME ] [ max_burst BYTES ]\n"
 		"       rnic link { del | delete } NAME\n"
 		"       rnic link [ { show | list } [ NAME ] ]\n"
 		"       rnic link help\n");
@@ -25,13 +25,15 @@ static void link_help_text(FILE *f)
 		"\n"
 		"  add   create device NAME (1 to 63 bytes, no '/', ':' or white\n"
 		"        space); with netdev, bind it to network device IFNAME,\n"
-		"        whose IP addresses fill its GID table. Needs\n"
-		"        CAP_NET_ADMIN.\n"
+		"        whose IP addresses fill its GID table; with max_burst,\n"
+		"        a request carries at most BYTES of a SEND or WRITE\n"
+		"        message, in whole packets (below the MTU: one packet per\n"
+		"        request, as on a wire). Needs CAP_NET_ADMIN.\n"
 		"  del   remove device NAME. Needs CAP_NET_ADMIN.\n"
 		"  show  show every device, or device NAME (the default).\n"
 		"\n"
 		"Text output, one block per device:\n"
-		"  INDEX: NAME: UVERBS state STATE active_mtu N [netdev IFNAME netdev_mtu N] contexts N\n"
+		"  INDEX: NAME: UVERBS state STATE active_mtu N [netdev IFNAME netdev_mtu N] [max_burst N] contexts N\n"
 		"      node_guid XXXX:XXXX:XXXX:XXXX\n"
 		"      gid INDEX GID                 (one line per GID table entry)\n"
 		"      counters NAME N ...\n"
@@ -39,9 +41,10 @@ static void link_help_text(FILE *f)
 		"dropped because they did not come from the connected QP's peer.\n"
 		"gsi_dropped: packets to QP 1 (GSI), dropped: no connection manager.\n"
 		"JSON output (-j): an array of objects with the members ifindex, ifname,\n"
-		"uverbs, state, active_mtu, netdev, netdev_index, netdev_mtu, contexts,\n"
-		"node_guid, gids ([{\"index\": N, \"gid\": \"...\"}]) and counters\n"
-		"({\"NAME\": N, ...}); netdev members only for a bound device.\n");
+		"uverbs, state, active_mtu, netdev, netdev_index, netdev_mtu, max_burst,\n"
+		"contexts, node_guid, gids ([{\"index\": N, \"gid\": \"...\"}]) and\n"
+		"counters ({\"NAME\": N, ...}); netdev members only for a bound device,\n"
+		"max_burst only if it was set.\n");
 }
 
 static bool has(const struct rnic_link_info *info, unsigned int attr)
@@ -100,6 +103,12 @@ static void pr_netdev_mtu(struct rnic *rd, const struct rnic_link_info *info)
 {
 	if (has(info, RNIC_NL_ATTR_NETDEV_MTU))
 		out_uint(rd, "netdev_mtu", "netdev_mtu %s", info->netdev_mtu);
+}
+
+static void pr_max_burst(struct rnic *rd, const struct rnic_link_info *info)
+{
+	if (has(info, RNIC_NL_ATTR_MAX_BURST))
+		out_uint(rd, "max_burst", "max_burst %s", info->max_burst);
 }
 
 static void pr_contexts(struct rnic *rd, const struct rnic_link_info *info)
@@ -174,6 +183,7 @@ int link_print(const struct rnic_link_info *info, void *arg)
 	pr_netdev(rd, info);
 	pr_netdev_index(rd, info);
 	pr_netdev_mtu(rd, info);
+	pr_max_burst(rd, info);
 	pr_contexts(rd, info);
 	pr_node_guid(rd, info);
 	pr_gids(rd, info);
@@ -223,9 +233,26 @@ static int link_show(struct rnic *rd)
 	return RNIC_EXIT_OK;
 }
 
+/* BYTES of max_burst: a decimal number from 1 to UINT32_MAX. */
+static bool parse_bytes(const char *s, uint32_t *v)
+{
+	unsigned long n;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	n = strtoul(s, &end, 10);
+	if (errno || *end || !n || n > UINT32_MAX)
+		return false;
+	*v = n;
+	return true;
+}
+
 static int link_add(struct rnic *rd)
 {
 	const char *name, *netdev = NULL;
+	uint32_t max_burst = 0;
 	int ret;
 
 	if (rd_no_arg(rd))
@@ -236,22 +263,29 @@ static int link_add(struct rnic *rd)
 	while (!rd_no_arg(rd)) {
 		const char *kw = rd_arg(rd);
 
-		if (!rnic_keyword(kw, "netdev"))
+		rd_next(rd);
+		if (rnic_keyword(kw, "netdev")) {
+			if (netdev)
+				return rnic_usage_error(link_usage, "link add: netdev given twice");
+			if (rd_no_arg(rd))
+				return rnic_usage_error(link_usage, "link add: netdev: interface name expected");
+			netdev = rd_arg(rd);
+		} else if (rnic_keyword(kw, "max_burst")) {
+			if (max_burst)
+				return rnic_usage_error(link_usage, "link add: max_burst given twice");
+			if (rd_no_arg(rd) || !parse_bytes(rd_arg(rd), &max_burst))
+				return rnic_usage_error(link_usage, "link add: max_burst: a number of bytes from 1 expected");
+		} else {
 			return rnic_usage_error(link_usage, "link add: unknown option '%s'",
 						kw);
-		if (netdev)
-			return rnic_usage_error(link_usage, "link add: netdev given twice");
-		rd_next(rd);
-		if (rd_no_arg(rd))
-			return rnic_usage_error(link_usage, "link add: netdev: interface name expected");
-		netdev = rd_arg(rd);
+		}
 		rd_next(rd);
 	}
 
 	ret = rnic_nl_open(rd);
 	if (ret)
 		return ret;
-	ret = rnic_link_add(rd->nl, name, netdev);
+	ret = rnic_link_add_burst(rd->nl, name, netdev, max_burst);
 	return ret ? rnic_nl_error(rd, ret) : RNIC_EXIT_OK;
 }
 

@@ -26,7 +26,8 @@
  *
  * ADD and DEL answer with an ACK. A LINK_GET answer carries, per device,
  * the RNIC_NL_ATTR_* attributes listed in enum rnic_nl_attr (NETDEV,
- * NETDEV_INDEX and NETDEV_MTU only for a bound device). Userspace must skip
+ * NETDEV_INDEX and NETDEV_MTU only for a bound device, MAX_BURST only if
+ * it was set). Userspace must skip
  * attributes it does not know.
  */
 
@@ -40,7 +41,8 @@
  * enum rnic_nl_cmd - generic netlink commands
  * @RNIC_NL_CMD_UNSPEC: unused
  * @RNIC_NL_CMD_LINK_GET: show one device (DEV_NAME) or dump all
- * @RNIC_NL_CMD_LINK_ADD: create a device: DEV_NAME, optional NETDEV
+ * @RNIC_NL_CMD_LINK_ADD: create a device: DEV_NAME, optional NETDEV and
+ *	MAX_BURST
  * @RNIC_NL_CMD_LINK_DEL: remove a device: DEV_NAME
  * @RNIC_NL_CMD_RES_GET: resources of one device (DEV_NAME) or of all (dump)
  */
@@ -94,6 +96,12 @@ enum rnic_nl_cmd {
  *	contexts, as many as fit in one message
  * @RNIC_NL_ATTR_COUNTERS: nest of the device's counters (LINK_GET), one
  *	u64 attribute per counter, typed by enum rnic_nl_counter
+ * @RNIC_NL_ATTR_MAX_BURST: u32, bytes of a SEND or WRITE message that one
+ *	request may carry at most on the device's links, fixed at LINK_ADD;
+ *	LINK_GET reports it only when it was given. The requester cuts
+ *	messages into bursts of whole packets: absent or 0, as large as the
+ *	link allows (64 KiB on the local link); below the path MTU, one
+ *	packet per request, as a wire link sends them
  *
  * A RES_GET answer has, per device, DEV_NAME, DEV_INDEX, the RES_* totals
  * of the device and a CTX_TABLE, followed by CTX_TRUNCATED when not every
@@ -131,6 +139,7 @@ enum rnic_nl_attr {
 	RNIC_NL_ATTR_RES_AH,
 	RNIC_NL_ATTR_CTX_TRUNCATED,
 	RNIC_NL_ATTR_COUNTERS,
+	RNIC_NL_ATTR_MAX_BURST,
 
 	__RNIC_NL_ATTR_MAX,
 	RNIC_NL_ATTR_MAX = __RNIC_NL_ATTR_MAX - 1

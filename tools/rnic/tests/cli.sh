@@ -69,6 +69,12 @@ t "link add without name"     2 "^Usage: rnic link add" "" -- link add
 t "link add unknown option"   2 "unknown option 'bogus'" "" -- link add r0 bogus lo
 t "link add netdev no value"  2 "interface name expected" "" -- link add r0 netdev
 t "link add netdev twice"     2 "netdev given twice" "" -- link add r0 netdev lo netdev lo
+t "link add max_burst no value" 2 "max_burst: a number of bytes" "" -- link add r0 max_burst
+t "link add max_burst 0"      2 "max_burst: a number of bytes" "" -- link add r0 max_burst 0
+t "link add max_burst -1"     2 "max_burst: a number of bytes" "" -- link add r0 max_burst -1
+t "link add max_burst 2^32"   2 "max_burst: a number of bytes" "" -- link add r0 max_burst 4294967296
+t "link add max_burst 1k"     2 "max_burst: a number of bytes" "" -- link add r0 max_burst 1k
+t "link add max_burst twice"  2 "max_burst given twice" "" -- link add r0 max_burst 1 max_burst 1
 t "link del without name"     2 "device name expected" "" -- link del
 t "link delete extra"         2 "unexpected argument 'b'" "" -- link delete a b
 t "link show extra"           2 "unexpected argument 'b'" "" -- link show a b

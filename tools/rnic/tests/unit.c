@@ -357,6 +357,7 @@ static struct nlmsghdr *full_msg(bool netdev)
 		mnl_attr_put_strz(nlh, RNIC_NL_ATTR_NETDEV, "lo");
 		mnl_attr_put_u32(nlh, RNIC_NL_ATTR_NETDEV_INDEX, 1);
 		mnl_attr_put_u32(nlh, RNIC_NL_ATTR_NETDEV_MTU, 65536);
+		mnl_attr_put_u32(nlh, RNIC_NL_ATTR_MAX_BURST, 2048);
 	}
 	mnl_attr_put_strz(nlh, RNIC_NL_ATTR_UVERBS, "uverbs1024");
 	mnl_attr_put(nlh, RNIC_NL_ATTR_PAD, 0, NULL);
@@ -398,6 +399,7 @@ static void test_parse(void)
 	   info->netdev_index == 1 && info->netdev_mtu == 65536 &&
 	   !strcmp(info->uverbs, "uverbs1024") && info->port_state == 4 &&
 	   info->active_mtu == 4096 && info->contexts == 0 &&
+	   info->max_burst == 2048 &&
 	   !memcmp(&info->node_guid_be, guid_bytes, 8),
 	   "parse: scalar fields");
 	ok(info->n_gids == 2 && info->gids[0].index == 0 &&
@@ -413,7 +415,8 @@ static void test_parse(void)
 
 	nlh = full_msg(false);
 	ok(rnic_link_parse(nlh, info) == 0 && !info->has_netdev &&
-	   !info->netdev[0] && info->n_gids == 1, "parse: unbound device");
+	   !info->netdev[0] && info->n_gids == 1 && !info->max_burst,
+	   "parse: unbound device");
 
 	nlh = msg_start();
 	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_DEV_INDEX, 3);
@@ -517,7 +520,7 @@ static void test_print(void)
 
 	rnic_link_parse(full_msg(true), info);
 	ok_str(print_one(&m, info, false, false),
-	       "0: rnic0: uverbs1024 state ACTIVE active_mtu 4096 netdev lo netdev_mtu 65536 contexts 0\n"
+	       "0: rnic0: uverbs1024 state ACTIVE active_mtu 4096 netdev lo netdev_mtu 65536 max_burst 2048 contexts 0\n"
 	       "    node_guid 0200:00ff:fe00:0000\n"
 	       "    gid 0 fe80::200:ff:fe00:0\n"
 	       "    gid 1 ::ffff:127.0.0.1\n"
@@ -528,7 +531,8 @@ static void test_print(void)
 	ok_str(print_one(&m, info, true, false),
 	       "[{\"ifindex\":0,\"ifname\":\"rnic0\",\"uverbs\":\"uverbs1024\","
 	       "\"state\":\"ACTIVE\",\"active_mtu\":4096,\"netdev\":\"lo\","
-	       "\"netdev_index\":1,\"netdev_mtu\":65536,\"contexts\":0,"
+	       "\"netdev_index\":1,\"netdev_mtu\":65536,\"max_burst\":2048,"
+	       "\"contexts\":0,"
 	       "\"node_guid\":\"0200:00ff:fe00:0000\",\"gids\":["
 	       "{\"index\":0,\"gid\":\"fe80::200:ff:fe00:0\"},"
 	       "{\"index\":1,\"gid\":\"::ffff:127.0.0.1\"}],"

@@ -91,8 +91,12 @@ long=$(printf '%063d' 0 | tr 0 a)
 
 t "add"                   0 "" "" -- link add "$a"
 t "add netdev lo"         0 "" "" -- link add "$b" netdev lo
+t "add max_burst"         0 "" "" -- link add "${pfx}2" max_burst 4096
 t "show one"              0 "" "^[0-9]*: $a: uverbs[0-9]* state ACTIVE active_mtu [0-9]* contexts 0\$" -- link show "$a"
 t "show bound"            0 "" "netdev lo netdev_mtu [0-9]* contexts" -- l s "$b"
+t "show max_burst"        0 "" "active_mtu [0-9]* max_burst 4096 contexts 0\$" -- l s "${pfx}2"
+t "json max_burst"        0 "" "\"active_mtu\":[0-9]*,\"max_burst\":4096,\"contexts\":0," -- -j link show "${pfx}2"
+t "del max_burst"         0 "" "" -- link del "${pfx}2"
 t "node_guid line"        0 "" "^    node_guid [0-9a-f]\{4\}:[0-9a-f]\{4\}:[0-9a-f]\{4\}:[0-9a-f]\{4\}\$" -- link show "$a"
 t "IPv4-mapped GID of lo" 0 "" "^    gid [0-9]* ::ffff:127.0.0.1\$" -- link show "$b"
 t "counters line"         0 "" "^    counters req_not_peer 0 resp_not_peer 0 gsi_dropped 0\$" -- link show "$a"
