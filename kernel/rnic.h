@@ -682,7 +682,7 @@ struct rnic_ah {
 static_assert(BIT(RNIC_MR_INDEX_BITS) >= RNIC_MAX_MR);
 
 /**
- * struct rnic_link_info - a consistent snapshot of a device for reporting
+ * struct rnic_dev_info - a consistent snapshot of a device for reporting
  * @name: device name
  * @index: device index
  * @uverbs_num: N of /dev/infiniband/uverbsN
@@ -696,7 +696,7 @@ static_assert(BIT(RNIC_MR_INDEX_BITS) >= RNIC_MAX_MR);
  * @gids: copy of the GID table
  * @counters: copy of rnic_dev.counters
  */
-struct rnic_link_info {
+struct rnic_dev_info {
 	char name[RNIC_DEV_NAME_MAX];
 	u32 index;
 	u32 uverbs_num;
@@ -752,7 +752,7 @@ void rnic_dev_del_bound(struct net_device *netdev);
 void rnic_dev_remove_queued(struct rnic_dev *rdev);
 struct rnic_dev *rnic_dev_find(struct net *net, const char *name);
 struct rnic_dev *rnic_dev_next(struct net *net, unsigned long *index);
-void rnic_dev_info(struct rnic_dev *rdev, struct rnic_link_info *info);
+void rnic_dev_info(struct rnic_dev *rdev, struct rnic_dev_info *info);
 u32 rnic_active_mtu(u32 netdev_mtu);
 
 /* netdev.c: binding to a netdev, GID table */

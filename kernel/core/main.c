@@ -506,7 +506,7 @@ void rnic_dev_del_bound(struct net_device *netdev)
  *
  * Context: rnic_devs_lock held.
  */
-void rnic_dev_info(struct rnic_dev *rdev, struct rnic_link_info *info)
+void rnic_dev_info(struct rnic_dev *rdev, struct rnic_dev_info *info)
 {
 	struct rnic_port *port = &rdev->port;
 	u32 i;

@@ -19,7 +19,7 @@ static const struct nla_policy rnic_nl_policy[RNIC_NL_ATTR_MAX + 1] = {
 static struct genl_family rnic_nl_family;
 
 static int rnic_nl_put_gids(struct sk_buff *msg,
-			    const struct rnic_link_info *info)
+			    const struct rnic_dev_info *info)
 {
 	struct nlattr *table, *entry;
 	u32 i;
@@ -43,7 +43,7 @@ static int rnic_nl_put_gids(struct sk_buff *msg,
 }
 
 static int rnic_nl_put_counters(struct sk_buff *msg,
-				const struct rnic_link_info *info)
+				const struct rnic_dev_info *info)
 {
 	struct nlattr *nest;
 	u32 i;
@@ -60,7 +60,7 @@ static int rnic_nl_put_counters(struct sk_buff *msg,
 }
 
 static int rnic_nl_fill_link(struct sk_buff *msg,
-			     const struct rnic_link_info *info,
+			     const struct rnic_dev_info *info,
 			     u32 portid, u32 seq, int flags)
 {
 	char uverbs[16];
@@ -106,7 +106,7 @@ static const char *rnic_nl_dev_name(struct genl_info *info)
 
 static int rnic_nl_link_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct rnic_link_info *link;
+	struct rnic_dev_info *dinfo;
 	struct rnic_dev *rdev;
 	struct sk_buff *msg;
 	const char *name;
@@ -115,14 +115,14 @@ static int rnic_nl_link_get_doit(struct sk_buff *skb, struct genl_info *info)
 	name = rnic_nl_dev_name(info);
 	if (!name)
 		return -EINVAL;
-	link = kmalloc(sizeof(*link), GFP_KERNEL);
-	if (!link)
+	dinfo = kmalloc(sizeof(*dinfo), GFP_KERNEL);
+	if (!dinfo)
 		return -ENOMEM;
 
 	mutex_lock(&rnic_devs_lock);
 	rdev = rnic_dev_find(genl_info_net(info), name);
 	if (rdev)
-		rnic_dev_info(rdev, link);
+		rnic_dev_info(rdev, dinfo);
 	mutex_unlock(&rnic_devs_lock);
 	if (!rdev) {
 		NL_SET_ERR_MSG_ATTR(info->extack,
@@ -137,14 +137,14 @@ static int rnic_nl_link_get_doit(struct sk_buff *skb, struct genl_info *info)
 		ret = -ENOMEM;
 		goto out_free;
 	}
-	ret = rnic_nl_fill_link(msg, link, info->snd_portid, info->snd_seq, 0);
+	ret = rnic_nl_fill_link(msg, dinfo, info->snd_portid, info->snd_seq, 0);
 	if (ret) {
 		nlmsg_free(msg);
 		goto out_free;
 	}
 	ret = genlmsg_reply(msg, info);
 out_free:
-	kfree(link);
+	kfree(dinfo);
 	return ret;
 }
 
@@ -152,18 +152,18 @@ static int rnic_nl_link_get_dumpit(struct sk_buff *skb,
 				   struct netlink_callback *cb)
 {
 	unsigned long index = cb->args[0];
-	struct rnic_link_info *link;
+	struct rnic_dev_info *dinfo;
 	struct rnic_dev *rdev;
 	int ret = 0;
 
-	link = kmalloc(sizeof(*link), GFP_KERNEL);
-	if (!link)
+	dinfo = kmalloc(sizeof(*dinfo), GFP_KERNEL);
+	if (!dinfo)
 		return -ENOMEM;
 
 	mutex_lock(&rnic_devs_lock);
 	while ((rdev = rnic_dev_next(sock_net(skb->sk), &index))) {
-		rnic_dev_info(rdev, link);
-		ret = rnic_nl_fill_link(skb, link,
+		rnic_dev_info(rdev, dinfo);
+		ret = rnic_nl_fill_link(skb, dinfo,
 					NETLINK_CB(cb->skb).portid,
 					cb->nlh->nlmsg_seq, NLM_F_MULTI);
 		if (ret)
@@ -171,7 +171,7 @@ static int rnic_nl_link_get_dumpit(struct sk_buff *skb,
 		index++;
 	}
 	mutex_unlock(&rnic_devs_lock);
-	kfree(link);
+	kfree(dinfo);
 
 	cb->args[0] = index;
 	/* A full skb ends this round; the next one resumes at index. */
