@@ -446,6 +446,89 @@ void rnic_genl_close(struct rnic_genl *g)
 	free(g);
 }
 
+/* ---- one device or every device, for any GET command ----------------- */
+
+struct get_req {
+	const char *name;	/* DEV_NAME to send, or NULL */
+	rnic_genl_parse_t parse;
+	void *info;		/* what parse fills */
+	rnic_genl_each_t each;	/* dump only */
+	void *arg;
+	bool got;		/* get only: a reply was parsed */
+};
+
+static int get_build(struct nlmsghdr *nlh, void *arg)
+{
+	const struct get_req *r = arg;
+
+	if (r->name &&
+	    !mnl_attr_put_strz_check(nlh, RNIC_GENL_SEND_SIZE,
+				     RNIC_NL_ATTR_DEV_NAME, r->name))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int get_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct get_req *r = arg;
+	int ret;
+
+	if (r->got)
+		return MNL_CB_OK;	/* one device asked, one kept */
+	ret = r->parse(nlh, r->info);
+	if (ret) {
+		errno = -ret;
+		return MNL_CB_ERROR;
+	}
+	r->got = true;
+	return MNL_CB_OK;
+}
+
+int rnic_genl_get(struct rnic_genl *g, uint8_t cmd, const char *name,
+		  rnic_genl_parse_t parse, void *info)
+{
+	struct get_req r = { .name = name, .parse = parse, .info = info };
+	int ret;
+
+	ret = rnic_genl_request(g, cmd, 0, get_build, get_cb, &r);
+	if (!ret && !r.got)
+		ret = -EPROTO;
+	return ret;
+}
+
+static int dump_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct get_req *r = arg;
+	int ret;
+
+	ret = r->parse(nlh, r->info);
+	if (!ret)
+		ret = r->each(r->info, r->arg);
+	if (ret) {
+		errno = ret < 0 ? -ret : EINVAL;
+		return MNL_CB_ERROR;
+	}
+	return MNL_CB_OK;
+}
+
+int rnic_genl_dump(struct rnic_genl *g, uint8_t cmd, const char *name,
+		   rnic_genl_parse_t parse, size_t size,
+		   rnic_genl_each_t each, void *arg)
+{
+	struct get_req r = {
+		.name = name, .parse = parse, .each = each, .arg = arg,
+	};
+	int ret;
+
+	/* Replies are KiBs: keep them off small stacks. */
+	r.info = malloc(size);
+	if (!r.info)
+		return -ENOMEM;
+	ret = rnic_genl_request(g, cmd, NLM_F_DUMP, get_build, dump_cb, &r);
+	free(r.info);
+	return ret;
+}
+
 /* ---- links ------------------------------------------------------------ */
 
 struct link_req {
@@ -658,8 +741,9 @@ static int walk_genl_attrs(const struct nlmsghdr *nlh,
 			  plen - hdr, fn, data);
 }
 
-int rnic_link_parse(const struct nlmsghdr *nlh, struct rnic_link_info *info)
+int rnic_link_parse(const struct nlmsghdr *nlh, void *out)
 {
+	struct rnic_link_info *info = out;
 	int ret;
 
 	memset(info, 0, sizeof(*info));
@@ -670,83 +754,6 @@ int rnic_link_parse(const struct nlmsghdr *nlh, struct rnic_link_info *info)
 		return -EPROTO;
 	info->has_netdev = info->attrs & (UINT64_C(1) << RNIC_NL_ATTR_NETDEV);
 	return 0;
-}
-
-struct link_get_ctx {
-	const char *name;	/* LINK_GET doit only */
-	struct rnic_link_info *info;
-	int (*cb)(const struct rnic_link_info *info, void *arg);
-	void *arg;
-	bool got;
-};
-
-static int link_get_cb(const struct nlmsghdr *nlh, void *arg)
-{
-	struct link_get_ctx *c = arg;
-	int ret;
-
-	if (c->got)
-		return MNL_CB_OK;	/* one device asked, one kept */
-	ret = rnic_link_parse(nlh, c->info);
-	if (ret) {
-		errno = -ret;
-		return MNL_CB_ERROR;
-	}
-	c->got = true;
-	return MNL_CB_OK;
-}
-
-static int link_get_build(struct nlmsghdr *nlh, void *arg)
-{
-	const struct link_get_ctx *c = arg;
-	struct link_req req = { .name = c->name };
-
-	return link_build(nlh, &req);
-}
-
-int rnic_link_get(struct rnic_genl *g, const char *name,
-		  struct rnic_link_info *info)
-{
-	struct link_get_ctx c = { .name = name, .info = info };
-	int ret;
-
-	ret = rnic_genl_request(g, RNIC_NL_CMD_LINK_GET, 0, link_get_build,
-				link_get_cb, &c);
-	if (!ret && !c.got)
-		ret = -EPROTO;
-	return ret;
-}
-
-static int link_dump_cb(const struct nlmsghdr *nlh, void *arg)
-{
-	struct link_get_ctx *c = arg;
-	int ret;
-
-	ret = rnic_link_parse(nlh, c->info);
-	if (!ret)
-		ret = c->cb(c->info, c->arg);
-	if (ret) {
-		errno = ret < 0 ? -ret : EINVAL;
-		return MNL_CB_ERROR;
-	}
-	return MNL_CB_OK;
-}
-
-int rnic_link_dump(struct rnic_genl *g,
-		   int (*cb)(const struct rnic_link_info *info, void *arg),
-		   void *arg)
-{
-	struct link_get_ctx c = { .cb = cb, .arg = arg };
-	int ret;
-
-	/* struct rnic_link_info is ~1.5 KiB: keep it off small stacks. */
-	c.info = malloc(sizeof(*c.info));
-	if (!c.info)
-		return -ENOMEM;
-	ret = rnic_genl_request(g, RNIC_NL_CMD_LINK_GET, NLM_F_DUMP, NULL,
-				link_dump_cb, &c);
-	free(c.info);
-	return ret;
 }
 
 /* ---- resources -------------------------------------------------------- */
@@ -886,8 +893,9 @@ static int res_attr(const struct nlattr *attr, void *data)
 	return ret;
 }
 
-int rnic_res_parse(const struct nlmsghdr *nlh, struct rnic_res_info *info)
+int rnic_res_parse(const struct nlmsghdr *nlh, void *out)
 {
+	struct rnic_res_info *info = out;
 	int ret;
 
 	memset(info, 0, sizeof(*info));
@@ -897,80 +905,4 @@ int rnic_res_parse(const struct nlmsghdr *nlh, struct rnic_res_info *info)
 	if (!(info->attrs & (UINT64_C(1) << RNIC_NL_ATTR_DEV_NAME)))
 		return -EPROTO;
 	return 0;
-}
-
-struct res_get_ctx {
-	const char *name;	/* RES_GET doit only */
-	struct rnic_res_info *info;
-	int (*cb)(const struct rnic_res_info *info, void *arg);
-	void *arg;
-	bool got;
-};
-
-static int res_get_build(struct nlmsghdr *nlh, void *arg)
-{
-	const struct res_get_ctx *c = arg;
-	struct link_req req = { .name = c->name };
-
-	return link_build(nlh, &req);
-}
-
-static int res_get_cb(const struct nlmsghdr *nlh, void *arg)
-{
-	struct res_get_ctx *c = arg;
-	int ret;
-
-	if (c->got)
-		return MNL_CB_OK;	/* one device asked, one kept */
-	ret = rnic_res_parse(nlh, c->info);
-	if (ret) {
-		errno = -ret;
-		return MNL_CB_ERROR;
-	}
-	c->got = true;
-	return MNL_CB_OK;
-}
-
-int rnic_res_get(struct rnic_genl *g, const char *name,
-		 struct rnic_res_info *info)
-{
-	struct res_get_ctx c = { .name = name, .info = info };
-	int ret;
-
-	ret = rnic_genl_request(g, RNIC_NL_CMD_RES_GET, 0, res_get_build,
-				res_get_cb, &c);
-	if (!ret && !c.got)
-		ret = -EPROTO;
-	return ret;
-}
-
-static int res_dump_cb(const struct nlmsghdr *nlh, void *arg)
-{
-	struct res_get_ctx *c = arg;
-	int ret;
-
-	ret = rnic_res_parse(nlh, c->info);
-	if (!ret)
-		ret = c->cb(c->info, c->arg);
-	if (ret) {
-		errno = ret < 0 ? -ret : EINVAL;
-		return MNL_CB_ERROR;
-	}
-	return MNL_CB_OK;
-}
-
-int rnic_res_dump(struct rnic_genl *g,
-		  int (*cb)(const struct rnic_res_info *info, void *arg),
-		  void *arg)
-{
-	struct res_get_ctx c = { .cb = cb, .arg = arg };
-	int ret;
-
-	c.info = malloc(sizeof(*c.info));
-	if (!c.info)
-		return -ENOMEM;
-	ret = rnic_genl_request(g, RNIC_NL_CMD_RES_GET, NLM_F_DUMP, NULL,
-				res_dump_cb, &c);
-	free(c.info);
-	return ret;
 }

@@ -127,6 +127,57 @@ uint32_t rnic_genl_err_offset(const struct rnic_genl *g);
 uint32_t rnic_genl_err_miss_type(const struct rnic_genl *g);
 
 /**
+ * typedef rnic_genl_parse_t - decode one reply message of a GET command
+ * @nlh: a generic netlink message of the rnic family
+ * @info: the noun's info struct (struct rnic_link_info, ...), filled on
+ *	success
+ *
+ * Return: 0 or a negative errno (-EPROTO for a malformed message).
+ */
+typedef int (*rnic_genl_parse_t)(const struct nlmsghdr *nlh, void *info);
+
+/**
+ * typedef rnic_genl_each_t - called by rnic_genl_dump() once per reply
+ * @info: what the parse function filled; valid only during the call
+ * @arg: the caller's argument
+ *
+ * Return: 0 to go on, or a negative errno to stop the dump, which then
+ * returns it.
+ */
+typedef int (*rnic_genl_each_t)(const void *info, void *arg);
+
+/**
+ * rnic_genl_get() - one GET request for one device (RNIC_NL_ATTR_DEV_NAME)
+ * @g: open handle
+ * @cmd: RNIC_NL_CMD_*_GET
+ * @name: device name
+ * @parse: decodes the reply into @info
+ * @info: filled on success (the first reply message; there is one)
+ *
+ * Return: 0, or a negative errno (-ENODEV from the kernel for no such
+ * device; -EPROTO for a malformed or missing reply).
+ */
+int rnic_genl_get(struct rnic_genl *g, uint8_t cmd, const char *name,
+		  rnic_genl_parse_t parse, void *info);
+
+/**
+ * rnic_genl_dump() - one GET dump (NLM_F_DUMP), parsed message by message
+ * @g: open handle
+ * @cmd: RNIC_NL_CMD_*_GET
+ * @name: device name sent as RNIC_NL_ATTR_DEV_NAME to restrict the dump
+ *	to that device, or NULL for every device of the caller's namespace
+ * @parse: decodes each reply message
+ * @size: size of what @parse fills (allocated here, on the heap)
+ * @each: called for each decoded message
+ * @arg: passed to @each
+ *
+ * Return: 0 or a negative errno (-ENOMEM if no room for @size bytes).
+ */
+int rnic_genl_dump(struct rnic_genl *g, uint8_t cmd, const char *name,
+		   rnic_genl_parse_t parse, size_t size,
+		   rnic_genl_each_t each, void *arg);
+
+/**
  * rnic_link_add() - RNIC_NL_CMD_LINK_ADD
  * @g: open handle
  * @name: device name (sent as given; the kernel validates it)
@@ -195,9 +246,9 @@ struct rnic_link_info {
 };
 
 /**
- * rnic_link_parse() - decode one LINK_GET reply message
+ * rnic_link_parse() - decode one LINK_GET reply message (rnic_genl_parse_t)
  * @nlh: a generic netlink message of the rnic family
- * @info: filled on success (zeroed first)
+ * @info: struct rnic_link_info, filled on success (zeroed first)
  *
  * Attribute types and lengths are checked; attributes this code does not
  * know are skipped, as are unknown attributes inside GID entries.
@@ -207,33 +258,23 @@ struct rnic_link_info {
  * in struct rnic_link_info, a GID entry without index or GID, or no
  * RNIC_NL_ATTR_DEV_NAME.
  */
-int rnic_link_parse(const struct nlmsghdr *nlh, struct rnic_link_info *info);
+int rnic_link_parse(const struct nlmsghdr *nlh, void *info);
 
-/**
- * rnic_link_get() - RNIC_NL_CMD_LINK_GET for one device
- * @g: open handle
- * @name: device name
- * @info: filled on success
- *
- * Return: 0, or a negative errno (-ENODEV from the kernel for no such
- * device; -EPROTO for a malformed or missing reply).
- */
-int rnic_link_get(struct rnic_genl *g, const char *name,
-		  struct rnic_link_info *info);
+/* RNIC_NL_CMD_LINK_GET for one device: rnic_genl_get(). */
+static inline int rnic_link_get(struct rnic_genl *g, const char *name,
+				struct rnic_link_info *info)
+{
+	return rnic_genl_get(g, RNIC_NL_CMD_LINK_GET, name, rnic_link_parse,
+			     info);
+}
 
-/**
- * rnic_link_dump() - RNIC_NL_CMD_LINK_GET dump of every device
- * @g: open handle
- * @cb: called once per device; @info is only valid during the call.
- *	Returns 0 to go on or a negative errno to stop, which becomes the
- *	return value of rnic_link_dump().
- * @arg: passed to @cb
- *
- * Return: 0 or a negative errno.
- */
-int rnic_link_dump(struct rnic_genl *g,
-		   int (*cb)(const struct rnic_link_info *info, void *arg),
-		   void *arg);
+/* RNIC_NL_CMD_LINK_GET dump; @each gets a struct rnic_link_info. */
+static inline int rnic_link_dump(struct rnic_genl *g, rnic_genl_each_t each,
+				 void *arg)
+{
+	return rnic_genl_dump(g, RNIC_NL_CMD_LINK_GET, NULL, rnic_link_parse,
+			      sizeof(struct rnic_link_info), each, arg);
+}
 
 /* ---- resources (RNIC_NL_CMD_RES_GET) ---------------------------------- */
 
@@ -339,9 +380,9 @@ static inline bool rnic_res_has(uint64_t attrs, enum rnic_res_kind kind)
 }
 
 /**
- * rnic_res_parse() - decode one RES_GET reply message
+ * rnic_res_parse() - decode one RES_GET reply message (rnic_genl_parse_t)
  * @nlh: a generic netlink message of the rnic family
- * @info: filled on success (zeroed first)
+ * @info: struct rnic_res_info, filled on success (zeroed first)
  *
  * Attribute types and lengths are checked; attributes this code does not
  * know are skipped, at the top level, in the context table and inside
@@ -353,32 +394,22 @@ static inline bool rnic_res_has(uint64_t attrs, enum rnic_res_kind kind)
  * a context entry without RNIC_NL_ATTR_CTX_ID, or no
  * RNIC_NL_ATTR_DEV_NAME.
  */
-int rnic_res_parse(const struct nlmsghdr *nlh, struct rnic_res_info *info);
+int rnic_res_parse(const struct nlmsghdr *nlh, void *info);
 
-/**
- * rnic_res_get() - RNIC_NL_CMD_RES_GET for one device
- * @g: open handle
- * @name: device name
- * @info: caller-owned (heap) buffer, filled on success
- *
- * Return: 0, or a negative errno (-ENODEV from the kernel for no such
- * device; -EPROTO for a malformed or missing reply).
- */
-int rnic_res_get(struct rnic_genl *g, const char *name,
-		 struct rnic_res_info *info);
+/* RNIC_NL_CMD_RES_GET for one device: rnic_genl_get(); @info on the heap. */
+static inline int rnic_res_get(struct rnic_genl *g, const char *name,
+			       struct rnic_res_info *info)
+{
+	return rnic_genl_get(g, RNIC_NL_CMD_RES_GET, name, rnic_res_parse,
+			     info);
+}
 
-/**
- * rnic_res_dump() - RNIC_NL_CMD_RES_GET dump of every device
- * @g: open handle
- * @cb: called once per device; @info is owned by rnic_res_dump() and only
- *	valid during the call. Returns 0 to go on or a negative errno to
- *	stop, which becomes the return value of rnic_res_dump().
- * @arg: passed to @cb
- *
- * Return: 0 or a negative errno (-ENOMEM if no room for the info).
- */
-int rnic_res_dump(struct rnic_genl *g,
-		  int (*cb)(const struct rnic_res_info *info, void *arg),
-		  void *arg);
+/* RNIC_NL_CMD_RES_GET dump; @each gets a struct rnic_res_info. */
+static inline int rnic_res_dump(struct rnic_genl *g, rnic_genl_each_t each,
+				void *arg)
+{
+	return rnic_genl_dump(g, RNIC_NL_CMD_RES_GET, NULL, rnic_res_parse,
+			      sizeof(struct rnic_res_info), each, arg);
+}
 
 #endif /* RNIC_GENL_H */

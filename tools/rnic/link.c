@@ -2,9 +2,6 @@
 /*
  * rnic link: create, remove and show rnic devices.
  */
-#include <errno.h>
-#include <stdlib.h>
-
 #include <rdma/rnic-netlink.h>
 
 #include "rnic.h"
@@ -159,8 +156,9 @@ static void pr_counters(struct rnic *rd, const struct rnic_link_info *info)
 	out_end_object(rd);
 }
 
-int link_print(const struct rnic_link_info *info, void *arg)
+int link_print(const void *dev, void *arg)
 {
+	const struct rnic_link_info *info = dev;
 	struct rnic *rd = arg;
 
 	out_start_object(rd, NULL);
@@ -184,9 +182,7 @@ int link_print(const struct rnic_link_info *info, void *arg)
 
 static int link_show(struct rnic *rd)
 {
-	struct rnic_link_info *info;
 	const char *name = NULL;
-	int ret;
 
 	if (!rd_no_arg(rd)) {
 		name = rd_arg(rd);
@@ -195,31 +191,9 @@ static int link_show(struct rnic *rd)
 	if (!rd_no_arg(rd))
 		return rnic_usage_error(link_usage, "link show: unexpected argument '%s'",
 					rd_arg(rd));
-	ret = rnic_nl_open(rd);
-	if (ret)
-		return ret;
-
-	if (!name) {
-		out_start_array(rd, NULL);
-		ret = rnic_link_dump(rd->nl, link_print, rd);
-		/* Keep the JSON valid even when the dump failed half way. */
-		out_end_array(rd);
-		return ret ? rnic_nl_error(rd, ret) : RNIC_EXIT_OK;
-	}
-
-	info = malloc(sizeof(*info));
-	if (!info)
-		return rnic_error("%s", "out of memory");
-	ret = rnic_link_get(rd->nl, name, info);
-	if (ret) {
-		free(info);
-		return rnic_nl_error(rd, ret);
-	}
-	out_start_array(rd, NULL);
-	link_print(info, rd);
-	out_end_array(rd);
-	free(info);
-	return RNIC_EXIT_OK;
+	return rnic_show_one_or_all(rd, RNIC_NL_CMD_LINK_GET, name,
+				    rnic_link_parse,
+				    sizeof(struct rnic_link_info), link_print);
 }
 
 static int link_add(struct rnic *rd)

@@ -6,8 +6,6 @@
  * The counts are driven by RNIC_RES_KINDS (rnic_genl.h): a kind added
  * there is parsed and printed here without further change.
  */
-#include <stdlib.h>
-
 #include <rdma/rnic-netlink.h>
 
 #include "rnic.h"
@@ -88,8 +86,9 @@ static void pr_ctx(struct rnic *rd, const struct rnic_res_ctx *c)
 	out_end_object(rd);
 }
 
-int res_print(const struct rnic_res_info *info, void *arg)
+int res_print(const void *res, void *arg)
 {
+	const struct rnic_res_info *info = res;
 	struct rnic *rd = arg;
 	unsigned int i;
 
@@ -115,9 +114,7 @@ int res_print(const struct rnic_res_info *info, void *arg)
 
 static int res_show(struct rnic *rd)
 {
-	struct rnic_res_info *info;
 	const char *name = NULL;
-	int ret;
 
 	if (!rd_no_arg(rd)) {
 		name = rd_arg(rd);
@@ -126,31 +123,9 @@ static int res_show(struct rnic *rd)
 	if (!rd_no_arg(rd))
 		return rnic_usage_error(res_usage, "res show: unexpected argument '%s'",
 					rd_arg(rd));
-	ret = rnic_nl_open(rd);
-	if (ret)
-		return ret;
-
-	if (!name) {
-		out_start_array(rd, NULL);
-		ret = rnic_res_dump(rd->nl, res_print, rd);
-		/* Keep the JSON valid even when the dump failed half way. */
-		out_end_array(rd);
-		return ret ? rnic_nl_error(rd, ret) : RNIC_EXIT_OK;
-	}
-
-	info = malloc(sizeof(*info));
-	if (!info)
-		return rnic_error("%s", "out of memory");
-	ret = rnic_res_get(rd->nl, name, info);
-	if (ret) {
-		free(info);
-		return rnic_nl_error(rd, ret);
-	}
-	out_start_array(rd, NULL);
-	res_print(info, rd);
-	out_end_array(rd);
-	free(info);
-	return RNIC_EXIT_OK;
+	return rnic_show_one_or_all(rd, RNIC_NL_CMD_RES_GET, name,
+				    rnic_res_parse,
+				    sizeof(struct rnic_res_info), res_print);
 }
 
 static int res_help(struct rnic *rd)

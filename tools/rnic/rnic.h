@@ -98,6 +98,24 @@ int rnic_nl_error(struct rnic *rd, int err);
 /* Open rd->nl if needed. Return: RNIC_EXIT_OK or RNIC_EXIT_ERR (printed). */
 int rnic_nl_open(struct rnic *rd);
 
+/*
+ * rnic_show_all() - dump @cmd and print every reply with @print(info, rd),
+ * inside one JSON array. @dev restricts the dump to one device (NULL: all).
+ * @parse and @size as for rnic_genl_dump().
+ * Return: an exit status; a failure is printed.
+ */
+int rnic_show_all(struct rnic *rd, uint8_t cmd, const char *dev,
+		  rnic_genl_parse_t parse, size_t size,
+		  rnic_genl_each_t print);
+
+/*
+ * rnic_show_one_or_all() - "show [DEV]": a GET of device @dev, or a dump
+ * of every device when @dev is NULL, printed as rnic_show_all() does.
+ */
+int rnic_show_one_or_all(struct rnic *rd, uint8_t cmd, const char *dev,
+			 rnic_genl_parse_t parse, size_t size,
+			 rnic_genl_each_t print);
+
 /* ---- output (utils.c): one call per attribute, text or JSON ---- */
 
 /* JSON: "key": v. Text: printf(@fmt, v as a string), so @fmt holds one
@@ -137,11 +155,11 @@ const char *rnic_counter_name(unsigned int counter);
 int cmd_link(struct rnic *rd);
 void link_usage(FILE *f);
 /* Print one device (text block or JSON object) on rd->out; returns 0. */
-int link_print(const struct rnic_link_info *info, void *rd);
+int link_print(const void *info, void *rd);
 
 int cmd_res(struct rnic *rd);
 void res_usage(FILE *f);
 /* Print one device's resources (text lines or JSON object); returns 0. */
-int res_print(const struct rnic_res_info *info, void *rd);
+int res_print(const void *info, void *rd);
 
 #endif /* RNIC_TOOL_H */

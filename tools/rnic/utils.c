@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rdma/rnic-netlink.h>
@@ -125,6 +126,49 @@ int rnic_nl_open(struct rnic *rd)
 		return rnic_error("cannot open generic netlink socket: %s",
 				  strerror(errno));
 	}
+	return RNIC_EXIT_OK;
+}
+
+int rnic_show_all(struct rnic *rd, uint8_t cmd, const char *dev,
+		  rnic_genl_parse_t parse, size_t size,
+		  rnic_genl_each_t print)
+{
+	int ret;
+
+	ret = rnic_nl_open(rd);
+	if (ret)
+		return ret;
+	out_start_array(rd, NULL);
+	ret = rnic_genl_dump(rd->nl, cmd, dev, parse, size, print, rd);
+	/* Keep the JSON valid even when the dump failed half way. */
+	out_end_array(rd);
+	return ret ? rnic_nl_error(rd, ret) : RNIC_EXIT_OK;
+}
+
+int rnic_show_one_or_all(struct rnic *rd, uint8_t cmd, const char *dev,
+			 rnic_genl_parse_t parse, size_t size,
+			 rnic_genl_each_t print)
+{
+	void *info;
+	int ret;
+
+	if (!dev)
+		return rnic_show_all(rd, cmd, NULL, parse, size, print);
+	ret = rnic_nl_open(rd);
+	if (ret)
+		return ret;
+	info = malloc(size);
+	if (!info)
+		return rnic_error("%s", "out of memory");
+	ret = rnic_genl_get(rd->nl, cmd, dev, parse, info);
+	if (ret) {
+		free(info);
+		return rnic_nl_error(rd, ret);
+	}
+	out_start_array(rd, NULL);
+	print(info, rd);
+	out_end_array(rd);
+	free(info);
 	return RNIC_EXIT_OK;
 }
 
