@@ -694,7 +694,6 @@ static_assert(BIT(RNIC_MR_INDEX_BITS) >= RNIC_MAX_MR);
  * @netdev_name: name of the bound netdev, empty when unbound
  * @contexts: open contexts
  * @gids: copy of the GID table
- * @counters: copy of rnic_dev.counters
  */
 struct rnic_dev_info {
 	char name[RNIC_DEV_NAME_MAX];
@@ -708,7 +707,6 @@ struct rnic_dev_info {
 	char netdev_name[IFNAMSIZ];
 	u32 contexts;
 	struct rnic_gid gids[RNIC_GID_TABLE_LEN];
-	u64 counters[__RNIC_NL_COUNTER_MAX];
 };
 
 static inline struct rnic_dev *to_rnic_dev(struct device *dev)
@@ -733,6 +731,13 @@ static inline struct net *rnic_dev_net(const struct rnic_dev *rdev)
 	const struct rnic_qp *__qp = (qp);				\
 	rnic_dbg_dev(__qp->rdev, "qp %u: " fmt, __qp->qpn, ##__VA_ARGS__); \
 })
+
+/* The physical state that goes with a logical port state. */
+static inline u8 rnic_port_phys_state(u8 state)
+{
+	return state == RNIC_PORT_ACTIVE ? RNIC_PHYS_LINK_UP :
+					   RNIC_PHYS_DISABLED;
+}
 
 /* Count an event of the data path on the device. */
 static inline void rnic_dev_count(struct rnic_dev *rdev,

@@ -509,7 +509,6 @@ void rnic_dev_del_bound(struct net_device *netdev)
 void rnic_dev_info(struct rnic_dev *rdev, struct rnic_dev_info *info)
 {
 	struct rnic_port *port = &rdev->port;
-	u32 i;
 
 	lockdep_assert_held(&rnic_devs_lock);
 	memset(info, 0, sizeof(*info));
@@ -518,8 +517,6 @@ void rnic_dev_info(struct rnic_dev *rdev, struct rnic_dev_info *info)
 	info->uverbs_num = RNIC_UVERBS_BASE + rdev->index;
 	info->node_guid = rdev->node_guid;
 	info->contexts = atomic_read(&rdev->ncontexts);
-	for (i = 0; i < ARRAY_SIZE(info->counters); i++)
-		info->counters[i] = atomic64_read(&rdev->counters[i]);
 
 	spin_lock_bh(&rnic_bind_lock);
 	if (rdev->netdev) {

@@ -42,26 +42,9 @@ static int rnic_nl_put_gids(struct sk_buff *msg,
 	return 0;
 }
 
-static int rnic_nl_put_counters(struct sk_buff *msg,
-				const struct rnic_dev_info *info)
-{
-	struct nlattr *nest;
-	u32 i;
-
-	nest = nla_nest_start(msg, RNIC_NL_ATTR_COUNTERS);
-	if (!nest)
-		return -EMSGSIZE;
-	for (i = RNIC_NL_COUNTER_UNSPEC + 1; i <= RNIC_NL_COUNTER_MAX; i++)
-		if (nla_put_u64_64bit(msg, i, info->counters[i],
-				      RNIC_NL_COUNTER_UNSPEC))
-			return -EMSGSIZE;
-	nla_nest_end(msg, nest);
-	return 0;
-}
-
-static int rnic_nl_fill_link(struct sk_buff *msg,
-			     const struct rnic_dev_info *info,
-			     u32 portid, u32 seq, int flags)
+static int rnic_nl_put_link(struct sk_buff *msg,
+			    const struct rnic_dev_info *info,
+			    u32 portid, u32 seq, int flags)
 {
 	char uverbs[16];
 	void *hdr;
@@ -77,7 +60,10 @@ static int rnic_nl_fill_link(struct sk_buff *msg,
 	    nla_put_string(msg, RNIC_NL_ATTR_UVERBS, uverbs) ||
 	    nla_put_be64(msg, RNIC_NL_ATTR_NODE_GUID, info->node_guid,
 			 RNIC_NL_ATTR_PAD) ||
+	    nla_put_u32(msg, RNIC_NL_ATTR_PORT_INDEX, 1) ||
 	    nla_put_u8(msg, RNIC_NL_ATTR_PORT_STATE, info->state) ||
+	    nla_put_u8(msg, RNIC_NL_ATTR_PORT_PHYS_STATE,
+		       rnic_port_phys_state(info->state)) ||
 	    nla_put_u32(msg, RNIC_NL_ATTR_ACTIVE_MTU, info->active_mtu) ||
 	    nla_put_u32(msg, RNIC_NL_ATTR_CONTEXTS, info->contexts))
 		goto err_cancel;
@@ -87,7 +73,7 @@ static int rnic_nl_fill_link(struct sk_buff *msg,
 			 info->netdev_ifindex) ||
 	     nla_put_u32(msg, RNIC_NL_ATTR_NETDEV_MTU, info->netdev_mtu)))
 		goto err_cancel;
-	if (rnic_nl_put_gids(msg, info) || rnic_nl_put_counters(msg, info))
+	if (rnic_nl_put_gids(msg, info))
 		goto err_cancel;
 	genlmsg_end(msg, hdr);
 	return 0;
@@ -104,9 +90,30 @@ static const char *rnic_nl_dev_name(struct genl_info *info)
 	return nla_data(info->attrs[RNIC_NL_ATTR_DEV_NAME]);
 }
 
-static int rnic_nl_link_get_doit(struct sk_buff *skb, struct genl_info *info)
+/* One device's LINK_GET answer; rnic_devs_lock held. */
+static int rnic_nl_fill_link(struct sk_buff *msg, struct rnic_dev *rdev,
+			     u32 portid, u32 seq, int flags)
 {
-	struct rnic_dev_info *dinfo;
+	struct rnic_dev_info *info;
+	int ret;
+
+	info = kmalloc(sizeof(*info), GFP_KERNEL);
+	if (!info)
+		return -ENOMEM;
+	rnic_dev_info(rdev, info);
+	ret = rnic_nl_put_link(msg, info, portid, seq, flags);
+	kfree(info);
+	return ret;
+}
+
+/* Fills one device's answer; rnic_devs_lock held. */
+typedef int (*rnic_nl_fill_t)(struct sk_buff *msg, struct rnic_dev *rdev,
+			      u32 portid, u32 seq, int flags);
+
+/* A GET of the device named by DEV_NAME: @fill's answer, in @size bytes. */
+static int rnic_nl_dev_doit(struct genl_info *info, rnic_nl_fill_t fill,
+			    size_t size)
+{
 	struct rnic_dev *rdev;
 	struct sk_buff *msg;
 	const char *name;
@@ -115,69 +122,62 @@ static int rnic_nl_link_get_doit(struct sk_buff *skb, struct genl_info *info)
 	name = rnic_nl_dev_name(info);
 	if (!name)
 		return -EINVAL;
-	dinfo = kmalloc(sizeof(*dinfo), GFP_KERNEL);
-	if (!dinfo)
+	msg = genlmsg_new(size, GFP_KERNEL);
+	if (!msg)
 		return -ENOMEM;
-
 	mutex_lock(&rnic_devs_lock);
 	rdev = rnic_dev_find(genl_info_net(info), name);
-	if (rdev)
-		rnic_dev_info(rdev, dinfo);
+	ret = rdev ? fill(msg, rdev, info->snd_portid, info->snd_seq, 0) :
+		     -ENODEV;
 	mutex_unlock(&rnic_devs_lock);
-	if (!rdev) {
-		NL_SET_ERR_MSG_ATTR(info->extack,
-				    info->attrs[RNIC_NL_ATTR_DEV_NAME],
-				    "no such rnic device");
-		ret = -ENODEV;
-		goto out_free;
-	}
-
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg) {
-		ret = -ENOMEM;
-		goto out_free;
-	}
-	ret = rnic_nl_fill_link(msg, dinfo, info->snd_portid, info->snd_seq, 0);
 	if (ret) {
 		nlmsg_free(msg);
-		goto out_free;
+		if (ret == -ENODEV)
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    info->attrs[RNIC_NL_ATTR_DEV_NAME],
+					    "no such rnic device");
+		return ret;
 	}
-	ret = genlmsg_reply(msg, info);
-out_free:
-	kfree(dinfo);
-	return ret;
+	return genlmsg_reply(msg, info);
 }
 
-static int rnic_nl_link_get_dumpit(struct sk_buff *skb,
-				   struct netlink_callback *cb)
+/*
+ * A GET dump: @fill's answer for every device of the reader's namespace,
+ * from cb->args[0] (the device index to resume at) on.
+ */
+static int rnic_nl_dev_dumpit(struct sk_buff *skb,
+			      struct netlink_callback *cb, rnic_nl_fill_t fill)
 {
 	unsigned long index = cb->args[0];
-	struct rnic_dev_info *dinfo;
 	struct rnic_dev *rdev;
 	int ret = 0;
 
-	dinfo = kmalloc(sizeof(*dinfo), GFP_KERNEL);
-	if (!dinfo)
-		return -ENOMEM;
-
 	mutex_lock(&rnic_devs_lock);
 	while ((rdev = rnic_dev_next(sock_net(skb->sk), &index))) {
-		rnic_dev_info(rdev, dinfo);
-		ret = rnic_nl_fill_link(skb, dinfo,
-					NETLINK_CB(cb->skb).portid,
-					cb->nlh->nlmsg_seq, NLM_F_MULTI);
+		ret = fill(skb, rdev, NETLINK_CB(cb->skb).portid,
+			   cb->nlh->nlmsg_seq, NLM_F_MULTI);
 		if (ret)
 			break;
 		index++;
 	}
 	mutex_unlock(&rnic_devs_lock);
-	kfree(dinfo);
 
 	cb->args[0] = index;
 	/* A full skb ends this round; the next one resumes at index. */
 	if (ret == -EMSGSIZE && skb->len)
 		ret = 0;
 	return ret ?: skb->len;
+}
+
+static int rnic_nl_link_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return rnic_nl_dev_doit(info, rnic_nl_fill_link, NLMSG_GOODSIZE);
+}
+
+static int rnic_nl_link_get_dumpit(struct sk_buff *skb,
+				   struct netlink_callback *cb)
+{
+	return rnic_nl_dev_dumpit(skb, cb, rnic_nl_fill_link);
 }
 
 static int rnic_nl_link_add_doit(struct sk_buff *skb, struct genl_info *info)
@@ -309,58 +309,67 @@ static int rnic_nl_fill_res(struct sk_buff *msg, struct rnic_dev *rdev,
 	return 0;
 }
 
+/* The device's counters, each read once; lockless (rnic_dev_count()). */
+static int rnic_nl_put_counters(struct sk_buff *msg, struct rnic_dev *rdev)
+{
+	struct nlattr *nest;
+	u32 i;
+
+	nest = nla_nest_start(msg, RNIC_NL_ATTR_COUNTERS);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = RNIC_NL_COUNTER_UNSPEC + 1; i <= RNIC_NL_COUNTER_MAX; i++)
+		if (nla_put_u64_64bit(msg, i, atomic64_read(&rdev->counters[i]),
+				      RNIC_NL_COUNTER_UNSPEC))
+			return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+/* One device's counters; rnic_devs_lock held, so @rdev is published. */
+static int rnic_nl_fill_stat(struct sk_buff *msg, struct rnic_dev *rdev,
+			     u32 portid, u32 seq, int flags)
+{
+	void *hdr;
+
+	lockdep_assert_held(&rnic_devs_lock);
+	hdr = genlmsg_put(msg, portid, seq, &rnic_nl_family, flags,
+			  RNIC_NL_CMD_STAT_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_string(msg, RNIC_NL_ATTR_DEV_NAME, rnic_dev_name(rdev)) ||
+	    nla_put_u32(msg, RNIC_NL_ATTR_DEV_INDEX, rdev->index) ||
+	    nla_put_u32(msg, RNIC_NL_ATTR_PORT_INDEX, 1) ||
+	    rnic_nl_put_counters(msg, rdev)) {
+		genlmsg_cancel(msg, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return 0;
+}
+
 static int rnic_nl_res_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct rnic_dev *rdev;
-	struct sk_buff *msg;
-	const char *name;
-	int ret;
-
-	name = rnic_nl_dev_name(info);
-	if (!name)
-		return -EINVAL;
 	/* Room for the largest context table a nest can hold. */
-	msg = genlmsg_new(NLMSG_GOODSIZE + U16_MAX, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	mutex_lock(&rnic_devs_lock);
-	rdev = rnic_dev_find(genl_info_net(info), name);
-	ret = rdev ? rnic_nl_fill_res(msg, rdev, info->snd_portid,
-				      info->snd_seq, 0) : -ENODEV;
-	mutex_unlock(&rnic_devs_lock);
-	if (ret) {
-		nlmsg_free(msg);
-		if (ret == -ENODEV)
-			NL_SET_ERR_MSG_ATTR(info->extack,
-					    info->attrs[RNIC_NL_ATTR_DEV_NAME],
-					    "no such rnic device");
-		return ret;
-	}
-	return genlmsg_reply(msg, info);
+	return rnic_nl_dev_doit(info, rnic_nl_fill_res,
+				NLMSG_GOODSIZE + U16_MAX);
 }
 
 static int rnic_nl_res_get_dumpit(struct sk_buff *skb,
 				  struct netlink_callback *cb)
 {
-	unsigned long index = cb->args[0];
-	struct rnic_dev *rdev;
-	int ret = 0;
+	return rnic_nl_dev_dumpit(skb, cb, rnic_nl_fill_res);
+}
 
-	mutex_lock(&rnic_devs_lock);
-	while ((rdev = rnic_dev_next(sock_net(skb->sk), &index))) {
-		ret = rnic_nl_fill_res(skb, rdev, NETLINK_CB(cb->skb).portid,
-				       cb->nlh->nlmsg_seq, NLM_F_MULTI);
-		if (ret)
-			break;
-		index++;
-	}
-	mutex_unlock(&rnic_devs_lock);
+static int rnic_nl_stat_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return rnic_nl_dev_doit(info, rnic_nl_fill_stat, NLMSG_GOODSIZE);
+}
 
-	cb->args[0] = index;
-	/* A full skb ends this round; the next one resumes at index. */
-	if (ret == -EMSGSIZE && skb->len)
-		ret = 0;
-	return ret ?: skb->len;
+static int rnic_nl_stat_get_dumpit(struct sk_buff *skb,
+				   struct netlink_callback *cb)
+{
+	return rnic_nl_dev_dumpit(skb, cb, rnic_nl_fill_stat);
 }
 
 static const struct genl_small_ops rnic_nl_ops[] = {
@@ -383,6 +392,11 @@ static const struct genl_small_ops rnic_nl_ops[] = {
 		.cmd = RNIC_NL_CMD_RES_GET,
 		.doit = rnic_nl_res_get_doit,
 		.dumpit = rnic_nl_res_get_dumpit,
+	},
+	{
+		.cmd = RNIC_NL_CMD_STAT_GET,
+		.doit = rnic_nl_stat_get_doit,
+		.dumpit = rnic_nl_stat_get_dumpit,
 	},
 };
 

@@ -634,19 +634,6 @@ static int gid_table_attr(const struct nlattr *attr, void *data)
 	return 0;
 }
 
-static int counter_attr(const struct nlattr *attr, void *data)
-{
-	struct rnic_link_info *info = data;
-	uint16_t type = mnl_attr_get_type(attr);
-
-	if (type == RNIC_NL_COUNTER_UNSPEC || type > RNIC_NL_COUNTER_MAX)
-		return 0;	/* newer kernel: skip */
-	if (mnl_attr_validate(attr, MNL_TYPE_U64) < 0)
-		return -EPROTO;
-	info->counters[type] = mnl_attr_get_u64(attr);
-	return 0;
-}
-
 static int link_attr(const struct nlattr *attr, void *data)
 {
 	struct rnic_link_info *info = data;
@@ -668,6 +655,7 @@ static int link_attr(const struct nlattr *attr, void *data)
 		break;
 	case RNIC_NL_ATTR_DEV_INDEX:
 	case RNIC_NL_ATTR_NETDEV_INDEX:
+	case RNIC_NL_ATTR_PORT_INDEX:
 	case RNIC_NL_ATTR_ACTIVE_MTU:
 	case RNIC_NL_ATTR_NETDEV_MTU:
 	case RNIC_NL_ATTR_CONTEXTS: {
@@ -680,6 +668,8 @@ static int link_attr(const struct nlattr *attr, void *data)
 			info->index = v;
 		else if (type == RNIC_NL_ATTR_NETDEV_INDEX)
 			info->netdev_index = v;
+		else if (type == RNIC_NL_ATTR_PORT_INDEX)
+			info->port = v;
 		else if (type == RNIC_NL_ATTR_ACTIVE_MTU)
 			info->active_mtu = v;
 		else if (type == RNIC_NL_ATTR_NETDEV_MTU)
@@ -696,9 +686,13 @@ static int link_attr(const struct nlattr *attr, void *data)
 		       sizeof(info->node_guid_be));
 		break;
 	case RNIC_NL_ATTR_PORT_STATE:
+	case RNIC_NL_ATTR_PORT_PHYS_STATE:
 		if (mnl_attr_validate(attr, MNL_TYPE_U8) < 0)
 			return -EPROTO;
-		info->port_state = mnl_attr_get_u8(attr);
+		if (type == RNIC_NL_ATTR_PORT_STATE)
+			info->port_state = mnl_attr_get_u8(attr);
+		else
+			info->phys_state = mnl_attr_get_u8(attr);
 		break;
 	case RNIC_NL_ATTR_GID_TABLE:
 		if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
@@ -708,13 +702,6 @@ static int link_attr(const struct nlattr *attr, void *data)
 		ret = walk_attrs(mnl_attr_get_payload(attr),
 				 mnl_attr_get_payload_len(attr),
 				 gid_table_attr, info);
-		break;
-	case RNIC_NL_ATTR_COUNTERS:
-		if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
-			return -EPROTO;
-		ret = walk_attrs(mnl_attr_get_payload(attr),
-				 mnl_attr_get_payload_len(attr),
-				 counter_attr, info);
 		break;
 	default:
 		return 0;	/* newer kernel: skip */
@@ -753,6 +740,108 @@ int rnic_link_parse(const struct nlmsghdr *nlh, void *out)
 	if (!(info->attrs & (UINT64_C(1) << RNIC_NL_ATTR_DEV_NAME)))
 		return -EPROTO;
 	info->has_netdev = info->attrs & (UINT64_C(1) << RNIC_NL_ATTR_NETDEV);
+	return 0;
+}
+
+/* ---- counters --------------------------------------------------------- */
+
+/* The one table of counter names, indexed by enum rnic_nl_counter. */
+static const char *const counter_names[] = {
+	[RNIC_NL_COUNTER_REQ_NOT_PEER] = "req_not_peer",
+	[RNIC_NL_COUNTER_RESP_NOT_PEER] = "resp_not_peer",
+	[RNIC_NL_COUNTER_SENT_PKTS] = "sent_pkts",
+	[RNIC_NL_COUNTER_RCVD_PKTS] = "rcvd_pkts",
+	[RNIC_NL_COUNTER_DUPLICATE_REQUEST] = "duplicate_request",
+	[RNIC_NL_COUNTER_OUT_OF_SEQ_REQUEST] = "out_of_seq_request",
+	[RNIC_NL_COUNTER_RCVD_RNR_ERR] = "rcvd_rnr_err",
+	[RNIC_NL_COUNTER_SEND_RNR_ERR] = "send_rnr_err",
+	[RNIC_NL_COUNTER_RCVD_SEQ_ERR] = "rcvd_seq_err",
+	[RNIC_NL_COUNTER_RETRY_EXCEEDED_ERR] = "retry_exceeded_err",
+	[RNIC_NL_COUNTER_RETRY_RNR_EXCEEDED_ERR] = "retry_rnr_exceeded_err",
+	[RNIC_NL_COUNTER_COMPLETER_RETRY_ERR] = "completer_retry_err",
+	[RNIC_NL_COUNTER_SEND_ERR] = "send_err",
+	[RNIC_NL_COUNTER_LINK_DOWNED] = "link_downed",
+	[RNIC_NL_COUNTER_DROP_NO_QP] = "drop_no_qp",
+	[RNIC_NL_COUNTER_DROP_NOT_REACHED] = "drop_not_reached",
+	[RNIC_NL_COUNTER_DROP_BAD_OPCODE] = "drop_bad_opcode",
+	[RNIC_NL_COUNTER_DROP_QP_STATE] = "drop_qp_state",
+	[RNIC_NL_COUNTER_DROP_BAD_QKEY] = "drop_bad_qkey",
+	[RNIC_NL_COUNTER_DROP_BAD_PKEY] = "drop_bad_pkey",
+	[RNIC_NL_COUNTER_DROP_LENGTH] = "drop_length",
+};
+_Static_assert(sizeof(counter_names) / sizeof(counter_names[0]) ==
+	       RNIC_NL_COUNTER_MAX + 1, "a counter without a name");
+/* Presence is kept in a 64-bit mask indexed by counter. */
+_Static_assert(RNIC_NL_COUNTER_MAX < 64, "rnic_stat_info.has is too small");
+
+const char *rnic_counter_name(unsigned int counter)
+{
+	if (counter < sizeof(counter_names) / sizeof(counter_names[0]))
+		return counter_names[counter];
+	return NULL;
+}
+
+static int counter_attr(const struct nlattr *attr, void *data)
+{
+	struct rnic_stat_info *info = data;
+	uint16_t type = mnl_attr_get_type(attr);
+
+	if (type == RNIC_NL_COUNTER_UNSPEC || type > RNIC_NL_COUNTER_MAX)
+		return 0;	/* newer kernel: skip */
+	if (mnl_attr_validate(attr, MNL_TYPE_U64) < 0)
+		return -EPROTO;
+	info->counters[type] = mnl_attr_get_u64(attr);
+	info->has |= UINT64_C(1) << type;
+	return 0;
+}
+
+static int stat_attr(const struct nlattr *attr, void *data)
+{
+	struct rnic_stat_info *info = data;
+	uint16_t type = mnl_attr_get_type(attr);
+	int ret = 0;
+
+	switch (type) {
+	case RNIC_NL_ATTR_DEV_NAME:
+		if (mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
+			return -EPROTO;
+		ret = copy_str(attr, info->name, sizeof(info->name));
+		break;
+	case RNIC_NL_ATTR_DEV_INDEX:
+	case RNIC_NL_ATTR_PORT_INDEX:
+		if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
+			return -EPROTO;
+		if (type == RNIC_NL_ATTR_DEV_INDEX)
+			info->index = mnl_attr_get_u32(attr);
+		else
+			info->port = mnl_attr_get_u32(attr);
+		break;
+	case RNIC_NL_ATTR_COUNTERS:
+		if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
+			return -EPROTO;
+		ret = walk_attrs(mnl_attr_get_payload(attr),
+				 mnl_attr_get_payload_len(attr),
+				 counter_attr, info);
+		break;
+	default:
+		return 0;	/* newer kernel: skip */
+	}
+	if (!ret && type < 64)
+		info->attrs |= UINT64_C(1) << type;
+	return ret;
+}
+
+int rnic_stat_parse(const struct nlmsghdr *nlh, void *out)
+{
+	struct rnic_stat_info *info = out;
+	int ret;
+
+	memset(info, 0, sizeof(*info));
+	ret = walk_genl_attrs(nlh, stat_attr, info);
+	if (ret)
+		return ret;
+	if (!(info->attrs & (UINT64_C(1) << RNIC_NL_ATTR_DEV_NAME)))
+		return -EPROTO;
 	return 0;
 }
 

@@ -213,15 +213,15 @@ int rnic_link_del(struct rnic_genl *g, const char *name);
  * @netdev_index: RNIC_NL_ATTR_NETDEV_INDEX
  * @uverbs: RNIC_NL_ATTR_UVERBS
  * @node_guid_be: RNIC_NL_ATTR_NODE_GUID, network byte order as sent
+ * @port: RNIC_NL_ATTR_PORT_INDEX
  * @port_state: RNIC_NL_ATTR_PORT_STATE (enum ibv_port_state)
+ * @phys_state: RNIC_NL_ATTR_PORT_PHYS_STATE (ibv_port_attr.phys_state)
  * @active_mtu: RNIC_NL_ATTR_ACTIVE_MTU
  * @netdev_mtu: RNIC_NL_ATTR_NETDEV_MTU
  * @contexts: RNIC_NL_ATTR_CONTEXTS
  * @n_gids: how many entries of @gids are filled, in the order received
  * @gids_truncated: the kernel sent more than RNIC_LINK_MAX_GIDS entries
  * @gids: RNIC_NL_ATTR_GID_TABLE entries (index and raw 16-byte GID)
- * @counters: RNIC_NL_ATTR_COUNTERS, indexed by enum rnic_nl_counter; 0 for
- *	a counter the kernel did not send
  */
 struct rnic_link_info {
 	uint64_t attrs;
@@ -232,7 +232,9 @@ struct rnic_link_info {
 	uint32_t netdev_index;
 	char uverbs[RNIC_LINK_UVERBS_SIZE];
 	uint64_t node_guid_be;
+	uint32_t port;
 	uint8_t port_state;
+	uint8_t phys_state;
 	uint32_t active_mtu;
 	uint32_t netdev_mtu;
 	uint32_t contexts;
@@ -242,7 +244,6 @@ struct rnic_link_info {
 		uint32_t index;
 		uint8_t gid[16];
 	} gids[RNIC_LINK_MAX_GIDS];
-	uint64_t counters[RNIC_NL_COUNTER_MAX + 1];
 };
 
 /**
@@ -274,6 +275,57 @@ static inline int rnic_link_dump(struct rnic_genl *g, rnic_genl_each_t each,
 {
 	return rnic_genl_dump(g, RNIC_NL_CMD_LINK_GET, NULL, rnic_link_parse,
 			      sizeof(struct rnic_link_info), each, arg);
+}
+
+/* ---- counters (RNIC_NL_CMD_STAT_GET) --------------------------------- */
+
+/**
+ * rnic_counter_name() - the name of a counter, as the tool prints it
+ * @counter: a value of enum rnic_nl_counter
+ *
+ * Return: "sent_pkts" (rxe's names where the meaning is rxe's), or NULL
+ * for RNIC_NL_COUNTER_UNSPEC and counters this code does not know.
+ */
+const char *rnic_counter_name(unsigned int counter);
+
+/**
+ * struct rnic_stat_info - one device's counters, as told by STAT_GET
+ * @attrs: bit N is set when attribute N was present at the top level
+ * @name: RNIC_NL_ATTR_DEV_NAME (always present)
+ * @index: RNIC_NL_ATTR_DEV_INDEX
+ * @port: RNIC_NL_ATTR_PORT_INDEX
+ * @has: bit N is set when counter N was sent
+ * @counters: RNIC_NL_ATTR_COUNTERS, indexed by enum rnic_nl_counter; 0
+ *	for a counter the kernel did not send
+ */
+struct rnic_stat_info {
+	uint64_t attrs;
+	char name[RNIC_LINK_NAME_SIZE];
+	uint32_t index;
+	uint32_t port;
+	uint64_t has;
+	uint64_t counters[RNIC_NL_COUNTER_MAX + 1];
+};
+
+/**
+ * rnic_stat_parse() - decode one STAT_GET reply message (rnic_genl_parse_t)
+ * @nlh: a generic netlink message of the rnic family
+ * @info: struct rnic_stat_info, filled on success (zeroed first)
+ *
+ * Unknown attributes and counters are skipped.
+ *
+ * Return: 0, or -EPROTO if the message is malformed: truncated, a known
+ * attribute or a counter of the wrong type or length, a name longer than
+ * its field, or no RNIC_NL_ATTR_DEV_NAME.
+ */
+int rnic_stat_parse(const struct nlmsghdr *nlh, void *info);
+
+/* RNIC_NL_CMD_STAT_GET for one device: rnic_genl_get(). */
+static inline int rnic_stat_get(struct rnic_genl *g, const char *name,
+				struct rnic_stat_info *info)
+{
+	return rnic_genl_get(g, RNIC_NL_CMD_STAT_GET, name, rnic_stat_parse,
+			     info);
 }
 
 /* ---- resources (RNIC_NL_CMD_RES_GET) ---------------------------------- */

@@ -147,8 +147,8 @@ const char *rnic_fmt_gid(const uint8_t gid[16], char buf[RNIC_GID_STRLEN]);
 const char *rnic_fmt_guid(uint64_t guid_be, char buf[RNIC_GUID_STRLEN]);
 /* enum ibv_port_state name ("ACTIVE"), or "UNKNOWN(n)". */
 const char *rnic_port_state_str(uint8_t state, char buf[RNIC_STATE_STRLEN]);
-/* enum rnic_nl_counter name ("req_not_peer"), or NULL if unknown. */
-const char *rnic_counter_name(unsigned int counter);
+/* ibv_port_attr.phys_state name ("LINK_UP"), or "UNKNOWN(n)". */
+const char *rnic_phys_state_str(uint8_t state, char buf[RNIC_STATE_STRLEN]);
 
 /* ---- objects ---- */
 
@@ -156,6 +156,11 @@ int cmd_link(struct rnic *rd);
 void link_usage(FILE *f);
 /* Print one device (text block or JSON object) on rd->out; returns 0. */
 int link_print(const void *info, void *rd);
+
+int cmd_stat(struct rnic *rd);
+void stat_usage(FILE *f);
+/* Print one device's counters (text line or JSON object); returns 0. */
+int stat_print(const void *info, void *rd);
 
 int cmd_res(struct rnic *rd);
 void res_usage(FILE *f);

@@ -292,14 +292,21 @@ const char *rnic_port_state_str(uint8_t state, char buf[RNIC_STATE_STRLEN])
 	return buf;
 }
 
-const char *rnic_counter_name(unsigned int counter)
+const char *rnic_phys_state_str(uint8_t state, char buf[RNIC_STATE_STRLEN])
 {
+	/* IB physical port states, as rdma(8) spells them */
 	static const char *const names[] = {
-		[RNIC_NL_COUNTER_REQ_NOT_PEER] = "req_not_peer",
-		[RNIC_NL_COUNTER_RESP_NOT_PEER] = "resp_not_peer",
+		[1] = "SLEEP",
+		[2] = "POLLING",
+		[3] = "DISABLED",
+		[4] = "CONFIG_TRAINING",
+		[5] = "LINK_UP",
+		[6] = "LINK_ERROR_RECOVERY",
+		[7] = "PHY_TEST",
 	};
 
-	if (counter < sizeof(names) / sizeof(names[0]))
-		return names[counter];
-	return NULL;
+	if (state < sizeof(names) / sizeof(names[0]) && names[state])
+		return names[state];
+	snprintf(buf, RNIC_STATE_STRLEN, "UNKNOWN(%u)", state);
+	return buf;
 }

@@ -43,6 +43,7 @@
  * @RNIC_NL_CMD_LINK_ADD: create a device: DEV_NAME, optional NETDEV
  * @RNIC_NL_CMD_LINK_DEL: remove a device: DEV_NAME
  * @RNIC_NL_CMD_RES_GET: resources of one device (DEV_NAME) or of all (dump)
+ * @RNIC_NL_CMD_STAT_GET: counters of one device (DEV_NAME) or of all (dump)
  */
 enum rnic_nl_cmd {
 	RNIC_NL_CMD_UNSPEC,
@@ -50,6 +51,7 @@ enum rnic_nl_cmd {
 	RNIC_NL_CMD_LINK_ADD,
 	RNIC_NL_CMD_LINK_DEL,
 	RNIC_NL_CMD_RES_GET,
+	RNIC_NL_CMD_STAT_GET,
 
 	__RNIC_NL_CMD_MAX,
 	RNIC_NL_CMD_MAX = __RNIC_NL_CMD_MAX - 1
@@ -92,12 +94,19 @@ enum rnic_nl_cmd {
  * @RNIC_NL_ATTR_RES_AH: u32, address handles
  * @RNIC_NL_ATTR_CTX_TRUNCATED: flag: CTX_TABLE lists only the first open
  *	contexts, as many as fit in one message
- * @RNIC_NL_ATTR_COUNTERS: nest of the device's counters (LINK_GET), one
+ * @RNIC_NL_ATTR_COUNTERS: nest of the device's counters (STAT_GET), one
  *	u64 attribute per counter, typed by enum rnic_nl_counter
+ * @RNIC_NL_ATTR_PORT_INDEX: u32, the port a LINK_GET or STAT_GET answer
+ *	is about: 1, the device's only port
+ * @RNIC_NL_ATTR_PORT_PHYS_STATE: u8, port 1 physical state (IB values as
+ *	enum ibv_port_attr.phys_state: 5 LinkUp, 3 Disabled)
  *
  * A RES_GET answer has, per device, DEV_NAME, DEV_INDEX, the RES_* totals
  * of the device and a CTX_TABLE, followed by CTX_TRUNCATED when not every
  * context fit (a nest holds at most 64 KiB: about 500 contexts).
+ *
+ * A STAT_GET answer has, per device, DEV_NAME, DEV_INDEX, PORT_INDEX and
+ * COUNTERS.
  */
 enum rnic_nl_attr {
 	RNIC_NL_ATTR_UNSPEC,
@@ -131,6 +140,8 @@ enum rnic_nl_attr {
 	RNIC_NL_ATTR_RES_AH,
 	RNIC_NL_ATTR_CTX_TRUNCATED,
 	RNIC_NL_ATTR_COUNTERS,
+	RNIC_NL_ATTR_PORT_INDEX,
+	RNIC_NL_ATTR_PORT_PHYS_STATE,
 
 	__RNIC_NL_ATTR_MAX,
 	RNIC_NL_ATTR_MAX = __RNIC_NL_ATTR_MAX - 1
@@ -145,14 +156,78 @@ enum rnic_nl_attr {
  *	was connected to (its peer), and were dropped
  * @RNIC_NL_COUNTER_RESP_NOT_PEER: RC responses (ACK, NAK, READ response,
  *	atomic ACK) dropped likewise
+ * @RNIC_NL_COUNTER_SENT_PKTS: packets the device's QPs handed to the link:
+ *	requests, responses and acknowledgements. The local link carries a
+ *	burst of up to 64 KiB of one message as one packet.
+ * @RNIC_NL_COUNTER_RCVD_PKTS: packets the link delivered to a QP of the
+ *	device, before the QP's own checks (a UD multicast datagram counts
+ *	once per attached QP)
+ * @RNIC_NL_COUNTER_DUPLICATE_REQUEST: RC requests with a PSN before the
+ *	expected one, answered again
+ * @RNIC_NL_COUNTER_OUT_OF_SEQ_REQUEST: RC requests with a PSN after the
+ *	expected one (packets were lost) for which a PSN sequence error NAK
+ *	was sent; the following ones until the gap closes are dropped
+ *	uncounted
+ * @RNIC_NL_COUNTER_RCVD_RNR_ERR: RNR NAKs received by the device's RC
+ *	requesters
+ * @RNIC_NL_COUNTER_SEND_RNR_ERR: RNR NAKs sent by the device's RC
+ *	responders (a SEND found no receive WQE)
+ * @RNIC_NL_COUNTER_RCVD_SEQ_ERR: PSN sequence error NAKs received by the
+ *	device's RC requesters
+ * @RNIC_NL_COUNTER_RETRY_EXCEEDED_ERR: work requests completed with
+ *	IBV_WC_RETRY_EXC_ERR (the transport retries ran out)
+ * @RNIC_NL_COUNTER_RETRY_RNR_EXCEEDED_ERR: work requests completed with
+ *	IBV_WC_RNR_RETRY_EXC_ERR (the RNR retries ran out)
+ * @RNIC_NL_COUNTER_COMPLETER_RETRY_ERR: transport retries started (the
+ *	local ACK timeout expired with retries left)
+ * @RNIC_NL_COUNTER_SEND_ERR: packets the link failed to send; the local
+ *	link never fails (a packet nobody receives is dropped, below)
+ * @RNIC_NL_COUNTER_LINK_DOWNED: times port 1 went from ACTIVE to DOWN
+ * @RNIC_NL_COUNTER_DROP_NO_QP: packets sent to a QP number that no QP has;
+ *	counted on the sending device until dispatch is by destination device
+ * @RNIC_NL_COUNTER_DROP_NOT_REACHED: packets sent to a QP that exists but
+ *	is not on a device of the sender's network namespace that owns the
+ *	destination GID; counted on the sending device
+ * @RNIC_NL_COUNTER_DROP_BAD_OPCODE: requests whose transport does not
+ *	match the receiving QP's type, or UD datagrams that are not a SEND
+ * @RNIC_NL_COUNTER_DROP_QP_STATE: requests for a QP that does not receive:
+ *	in RESET or INIT, or in ERR
+ * @RNIC_NL_COUNTER_DROP_BAD_QKEY: UD datagrams whose Q_Key is not the
+ *	receiving QP's
+ * @RNIC_NL_COUNTER_DROP_BAD_PKEY: packets whose P_Key does not match the
+ *	device's; the local link carries no P_Key, so only a wire link counts
+ *	them
+ * @RNIC_NL_COUNTER_DROP_LENGTH: UD datagrams longer than the receiving
+ *	QP's path MTU
  *
  * Each counter is a u64 that counts from 0 since the device was created
- * and only grows. Userspace must skip counters it does not know.
+ * and only grows. Userspace must skip counters it does not know. The
+ * names rxe uses for the same events are those of SENT_PKTS to
+ * LINK_DOWNED in lower case.
  */
 enum rnic_nl_counter {
 	RNIC_NL_COUNTER_UNSPEC,
 	RNIC_NL_COUNTER_REQ_NOT_PEER,
 	RNIC_NL_COUNTER_RESP_NOT_PEER,
+	RNIC_NL_COUNTER_SENT_PKTS,
+	RNIC_NL_COUNTER_RCVD_PKTS,
+	RNIC_NL_COUNTER_DUPLICATE_REQUEST,
+	RNIC_NL_COUNTER_OUT_OF_SEQ_REQUEST,
+	RNIC_NL_COUNTER_RCVD_RNR_ERR,
+	RNIC_NL_COUNTER_SEND_RNR_ERR,
+	RNIC_NL_COUNTER_RCVD_SEQ_ERR,
+	RNIC_NL_COUNTER_RETRY_EXCEEDED_ERR,
+	RNIC_NL_COUNTER_RETRY_RNR_EXCEEDED_ERR,
+	RNIC_NL_COUNTER_COMPLETER_RETRY_ERR,
+	RNIC_NL_COUNTER_SEND_ERR,
+	RNIC_NL_COUNTER_LINK_DOWNED,
+	RNIC_NL_COUNTER_DROP_NO_QP,
+	RNIC_NL_COUNTER_DROP_NOT_REACHED,
+	RNIC_NL_COUNTER_DROP_BAD_OPCODE,
+	RNIC_NL_COUNTER_DROP_QP_STATE,
+	RNIC_NL_COUNTER_DROP_BAD_QKEY,
+	RNIC_NL_COUNTER_DROP_BAD_PKEY,
+	RNIC_NL_COUNTER_DROP_LENGTH,
 
 	__RNIC_NL_COUNTER_MAX,
 	RNIC_NL_COUNTER_MAX = __RNIC_NL_COUNTER_MAX - 1
