@@ -8,7 +8,7 @@
 #include <linux/xarray.h>
 #include <net/addrconf.h>
 
-#include "rnic.h"
+#include "verbs/verbs.h"
 
 /*
  * The registry: index -> struct rnic_dev. A published device is findable

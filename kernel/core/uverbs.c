@@ -16,7 +16,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "rnic.h"
+#include "verbs/verbs.h"
 
 /**
  * rnic_ucmd_respond() - copy an ioctl's answer back to userspace

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rnic: software RDMA NIC - the transport engine's private types.
+ * rnic: software RDMA NIC - the transport engine's own types and
+ * functions; included by the engine's files and by the links only (the
+ * layers above use engine/qp_engine.h).
  *
- * The engine (req.c: requester and completer, resp.c: responder, dp.c:
- * memory, completions, QP lifecycle, link.c: the local link) speaks the
+ * The engine (req.c: requester, comp.c: completer, resp.c: responder,
+ * payload.c: memory access through MRs, qp_engine.c: a QP's engine life,
+ * doorbell.c and sqpoll.c: what makes the requester run) speaks the
  * InfiniBand transport: packets carry the fields of the BTH and of the
  * extended headers that their opcode has. What carries a packet is the
  * link: the local link hands it to the destination QP in a function call,
@@ -23,7 +26,7 @@
 
 #include <linux/sizes.h>
 
-#include "rnic.h"
+#include "verbs/verbs.h"
 
 /* BTH opcodes: transport in the top 3 bits, operation in the low 5. */
 #define RNIC_TRANSPORT_RC	0x00
@@ -86,89 +89,6 @@ enum rnic_oper {
 #define RNIC_FLUSH_BUDGET	256
 /* A UD receive buffer starts with room for the GRH. */
 #define RNIC_GRH_LEN		40
-
-/**
- * struct rnic_mseg - a piece of a memory region
- * @mr: the region, with a data path reference (struct rnic_dpref)
- * @off: byte offset in the region
- * @len: bytes
- */
-struct rnic_mseg {
-	struct rnic_mr *mr;
-	u64 off;
-	u32 len;
-};
-
-/**
- * struct rnic_payload - where the bytes of a packet are (or go)
- * @inline_data: the bytes themselves (inline sends), or NULL
- * @nsegs: entries of @segs used, without @inline_data
- * @segs: memory region pieces, in order
- */
-struct rnic_payload {
-	const u8 *inline_data;
-	u32 nsegs;
-	struct rnic_mseg segs[RNIC_MAX_SGE];
-};
-
-/**
- * struct rnic_pkt - one transport packet
- * @opcode: BTH opcode
- * @solicited: BTH SE bit
- * @ack_req: BTH AckReq bit
- * @dqpn: destination QP
- * @psn: packet sequence number; of the first packet of a burst
- * @npkts: requests: packets (PSNs) of the burst, at least 1; all but the
- *	last carry exactly an MTU of payload, the opcode is that of the
- *	whole run (FIRST, MIDDLE, LAST or ONLY) and AckReq that of its last
- * @sqpn: source QP (DETH; the local link has it for every packet, and
- *	rnic_link_from_peer() relies on it)
- * @qkey: Q_Key (DETH)
- * @imm: immediate data, network byte order
- * @va: RETH/AtomicETH virtual address
- * @rkey: RETH/AtomicETH remote key
- * @dma_len: RETH DMA length
- * @swap: AtomicETH swap value
- * @compare_add: AtomicETH compare or add value
- * @syndrome: AETH syndrome
- * @msn: AETH message sequence number
- * @orig: AtomicAckETH original value
- * @av: addressing (GIDs, hop limit, traffic class) of the sender; its
- *	sgid is a GID of the sending device
- * @dev: the sending device
- * @src: the sending QP if it stays in the call while the local link
- *	delivers the packet (requests), else NULL
- * @dst: the destination QP if the sender knows it is alive for the call
- *	(a reply to @src of the request being handled), else NULL: the link
- *	looks @dqpn up
- * @len: payload bytes
- * @payload: where they are; NULL if @len is 0
- */
-struct rnic_pkt {
-	u8 opcode;
-	bool solicited;
-	bool ack_req;
-	u32 dqpn;
-	u32 psn;
-	u32 npkts;
-	u32 sqpn;
-	u32 qkey;
-	__be32 imm;
-	u64 va;
-	u32 rkey;
-	u32 dma_len;
-	u64 swap;
-	u64 compare_add;
-	u8 syndrome;
-	u32 msn;
-	u64 orig;
-	const struct rnic_av *av;
-	struct rnic_dev *dev;
-	struct rnic_qp *src;
-	struct rnic_qp *dst;
-	u32 len;
-	const struct rnic_payload *payload;
-};
 
 /**
  * struct rnic_req_step - one packet the requester sends
@@ -259,13 +179,11 @@ static inline void rnic_payload_put(struct rnic_payload *pl)
 	u32 i;
 
 	for (i = 0; i < pl->nsegs; i++)
-		rnic_mr_put(pl->segs[i].mr);
+		rnic_mr_dp_put(pl->segs[i].mr);
 	pl->nsegs = 0;
 }
 
-/* dp.c */
-void rnic_dpref_init(struct rnic_dpref *ref);
-void rnic_dpref_kill(struct rnic_dpref *ref);
+/* payload.c */
 struct rnic_mr *rnic_mr_get(struct rnic_dev *rdev, u32 key, bool remote);
 int rnic_payload_add_mr(struct rnic_payload *pl, struct rnic_dev *rdev,
 			struct rnic_pd *pd, u32 key, bool remote, u64 addr,
@@ -276,32 +194,47 @@ int rnic_payload_from_sgl(struct rnic_payload *pl, struct rnic_dev *rdev,
 void rnic_payload_copy(const struct rnic_payload *dst, u32 dst_off,
 		       const struct rnic_payload *src, u32 len);
 u64 *rnic_payload_map_u64(const struct rnic_payload *pl);
-int rnic_cq_post(struct rnic_cq *cq, const struct rnic_cqe *cqe,
-		 bool solicited);
+
+/* qp_engine.c */
+void rnic_req_schedule(struct rnic_qp *qp);
 void rnic_qp_error(struct rnic_qp *qp, u32 event);
 void rnic_qp_send_error(struct rnic_qp *qp);
 
-/* qp.c, mcast.c */
-struct rnic_qp *rnic_qp_lookup(u32 qpn);
-void rnic_mcast_deliver(struct rnic_dev *rdev, const u8 *gid,
-			void (*fn)(struct rnic_qp *qp, void *arg), void *arg);
+/* requester internals, shared with the completer (req.c, comp.c) */
 
-/* link.c */
-void rnic_link_xmit(struct rnic_pkt *pkt);
-bool rnic_link_from_peer(const struct rnic_pkt *pkt, u32 dqpn,
-			 const struct rnic_av *av);
-void rnic_link_drop_stranger(struct rnic_qp *qp, const struct rnic_pkt *pkt,
-			     enum rnic_nl_counter counter);
+static inline struct rnic_kwqe *rnic_kwqe(struct rnic_qp *qp, u32 index)
+{
+	return (void *)qp->req.wqes + (size_t)(index & qp->sq.mask) *
+				      qp->req.stride;
+}
+
+static inline bool rnic_wqe_is_rd_atomic(u32 opcode)
+{
+	return opcode == RNIC_WR_RDMA_READ ||
+	       opcode == RNIC_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == RNIC_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static inline bool rnic_wqe_is_atomic(u32 opcode)
+{
+	return opcode == RNIC_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == RNIC_WR_ATOMIC_FETCH_AND_ADD;
+}
 
 /* req.c */
 void rnic_req_init(struct rnic_qp *qp);
-void rnic_req_schedule(struct rnic_qp *qp);
 void rnic_req_timer(struct timer_list *t);
 enum hrtimer_restart rnic_req_rnr_timer(struct hrtimer *t);
 void rnic_req_rnr_stop(struct rnic_qp *qp);
 void rnic_req_run(struct rnic_qp *qp);
+void rnic_req_poke(struct rnic_qp *qp);
+void rnic_req_complete(struct rnic_qp *qp, u32 status);
+void rnic_req_fail(struct rnic_qp *qp, u32 status);
+struct rnic_kwqe *rnic_req_find_psn(struct rnic_qp *qp, u32 psn, u32 *index);
+bool rnic_req_rewind(struct rnic_qp *qp, u32 psn);
 bool rnic_req_flush(struct rnic_qp *qp);
-bool rnic_req_in_flight(struct rnic_qp *qp);
+
+/* comp.c */
 void rnic_comp_rcv(struct rnic_qp *qp, const struct rnic_pkt *pkt);
 
 /* resp.c */

@@ -20,7 +20,7 @@
 #include <linux/log2.h>
 #include <net/ip.h>
 
-#include "engine.h"
+#include "engine/engine.h"
 
 /**
  * rnic_resp_init() - responder state of a new or reset QP

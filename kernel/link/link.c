@@ -18,7 +18,7 @@
  * a link can vouch for about a packet's sender is its own:
  * rnic_link_from_peer() is the local link's rule.
  */
-#include "engine.h"
+#include "engine/engine.h"
 
 /**
  * rnic_dev_has_gid() - is @gid in the device's GID table?
@@ -138,5 +138,5 @@ void rnic_link_xmit(struct rnic_pkt *pkt)
 		return;
 	if (rnic_link_reaches(pkt, qp))
 		rnic_link_rcv(qp, pkt);
-	rnic_qp_put(qp);
+	rnic_qp_dp_put(qp);
 }

@@ -8,7 +8,7 @@
  * source GID taken from the port's table. LIDs and path bits do not exist
  * (the port's LMC is 0) and must be 0.
  */
-#include "rnic.h"
+#include "verbs/verbs.h"
 
 /* IB service levels are 4 bits; IPv6 flow labels 20. */
 #define RNIC_MAX_SL		15

@@ -15,7 +15,7 @@
  */
 #include <linux/log2.h>
 
-#include "rnic.h"
+#include "verbs/verbs.h"
 
 /* The ring layout userspace relies on. */
 static_assert(sizeof(struct rnic_cqe) == 64);
@@ -208,4 +208,53 @@ int rnic_destroy_cq(struct rnic_ucmd *ucmd)
 	cmd->out_comp_events_reported = counts.comp;
 	cmd->out_async_events_reported = counts.async;
 	return rnic_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
+/**
+ * rnic_cq_post() - add a completion to a CQ
+ * @cq: the CQ
+ * @cqe: the completion, every byte set
+ * @solicited: it is a solicited receive (unsuccessful ones count as
+ *	solicited anyway)
+ *
+ * A CQ whose consumer index says it is full (or lies) has overrun: the
+ * CQE is lost, IBV_EVENT_CQ_ERR is raised (the first time) and the
+ * caller moves its QP to the error state.
+ *
+ * Context: BH disabled (its callers hold a requester or responder lock,
+ * which are taken with BH off).
+ * Return: 0 or -ENOSPC on overrun.
+ */
+int rnic_cq_post(struct rnic_cq *cq, const struct rnic_cqe *cqe,
+		 bool solicited)
+{
+	struct rnic_cqe *slot;
+	bool overrun;
+	u32 cons;
+
+	lockdep_assert_in_softirq();
+	spin_lock(&cq->lock);
+	/* Full as last seen: read the consumer index again. */
+	if (cq->producer - cq->cons_seen > cq->ring.mask) {
+		/* Pairs with userspace's store-release of the index. */
+		cons = smp_load_acquire(cq->ring.consumer);
+		cq->cons_seen = cons;
+	}
+	if (cq->producer - cq->cons_seen > cq->ring.mask) {
+		overrun = !cq->overrun;
+		cq->overrun = true;
+		spin_unlock(&cq->lock);
+		if (overrun)
+			rnic_async_event(cq->uobj.ctx, RNIC_EVENT_CQ_ERR,
+					 &cq->ev, 0);
+		return -ENOSPC;
+	}
+	slot = rnic_ring_slot(&cq->ring, cq->producer);
+	*slot = *cqe;
+	cq->producer++;
+	/* Entry before index: the order userspace's acquire expects. */
+	smp_store_release(cq->ring.producer, cq->producer);
+	rnic_cq_notify(cq, solicited || cqe->status != RNIC_WC_SUCCESS);
+	spin_unlock(&cq->lock);
+	return 0;
 }

@@ -27,7 +27,7 @@
 #include <linux/slab.h>
 #include <linux/xarray.h>
 
-#include "engine.h"
+#include "verbs/verbs.h"
 
 #define RNIC_MCAST_HASH_BITS	8
 
@@ -333,7 +333,7 @@ void rnic_mcast_deliver(struct rnic_dev *rdev, const u8 *gid,
 			if (!rnic_dpref_get(&att->qp->dp))
 				continue;
 			fn(att->qp, arg);
-			rnic_qp_put(att->qp);
+			rnic_qp_dp_put(att->qp);
 		}
 		break;
 	}

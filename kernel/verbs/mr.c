@@ -13,7 +13,7 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 
-#include "engine.h"
+#include "verbs/verbs.h"
 
 #define RNIC_ACCESS_SUPPORTED						\
 	(RNIC_ACCESS_LOCAL_WRITE | RNIC_ACCESS_REMOTE_WRITE |		\

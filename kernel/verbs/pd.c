@@ -2,7 +2,7 @@
 /*
  * rnic: software RDMA NIC - protection domains.
  */
-#include "rnic.h"
+#include "verbs/verbs.h"
 
 int rnic_alloc_pd(struct rnic_ucmd *ucmd)
 {

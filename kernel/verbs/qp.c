@@ -20,7 +20,7 @@
 #include <linux/log2.h>
 #include <linux/xarray.h>
 
-#include "engine.h"
+#include "verbs/verbs.h"
 
 /* Values of enum ibv_qp_type that rnic knows but does not implement. */
 #define RNIC_QPT_RAW_PACKET	8
@@ -53,7 +53,7 @@ static struct rnic_evobj *rnic_qp_evobj(struct rnic_uobj *uobj)
  * @qpn: the number, untrusted
  *
  * Context: in an RCU read-side critical section (the engine's).
- * Return: the QP with a data path reference (rnic_qp_put()), or NULL.
+ * Return: the QP with a data path reference (rnic_qp_dp_put()), or NULL.
  */
 struct rnic_qp *rnic_qp_lookup(u32 qpn)
 {
@@ -89,7 +89,7 @@ void rnic_qp_halt_dev(struct rnic_dev *rdev)
 			continue;
 		rcu_read_unlock();
 		rnic_qp_dp_halt(qp);
-		rnic_qp_put(qp);
+		rnic_qp_dp_put(qp);
 		rcu_read_lock();
 	}
 	rcu_read_unlock();

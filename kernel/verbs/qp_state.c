@@ -20,7 +20,7 @@
  */
 #include <linux/capability.h>
 
-#include "rnic.h"
+#include "verbs/verbs.h"
 
 #define RNIC_QP_NTYPES		3	/* RC, UC, UD: enum rnic_qp_type - 2 */
 #define RNIC_PSN_MASK		0xffffff

@@ -14,7 +14,7 @@
  */
 #include <linux/log2.h>
 
-#include "rnic.h"
+#include "verbs/verbs.h"
 
 #define RNIC_SRQ_ATTR_MASK	(RNIC_SRQ_MAX_WR | RNIC_SRQ_LIMIT)
 

@@ -5,7 +5,7 @@
  *
  * A device gets one kernel thread, "rnic-sqpoll/<index>", when its first
  * polled QP is created; it lives until the device is removed. It walks the
- * device's polled QPs and kicks the requester (rnic_req_kick()) of every
+ * device's polled QPs and kicks the requester (rnic_req_run()) of every
  * QP whose SQ producer index moved since its last kick, so that posting
  * needs no system call. After rnic_sq_poll_idle_us without work it goes to
  * sleep, and a kick wakes it.
@@ -51,7 +51,7 @@
 #include <linux/slab.h>
 #include <linux/wait.h>
 
-#include "rnic.h"
+#include "engine/engine.h"
 
 static unsigned int rnic_sq_poll_idle_us = 1000;
 module_param_named(sq_poll_idle_us, rnic_sq_poll_idle_us, uint, 0644);
@@ -176,8 +176,8 @@ static bool rnic_poll_pass(struct rnic_poller *p)
 		p->busy = qp;
 		spin_unlock(&p->lock);
 
-		rnic_req_kick(qp);
-		rnic_qp_put(qp);
+		rnic_req_run(qp);
+		rnic_qp_dp_put(qp);
 		work = true;
 
 		spin_lock(&p->lock);
@@ -337,8 +337,8 @@ int rnic_poll_add(struct rnic_qp *qp)
  *	longer touches @qp
  * @qp: a QP rnic_poll_add() accepted; process context
  *
- * Waits while the thread kicks @qp (at most one bounded rnic_req_kick()),
- * so the caller must not hold anything rnic_req_kick() takes. Call it
+ * Waits while the thread kicks @qp (at most one bounded rnic_req_run()),
+ * so the caller must not hold anything rnic_req_run() takes. Call it
  * before the SQ ring and the requester state are freed.
  */
 void rnic_poll_del(struct rnic_qp *qp)
