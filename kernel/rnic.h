@@ -226,8 +226,9 @@ struct rnic_port {
  *	from just before the char device appears until removal
  * @cg_dev: the device as the RDMA cgroup controller knows it (rdma.max,
  *	rdma.current), under the device's name
- * @counters: events of the data path, indexed by enum rnic_nl_counter
- *	(entry 0 is unused); lockless, rnic_dev_count()
+ * @counters: events of the data path, per CPU, each indexed by enum
+ *	rnic_nl_counter (entry 0 is unused); rnic_dev_count() increments
+ *	the running CPU's, rnic_dev_counter() sums them
  * @remove_work: the second step of a removal under rtnl_lock (main.c);
  *	holds the registry's reference
  *
@@ -276,8 +277,19 @@ struct rnic_dev {
 #if IS_ENABLED(CONFIG_CGROUP_RDMA)
 	struct rdmacg_device cg_dev;
 #endif
-	atomic64_t counters[__RNIC_NL_COUNTER_MAX];
+	struct rnic_dev_counters __percpu *counters;
 	struct work_struct remove_work;
+};
+
+/**
+ * struct rnic_dev_counters - one CPU's share of a device's counters
+ * @c: indexed by enum rnic_nl_counter
+ *
+ * Per CPU, so that the data path of QPs running on several CPUs does not
+ * bounce one cache line per packet between them.
+ */
+struct rnic_dev_counters {
+	u64 c[__RNIC_NL_COUNTER_MAX];
 };
 
 /**
@@ -518,11 +530,27 @@ static inline u8 rnic_port_phys_state(u8 state)
 					   RNIC_PHYS_DISABLED;
 }
 
-/* Count an event of the data path on the device. */
+/* Count an event of the data path on the device; any context. */
 static inline void rnic_dev_count(struct rnic_dev *rdev,
 				  enum rnic_nl_counter counter)
 {
-	atomic64_inc(&rdev->counters[counter]);
+	this_cpu_inc(rdev->counters->c[counter]);
+}
+
+/*
+ * The device's count of an event: the CPUs' shares summed, each read once,
+ * without stopping the writers (on a 32-bit kernel a share being
+ * incremented can be read torn).
+ */
+static inline u64 rnic_dev_counter(struct rnic_dev *rdev,
+				   enum rnic_nl_counter counter)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(rdev->counters, cpu)->c[counter]);
+	return sum;
 }
 
 /* main.c: device registry */

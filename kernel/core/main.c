@@ -144,6 +144,7 @@ static void rnic_dev_release(struct device *dev)
 	WARN_ON(!xa_empty(&rdev->mrs));
 	rnic_dev_dp_fini(rdev);
 	percpu_free_rwsem(&rdev->live_rwsem);
+	free_percpu(rdev->counters);
 	xa_erase(&rnic_devs, rdev->index);
 	kfree(rdev);
 	rnic_obj_account(RNIC_OBJ_DEVICE, -1);
@@ -385,6 +386,11 @@ int rnic_dev_add(const char *name, struct net *net, const char *ifname,
 	ret = dev_set_name(&rdev->dev, "%s", name);
 	if (ret)
 		goto err_put;
+	rdev->counters = alloc_percpu(struct rnic_dev_counters);
+	if (!rdev->counters) {
+		ret = -ENOMEM;
+		goto err_put;
+	}
 	ret = rnic_dev_dp_init(rdev);
 	if (ret)
 		goto err_put;

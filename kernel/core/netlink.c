@@ -309,7 +309,7 @@ static int rnic_nl_fill_res(struct sk_buff *msg, struct rnic_dev *rdev,
 	return 0;
 }
 
-/* The device's counters, each read once; lockless (rnic_dev_count()). */
+/* The device's counters; lockless (rnic_dev_counter()). */
 static int rnic_nl_put_counters(struct sk_buff *msg, struct rnic_dev *rdev)
 {
 	struct nlattr *nest;
@@ -319,7 +319,7 @@ static int rnic_nl_put_counters(struct sk_buff *msg, struct rnic_dev *rdev)
 	if (!nest)
 		return -EMSGSIZE;
 	for (i = RNIC_NL_COUNTER_UNSPEC + 1; i <= RNIC_NL_COUNTER_MAX; i++)
-		if (nla_put_u64_64bit(msg, i, atomic64_read(&rdev->counters[i]),
+		if (nla_put_u64_64bit(msg, i, rnic_dev_counter(rdev, i),
 				      RNIC_NL_COUNTER_UNSPEC))
 			return -EMSGSIZE;
 	nla_nest_end(msg, nest);

@@ -102,10 +102,20 @@ static void rnic_link_rcv(struct rnic_qp *qp, void *arg)
 	const struct rnic_pkt *pkt = arg;
 	u8 oper = pkt->opcode & RNIC_OPER_MASK;
 
+	rnic_dev_count(qp->rdev, RNIC_NL_COUNTER_RCVD_PKTS);
 	if (oper >= RNIC_READ_RESP_FIRST && oper <= RNIC_ATOMIC_ACK)
 		rnic_comp_rcv(qp, pkt);
 	else
 		rnic_resp_rcv(qp, pkt);
+}
+
+/* Deliver @pkt to @qp if it reaches it (rnic_link_reaches()). */
+static void rnic_link_deliver(struct rnic_pkt *pkt, struct rnic_qp *qp)
+{
+	if (rnic_link_reaches(pkt, qp))
+		rnic_link_rcv(qp, pkt);
+	else	/* on the sender's device: the QP's is not the destination */
+		rnic_dev_count(pkt->dev, RNIC_NL_COUNTER_DROP_NOT_REACHED);
 }
 
 /**
@@ -120,6 +130,7 @@ void rnic_link_xmit(struct rnic_pkt *pkt)
 {
 	struct rnic_qp *qp;
 
+	rnic_dev_count(pkt->dev, RNIC_NL_COUNTER_SENT_PKTS);
 	/* Groups are the sending device's: its namespace's by construction. */
 	if ((pkt->opcode & RNIC_TRANSPORT_MASK) == RNIC_TRANSPORT_UD &&
 	    rnic_gid_is_mcast(pkt->av->dgid)) {
@@ -129,14 +140,14 @@ void rnic_link_xmit(struct rnic_pkt *pkt)
 	/* A reply to a requester in its call: alive, no lookup needed. */
 	qp = pkt->dst;
 	if (qp && qp->qpn == pkt->dqpn) {
-		if (rnic_link_reaches(pkt, qp))
-			rnic_link_rcv(qp, pkt);
+		rnic_link_deliver(pkt, qp);
 		return;
 	}
 	qp = rnic_qp_lookup(pkt->dqpn);
-	if (!qp)
+	if (!qp) {
+		rnic_dev_count(pkt->dev, RNIC_NL_COUNTER_DROP_NO_QP);
 		return;
-	if (rnic_link_reaches(pkt, qp))
-		rnic_link_rcv(qp, pkt);
+	}
+	rnic_link_deliver(pkt, qp);
 	rnic_qp_dp_put(qp);
 }
