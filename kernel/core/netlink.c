@@ -372,6 +372,141 @@ static int rnic_nl_stat_get_dumpit(struct sk_buff *skb,
 	return rnic_nl_dev_dumpit(skb, cb, rnic_nl_fill_stat);
 }
 
+/* Fills an object's own attributes: rnic_qp_nl_fill(), rnic_mr_nl_fill(). */
+typedef int (*rnic_nl_obj_fill_t)(struct sk_buff *msg,
+				  struct rnic_uobj *uobj);
+
+/* Where an object dump is: cb->args[] names, with what they hold. */
+enum {
+	RNIC_NL_ARG_DEV,	/* index of the device to resume at */
+	RNIC_NL_ARG_CTX,	/* id of the context to resume at */
+	RNIC_NL_ARG_HANDLE,	/* handle of the object to resume at */
+};
+
+/* One object's message: device, context, then the object's own. */
+static int rnic_nl_put_obj(struct sk_buff *skb, struct netlink_callback *cb,
+			   struct rnic_ctx *ctx, pid_t pid,
+			   struct rnic_uobj *uobj, rnic_nl_obj_fill_t fill)
+{
+	void *hdr;
+
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  &rnic_nl_family, NLM_F_MULTI,
+			  genl_dumpit_info(cb)->op.cmd);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_string(skb, RNIC_NL_ATTR_DEV_NAME,
+			   rnic_dev_name(ctx->dev)) ||
+	    nla_put_u32(skb, RNIC_NL_ATTR_DEV_INDEX, ctx->dev->index) ||
+	    nla_put_u32(skb, RNIC_NL_ATTR_CTX_ID, ctx->id) ||
+	    nla_put_u32(skb, RNIC_NL_ATTR_CTX_PID, pid) ||
+	    nla_put_string(skb, RNIC_NL_ATTR_CTX_COMM, ctx->comm) ||
+	    fill(skb, uobj)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+/*
+ * The objects of @type of one context from handle cb->args[HANDLE] on.
+ * The table is walked under RCU (objects are freed after a grace period,
+ * rnic_uobj), so a fill never sleeps and never blocks a destroy.
+ */
+static int rnic_nl_dump_ctx(struct sk_buff *skb, struct netlink_callback *cb,
+			    struct rnic_ctx *ctx, pid_t pid,
+			    enum rnic_obj_type type, rnic_nl_obj_fill_t fill)
+{
+	unsigned long handle = cb->args[RNIC_NL_ARG_HANDLE];
+	struct rnic_uobj *uobj;
+	int ret = 0;
+
+	rcu_read_lock();
+	xa_for_each_start(&ctx->objs, handle, uobj, handle) {
+		if (uobj->type != type)
+			continue;
+		ret = rnic_nl_put_obj(skb, cb, ctx, pid, uobj, fill);
+		if (ret)
+			break;
+	}
+	rcu_read_unlock();
+	cb->args[RNIC_NL_ARG_HANDLE] = ret ? handle : 0;
+	return ret;
+}
+
+/* The objects of one device, from context cb->args[CTX] on. */
+static int rnic_nl_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
+			    struct rnic_dev *rdev, enum rnic_obj_type type,
+			    rnic_nl_obj_fill_t fill)
+{
+	struct pid_namespace *pid_ns = task_active_pid_ns(current);
+	struct rnic_ctx *ctx;
+	int ret = 0;
+	pid_t pid;
+
+	mutex_lock(&rdev->ctx_lock);
+	/* Contexts are listed in the order of their ids. */
+	list_for_each_entry(ctx, &rdev->contexts, dev_node) {
+		if (ctx->id < cb->args[RNIC_NL_ARG_CTX])
+			continue;
+		pid = pid_nr_ns(ctx->pid, pid_ns);
+		if (!pid)
+			continue;
+		cb->args[RNIC_NL_ARG_CTX] = ctx->id;
+		ret = rnic_nl_dump_ctx(skb, cb, ctx, pid, type, fill);
+		if (ret)
+			break;
+	}
+	mutex_unlock(&rdev->ctx_lock);
+	if (!ret)
+		cb->args[RNIC_NL_ARG_CTX] = 0;
+	return ret;
+}
+
+/*
+ * An object dump: one message per object of @type of every device of the
+ * reader's namespace (or of the one named by DEV_NAME), resumed across
+ * skbs from cb->args[].
+ */
+static int rnic_nl_obj_dumpit(struct sk_buff *skb, struct netlink_callback *cb,
+			      enum rnic_obj_type type, rnic_nl_obj_fill_t fill)
+{
+	const struct nlattr *name = genl_dumpit_info(cb)->attrs[RNIC_NL_ATTR_DEV_NAME];
+	unsigned long index = cb->args[RNIC_NL_ARG_DEV];
+	struct rnic_dev *rdev;
+	int ret = 0;
+
+	mutex_lock(&rnic_devs_lock);
+	while ((rdev = rnic_dev_next(sock_net(skb->sk), &index))) {
+		if (!name || !nla_strcmp(name, rnic_dev_name(rdev))) {
+			ret = rnic_nl_dump_dev(skb, cb, rdev, type, fill);
+			if (ret)
+				break;
+		}
+		index++;
+	}
+	mutex_unlock(&rnic_devs_lock);
+
+	cb->args[RNIC_NL_ARG_DEV] = index;
+	/* A full skb ends this round; the next one resumes where it was. */
+	if (ret == -EMSGSIZE && skb->len)
+		ret = 0;
+	return ret ?: skb->len;
+}
+
+static int rnic_nl_res_qp_dumpit(struct sk_buff *skb,
+				 struct netlink_callback *cb)
+{
+	return rnic_nl_obj_dumpit(skb, cb, RNIC_OBJ_QP, rnic_qp_nl_fill);
+}
+
+static int rnic_nl_res_mr_dumpit(struct sk_buff *skb,
+				 struct netlink_callback *cb)
+{
+	return rnic_nl_obj_dumpit(skb, cb, RNIC_OBJ_MR, rnic_mr_nl_fill);
+}
+
 static const struct genl_small_ops rnic_nl_ops[] = {
 	{
 		.cmd = RNIC_NL_CMD_LINK_GET,
@@ -397,6 +532,14 @@ static const struct genl_small_ops rnic_nl_ops[] = {
 		.cmd = RNIC_NL_CMD_STAT_GET,
 		.doit = rnic_nl_stat_get_doit,
 		.dumpit = rnic_nl_stat_get_dumpit,
+	},
+	{
+		.cmd = RNIC_NL_CMD_RES_QP_GET,
+		.dumpit = rnic_nl_res_qp_dumpit,
+	},
+	{
+		.cmd = RNIC_NL_CMD_RES_MR_GET,
+		.dumpit = rnic_nl_res_mr_dumpit,
 	},
 };
 

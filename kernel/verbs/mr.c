@@ -12,6 +12,7 @@
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <net/netlink.h>
 
 #include "verbs/verbs.h"
 
@@ -222,4 +223,17 @@ int rnic_dereg_mr(struct rnic_ucmd *ucmd)
 	if (cmd->flags || cmd->__reserved)
 		return -EINVAL;
 	return rnic_uobj_destroy(ucmd->ctx, cmd->handle, RNIC_OBJ_MR);
+}
+
+/* See rnic.h; an MR's keys and length never change. */
+int rnic_mr_nl_fill(struct sk_buff *msg, struct rnic_uobj *uobj)
+{
+	struct rnic_mr *mr = container_of(uobj, struct rnic_mr, uobj);
+
+	if (nla_put_u32(msg, RNIC_NL_ATTR_RES_LKEY, mr->lkey) ||
+	    nla_put_u32(msg, RNIC_NL_ATTR_RES_RKEY, mr->rkey) ||
+	    nla_put_u64_64bit(msg, RNIC_NL_ATTR_RES_MRLEN, mr->length,
+			      RNIC_NL_ATTR_PAD))
+		return -EMSGSIZE;
+	return 0;
 }

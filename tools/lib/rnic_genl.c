@@ -995,3 +995,85 @@ int rnic_res_parse(const struct nlmsghdr *nlh, void *out)
 		return -EPROTO;
 	return 0;
 }
+
+/* ---- objects ---------------------------------------------------------- */
+
+/* Where each u32 attribute of an object message goes. */
+static uint32_t *obj_u32(struct rnic_res_obj *o, uint16_t type)
+{
+	switch (type) {
+	case RNIC_NL_ATTR_DEV_INDEX:
+		return &o->index;
+	case RNIC_NL_ATTR_CTX_ID:
+		return &o->ctx;
+	case RNIC_NL_ATTR_CTX_PID:
+		return &o->pid;
+	case RNIC_NL_ATTR_RES_LQPN:
+		return &o->lqpn;
+	case RNIC_NL_ATTR_RES_RQPN:
+		return &o->rqpn;
+	case RNIC_NL_ATTR_RES_SQ_PSN:
+		return &o->sq_psn;
+	case RNIC_NL_ATTR_RES_RQ_PSN:
+		return &o->rq_psn;
+	case RNIC_NL_ATTR_RES_LKEY:
+		return &o->lkey;
+	case RNIC_NL_ATTR_RES_RKEY:
+		return &o->rkey;
+	default:
+		return NULL;
+	}
+}
+
+static int obj_attr(const struct nlattr *attr, void *data)
+{
+	struct rnic_res_obj *o = data;
+	uint16_t type = mnl_attr_get_type(attr);
+	uint32_t *u32 = obj_u32(o, type);
+	int ret = 0;
+
+	if (u32) {
+		if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
+			return -EPROTO;
+		*u32 = mnl_attr_get_u32(attr);
+	} else if (type == RNIC_NL_ATTR_DEV_NAME ||
+		   type == RNIC_NL_ATTR_CTX_COMM) {
+		if (mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
+			return -EPROTO;
+		if (type == RNIC_NL_ATTR_DEV_NAME)
+			ret = copy_str(attr, o->name, sizeof(o->name));
+		else
+			ret = copy_str(attr, o->comm, sizeof(o->comm));
+	} else if (type == RNIC_NL_ATTR_RES_QP_TYPE ||
+		   type == RNIC_NL_ATTR_RES_QP_STATE) {
+		if (mnl_attr_validate(attr, MNL_TYPE_U8) < 0)
+			return -EPROTO;
+		if (type == RNIC_NL_ATTR_RES_QP_TYPE)
+			o->qp_type = mnl_attr_get_u8(attr);
+		else
+			o->qp_state = mnl_attr_get_u8(attr);
+	} else if (type == RNIC_NL_ATTR_RES_MRLEN) {
+		if (mnl_attr_validate(attr, MNL_TYPE_U64) < 0)
+			return -EPROTO;
+		o->mrlen = mnl_attr_get_u64(attr);
+	} else {
+		return 0;	/* newer kernel, or PAD: skip */
+	}
+	if (!ret && type < 64)
+		o->attrs |= UINT64_C(1) << type;
+	return ret;
+}
+
+int rnic_res_obj_parse(const struct nlmsghdr *nlh, void *out)
+{
+	struct rnic_res_obj *o = out;
+	int ret;
+
+	memset(o, 0, sizeof(*o));
+	ret = walk_genl_attrs(nlh, obj_attr, o);
+	if (ret)
+		return ret;
+	if (!(o->attrs & (UINT64_C(1) << RNIC_NL_ATTR_DEV_NAME)))
+		return -EPROTO;
+	return 0;
+}

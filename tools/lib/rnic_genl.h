@@ -464,4 +464,54 @@ static inline int rnic_res_dump(struct rnic_genl *g, rnic_genl_each_t each,
 			      sizeof(struct rnic_res_info), each, arg);
 }
 
+/* ---- objects (RNIC_NL_CMD_RES_QP_GET, _MR_GET) ------------------------ */
+
+/**
+ * struct rnic_res_obj - one QP or MR, as told by an object dump
+ * @attrs: bit N is set when attribute N was present; a field whose
+ *	attribute was absent is 0 / ""
+ * @name: RNIC_NL_ATTR_DEV_NAME (always present)
+ * @index: RNIC_NL_ATTR_DEV_INDEX
+ * @ctx: RNIC_NL_ATTR_CTX_ID
+ * @pid: RNIC_NL_ATTR_CTX_PID
+ * @comm: RNIC_NL_ATTR_CTX_COMM
+ * @lqpn: RNIC_NL_ATTR_RES_LQPN
+ * @rqpn: RNIC_NL_ATTR_RES_RQPN
+ * @qp_type: RNIC_NL_ATTR_RES_QP_TYPE (enum ibv_qp_type)
+ * @qp_state: RNIC_NL_ATTR_RES_QP_STATE (enum ibv_qp_state)
+ * @sq_psn: RNIC_NL_ATTR_RES_SQ_PSN
+ * @rq_psn: RNIC_NL_ATTR_RES_RQ_PSN
+ * @lkey: RNIC_NL_ATTR_RES_LKEY
+ * @rkey: RNIC_NL_ATTR_RES_RKEY
+ * @mrlen: RNIC_NL_ATTR_RES_MRLEN
+ */
+struct rnic_res_obj {
+	uint64_t attrs;
+	char name[RNIC_LINK_NAME_SIZE];
+	uint32_t index;
+	uint32_t ctx;
+	uint32_t pid;
+	char comm[RNIC_RES_COMM_SIZE];
+	uint32_t lqpn;
+	uint32_t rqpn;
+	uint8_t qp_type;
+	uint8_t qp_state;
+	uint32_t sq_psn;
+	uint32_t rq_psn;
+	uint32_t lkey;
+	uint32_t rkey;
+	uint64_t mrlen;
+};
+
+/**
+ * rnic_res_obj_parse() - decode one object dump message (rnic_genl_parse_t)
+ * @nlh: a generic netlink message of the rnic family
+ * @info: struct rnic_res_obj, filled on success (zeroed first)
+ *
+ * Return: 0, or -EPROTO if the message is malformed: truncated, a known
+ * attribute of the wrong type or length, a string longer than its field,
+ * or no RNIC_NL_ATTR_DEV_NAME.
+ */
+int rnic_res_obj_parse(const struct nlmsghdr *nlh, void *info);
+
 #endif /* RNIC_GENL_H */

@@ -166,5 +166,18 @@ int cmd_res(struct rnic *rd);
 void res_usage(FILE *f);
 /* Print one device's resources (text lines or JSON object); returns 0. */
 int res_print(const void *info, void *rd);
+/* A listing of QPs or MRs: where, and its filters (UINT64_MAX: any). */
+struct res_list {
+	struct rnic *rd;
+	struct {
+		uint64_t lqpn, lkey, rkey, pid;
+	} f;
+};
+/*
+ * Print one QP or MR (struct rnic_res_obj) if it passes the filters of
+ * @list, a struct res_list; return 0.
+ */
+int res_qp_print(const void *obj, void *list);
+int res_mr_print(const void *obj, void *list);
 
 #endif /* RNIC_TOOL_H */

@@ -44,6 +44,9 @@
  * @RNIC_NL_CMD_LINK_DEL: remove a device: DEV_NAME
  * @RNIC_NL_CMD_RES_GET: resources of one device (DEV_NAME) or of all (dump)
  * @RNIC_NL_CMD_STAT_GET: counters of one device (DEV_NAME) or of all (dump)
+ * @RNIC_NL_CMD_RES_QP_GET: dump only: one message per QP of every device, or
+ *	of the device named by DEV_NAME
+ * @RNIC_NL_CMD_RES_MR_GET: dump only: one message per MR, likewise
  */
 enum rnic_nl_cmd {
 	RNIC_NL_CMD_UNSPEC,
@@ -52,6 +55,8 @@ enum rnic_nl_cmd {
 	RNIC_NL_CMD_LINK_DEL,
 	RNIC_NL_CMD_RES_GET,
 	RNIC_NL_CMD_STAT_GET,
+	RNIC_NL_CMD_RES_QP_GET,
+	RNIC_NL_CMD_RES_MR_GET,
 
 	__RNIC_NL_CMD_MAX,
 	RNIC_NL_CMD_MAX = __RNIC_NL_CMD_MAX - 1
@@ -100,6 +105,15 @@ enum rnic_nl_cmd {
  *	is about: 1, the device's only port
  * @RNIC_NL_ATTR_PORT_PHYS_STATE: u8, port 1 physical state (IB values as
  *	enum ibv_port_attr.phys_state: 5 LinkUp, 3 Disabled)
+ * @RNIC_NL_ATTR_RES_LQPN: u32, a QP's number
+ * @RNIC_NL_ATTR_RES_RQPN: u32, its destination QP number (RC and UC only)
+ * @RNIC_NL_ATTR_RES_QP_TYPE: u8, its type (enum ibv_qp_type values)
+ * @RNIC_NL_ATTR_RES_QP_STATE: u8, its state (enum ibv_qp_state values)
+ * @RNIC_NL_ATTR_RES_SQ_PSN: u32, its sq_psn as last modified
+ * @RNIC_NL_ATTR_RES_RQ_PSN: u32, its rq_psn as last modified (RC and UC)
+ * @RNIC_NL_ATTR_RES_LKEY: u32, an MR's lkey
+ * @RNIC_NL_ATTR_RES_RKEY: u32, its rkey
+ * @RNIC_NL_ATTR_RES_MRLEN: u64, its length in bytes
  *
  * A RES_GET answer has, per device, DEV_NAME, DEV_INDEX, the RES_* totals
  * of the device and a CTX_TABLE, followed by CTX_TRUNCATED when not every
@@ -107,6 +121,14 @@ enum rnic_nl_cmd {
  *
  * A STAT_GET answer has, per device, DEV_NAME, DEV_INDEX, PORT_INDEX and
  * COUNTERS.
+ *
+ * A RES_QP_GET or RES_MR_GET dump has one message per object of the
+ * caller's network namespace's devices whose context was opened by a
+ * process the caller's pid namespace sees: DEV_NAME, DEV_INDEX, CTX_ID,
+ * CTX_PID (as the caller's pid namespace numbers it), CTX_COMM, then
+ * LQPN, RQPN, QP_TYPE, QP_STATE, SQ_PSN, RQ_PSN for a QP and LKEY,
+ * RKEY, MRLEN for an MR. Objects are listed per device, context and
+ * handle; one created or destroyed during the dump may be missed.
  */
 enum rnic_nl_attr {
 	RNIC_NL_ATTR_UNSPEC,
@@ -142,6 +164,15 @@ enum rnic_nl_attr {
 	RNIC_NL_ATTR_COUNTERS,
 	RNIC_NL_ATTR_PORT_INDEX,
 	RNIC_NL_ATTR_PORT_PHYS_STATE,
+	RNIC_NL_ATTR_RES_LQPN,
+	RNIC_NL_ATTR_RES_RQPN,
+	RNIC_NL_ATTR_RES_QP_TYPE,
+	RNIC_NL_ATTR_RES_QP_STATE,
+	RNIC_NL_ATTR_RES_SQ_PSN,
+	RNIC_NL_ATTR_RES_RQ_PSN,
+	RNIC_NL_ATTR_RES_LKEY,
+	RNIC_NL_ATTR_RES_RKEY,
+	RNIC_NL_ATTR_RES_MRLEN,
 
 	__RNIC_NL_ATTR_MAX,
 	RNIC_NL_ATTR_MAX = __RNIC_NL_ATTR_MAX - 1
