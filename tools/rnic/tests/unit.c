@@ -690,6 +690,128 @@ static void test_stat(void)
 	free(info);
 }
 
+/* ---- object listings (RES_QP_GET, RES_MR_GET) ---- */
+
+static struct nlmsghdr *obj_msg(bool qp, uint32_t id)
+{
+	struct nlmsghdr *nlh = msg_start();
+
+	mnl_attr_put_strz(nlh, RNIC_NL_ATTR_DEV_NAME, "rnic0");
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_DEV_INDEX, 2);
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_CTX_ID, 7);
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_CTX_PID, 1234);
+	mnl_attr_put_strz(nlh, RNIC_NL_ATTR_CTX_COMM, "app");
+	mnl_attr_put_u32(nlh, 200, 7);		/* unknown: skipped */
+	if (qp) {
+		mnl_attr_put_u32(nlh, RNIC_NL_ATTR_RES_LQPN, id);
+		mnl_attr_put_u32(nlh, RNIC_NL_ATTR_RES_RQPN, id + 1);
+		mnl_attr_put_u8(nlh, RNIC_NL_ATTR_RES_QP_TYPE, 2);
+		mnl_attr_put_u8(nlh, RNIC_NL_ATTR_RES_QP_STATE, 3);
+		mnl_attr_put_u32(nlh, RNIC_NL_ATTR_RES_SQ_PSN, 0x123456);
+		mnl_attr_put_u32(nlh, RNIC_NL_ATTR_RES_RQ_PSN, 0x79);
+	} else {
+		mnl_attr_put_u32(nlh, RNIC_NL_ATTR_RES_LKEY, id);
+		mnl_attr_put_u32(nlh, RNIC_NL_ATTR_RES_RKEY, id ^ 0xff00);
+		mnl_attr_put(nlh, RNIC_NL_ATTR_PAD, 0, NULL);
+		mnl_attr_put_u64(nlh, RNIC_NL_ATTR_RES_MRLEN, 1ull << 33);
+	}
+	return nlh;
+}
+
+/* Print @o through @print with the filters of @l; return the output. */
+static const char *obj_print_one(struct membuf *m, rnic_genl_each_t print,
+				 const struct rnic_res_obj *o,
+				 struct res_list *l, bool json)
+{
+	struct rnic rd = { 0 };
+
+	mb_open(m);
+	rd.out = m->f;
+	if (json) {
+		rd.jw = rnic_json_new(m->f, false);
+		rnic_json_start_array(rd.jw);
+	}
+	l->rd = &rd;
+	print(o, l);
+	if (json) {
+		rnic_json_end_array(rd.jw);
+		rnic_json_free(rd.jw);
+	}
+	return mb_close(m);
+}
+
+static void test_res_objs(void)
+{
+	struct rnic_res_obj o;
+	struct res_list l;
+	struct nlmsghdr *nlh;
+	struct membuf m;
+
+	memset(&l.f, 0xff, sizeof(l.f));
+	ok(rnic_res_obj_parse(obj_msg(true, 5), &o) == 0 &&
+	   !strcmp(o.name, "rnic0") && o.index == 2 && o.ctx == 7 &&
+	   o.pid == 1234 && !strcmp(o.comm, "app") && o.lqpn == 5 &&
+	   o.rqpn == 6 && o.qp_type == 2 && o.qp_state == 3 &&
+	   o.sq_psn == 0x123456 && o.rq_psn == 0x79,
+	   "obj parse: QP");
+	ok_str(obj_print_one(&m, res_qp_print, &o, &l, false),
+	       "2: rnic0: lqpn 5 rqpn 6 type RC state RTS sq-psn 1193046 rq-psn 121 ctx 7 pid 1234 comm app\n",
+	       "obj print: QP, text");
+	free(m.buf);
+	ok_str(obj_print_one(&m, res_qp_print, &o, &l, true),
+	       "[{\"ifindex\":2,\"ifname\":\"rnic0\",\"lqpn\":5,\"rqpn\":6,"
+	       "\"type\":\"RC\",\"state\":\"RTS\",\"sq-psn\":1193046,"
+	       "\"rq-psn\":121,\"ctx\":7,\"pid\":1234,\"comm\":\"app\"}]\n",
+	       "obj print: QP, JSON");
+	free(m.buf);
+	l.f.lqpn = 6;
+	ok_str(obj_print_one(&m, res_qp_print, &o, &l, false), "",
+	       "obj print: lqpn filter excludes");
+	free(m.buf);
+	l.f.lqpn = 5;
+	l.f.pid = 1;
+	ok_str(obj_print_one(&m, res_qp_print, &o, &l, false), "",
+	       "obj print: pid filter excludes");
+	free(m.buf);
+	l.f.pid = 1234;
+	ok(*obj_print_one(&m, res_qp_print, &o, &l, false),
+	   "obj print: matching filters print");
+	free(m.buf);
+
+	memset(&l.f, 0xff, sizeof(l.f));
+	ok(rnic_res_obj_parse(obj_msg(false, 0x1234), &o) == 0 &&
+	   o.lkey == 0x1234 && o.rkey == (0x1234 ^ 0xff00) &&
+	   o.mrlen == 1ull << 33 &&
+	   !(o.attrs & (UINT64_C(1) << RNIC_NL_ATTR_PAD)),
+	   "obj parse: MR");
+	ok_str(obj_print_one(&m, res_mr_print, &o, &l, false),
+	       "2: rnic0: lkey 0x00001234 rkey 0x0000ed34 mrlen 8589934592 ctx 7 pid 1234 comm app\n",
+	       "obj print: MR, text (keys in hex)");
+	free(m.buf);
+	ok_str(obj_print_one(&m, res_mr_print, &o, &l, true),
+	       "[{\"ifindex\":2,\"ifname\":\"rnic0\",\"lkey\":4660,"
+	       "\"rkey\":60724,\"mrlen\":8589934592,\"ctx\":7,\"pid\":1234,"
+	       "\"comm\":\"app\"}]\n",
+	       "obj print: MR, JSON (keys as numbers)");
+	free(m.buf);
+	l.f.rkey = 0x1234;
+	ok_str(obj_print_one(&m, res_mr_print, &o, &l, false), "",
+	       "obj print: rkey filter excludes");
+	free(m.buf);
+
+	nlh = msg_start();
+	mnl_attr_put_strz(nlh, RNIC_NL_ATTR_DEV_NAME, "r");
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_RES_MRLEN, 5);
+	ok(rnic_res_obj_parse(nlh, &o) == -EPROTO, "obj parse: u64 of 4 bytes");
+	nlh = msg_start();
+	mnl_attr_put_strz(nlh, RNIC_NL_ATTR_DEV_NAME, "r");
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_RES_QP_STATE, 3);
+	ok(rnic_res_obj_parse(nlh, &o) == -EPROTO, "obj parse: u8 of 4 bytes");
+	nlh = msg_start();
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_RES_LQPN, 3);
+	ok(rnic_res_obj_parse(nlh, &o) == -EPROTO, "obj parse: no DEV_NAME");
+}
+
 /* ---- RES_GET parsing and printing ---- */
 
 static struct nlmsghdr *res_msg_start(const char *name)
@@ -1216,6 +1338,7 @@ int main(void)
 	test_print();
 	test_counter_names();
 	test_stat();
+	test_res_objs();
 	test_res_kinds();
 	test_res_parse();
 	test_res_print();

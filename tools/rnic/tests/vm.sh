@@ -123,6 +123,9 @@ check "res show: no contexts" lines 1
 t "bare res lists both"   0 "" "^[0-9]*: $b: $zero\$" -- res
 t "resource prefixes"     0 "" "^[0-9]*: $a: $zero\$" -- r l "$a"
 t "res show nosuch"       1 "^rnic: no such rnic device\$" "" -- res show ${pfx}nosuch
+t "res show qp, none"     0 "" "" -- res show qp "$a"
+check "res show qp, none: empty" lines 0
+t "json res show mr, none" 0 "" "^\[\]\$" -- -j res show mr "$a" pid 1
 t "json res show"         0 "" "^\[{\"ifindex\":[0-9]*,\"ifname\":\"$a\",$jzero,\"contexts\":\[\]}\]\$" -- -j res show "$a"
 check "json res show parses" valid_json "$tmp/out"
 t "json res dump"         0 "" "\"ifname\":\"$b\",$jzero," -- -j res
