@@ -453,7 +453,11 @@ static int rnic_nl_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
 		pid = pid_nr_ns(ctx->pid, pid_ns);
 		if (!pid)
 			continue;
-		cb->args[RNIC_NL_ARG_CTX] = ctx->id;
+		/* the one resumed at may be gone: start the next at 0 */
+		if (ctx->id != cb->args[RNIC_NL_ARG_CTX]) {
+			cb->args[RNIC_NL_ARG_CTX] = ctx->id;
+			cb->args[RNIC_NL_ARG_HANDLE] = 0;
+		}
 		ret = rnic_nl_dump_ctx(skb, cb, ctx, pid, type, fill);
 		if (ret)
 			break;
@@ -479,6 +483,12 @@ static int rnic_nl_obj_dumpit(struct sk_buff *skb, struct netlink_callback *cb,
 
 	mutex_lock(&rnic_devs_lock);
 	while ((rdev = rnic_dev_next(sock_net(skb->sk), &index))) {
+		/* the one resumed at may be gone: start the next afresh */
+		if (index != cb->args[RNIC_NL_ARG_DEV]) {
+			cb->args[RNIC_NL_ARG_DEV] = index;
+			cb->args[RNIC_NL_ARG_CTX] = 0;
+			cb->args[RNIC_NL_ARG_HANDLE] = 0;
+		}
 		if (!name || !nla_strcmp(name, rnic_dev_name(rdev))) {
 			ret = rnic_nl_dump_dev(skb, cb, rdev, type, fill);
 			if (ret)
