@@ -690,5 +690,9 @@ void rnic_nl_exit(void);
  */
 int rnic_qp_nl_fill(struct sk_buff *msg, struct rnic_uobj *uobj);
 int rnic_mr_nl_fill(struct sk_buff *msg, struct rnic_uobj *uobj);
+int rnic_pd_nl_fill(struct sk_buff *msg, struct rnic_uobj *uobj);
+int rnic_cq_nl_fill(struct sk_buff *msg, struct rnic_uobj *uobj);
+/* uobj.c: a handle's attributes for them, HANDLE and USERS */
+int rnic_uobj_nl_fill(struct sk_buff *msg, struct rnic_uobj *uobj);
 
 #endif /* RNIC_H */

@@ -127,6 +127,39 @@ TEST_F(res_list, own_mr_listed)
 	free(c);
 }
 
+/* The PD of side 0 is used by its QP and by the MR. */
+TEST_F(res_list, own_pd_and_cq_listed)
+{
+	struct res_objs *c = malloc(sizeof(*c));
+	unsigned int i, pds = 0, cqs = 0;
+
+	ASSERT_NE(NULL, c);
+	ASSERT_EQ(0, res_dump(self->env.g, RNIC_NL_CMD_RES_PD_GET, DEV, c));
+	EXPECT_EQ(2, c->n);
+	for (i = 0; i < c->n; i++) {
+		/* handles are per context; side 0's is listed first */
+		if (c->o[i].handle != self->env.pd[0]->handle ||
+		    c->o[i].ctx != c->o[0].ctx)
+			continue;
+		pds++;
+		EXPECT_EQ(2, c->o[i].users);
+	}
+	EXPECT_EQ(1, pds);
+	ASSERT_EQ(0, res_dump(self->env.g, RNIC_NL_CMD_RES_CQ_GET, DEV, c));
+	EXPECT_EQ(4, c->n);
+	for (i = 0; i < c->n; i++) {
+		if (c->o[i].handle != self->env.scq[0]->handle)
+			continue;
+		cqs++;
+		EXPECT_LE((uint32_t)self->env.scq[0]->cqe, c->o[i].cqe);
+		EXPECT_EQ(1, c->o[i].users);
+		EXPECT_EQ((uint32_t)getpid(), c->o[i].pid);
+	}
+	/* the handle is per context: one in each may have it */
+	EXPECT_LE(1, cqs);
+	free(c);
+}
+
 /* A dump of another device, or of none, lists none of the test's QPs. */
 TEST_F(res_list, other_device_excluded)
 {

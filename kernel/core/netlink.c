@@ -517,6 +517,18 @@ static int rnic_nl_res_mr_dumpit(struct sk_buff *skb,
 	return rnic_nl_obj_dumpit(skb, cb, RNIC_OBJ_MR, rnic_mr_nl_fill);
 }
 
+static int rnic_nl_res_pd_dumpit(struct sk_buff *skb,
+				 struct netlink_callback *cb)
+{
+	return rnic_nl_obj_dumpit(skb, cb, RNIC_OBJ_PD, rnic_pd_nl_fill);
+}
+
+static int rnic_nl_res_cq_dumpit(struct sk_buff *skb,
+				 struct netlink_callback *cb)
+{
+	return rnic_nl_obj_dumpit(skb, cb, RNIC_OBJ_CQ, rnic_cq_nl_fill);
+}
+
 static const struct genl_small_ops rnic_nl_ops[] = {
 	{
 		.cmd = RNIC_NL_CMD_LINK_GET,
@@ -550,6 +562,14 @@ static const struct genl_small_ops rnic_nl_ops[] = {
 	{
 		.cmd = RNIC_NL_CMD_RES_MR_GET,
 		.dumpit = rnic_nl_res_mr_dumpit,
+	},
+	{
+		.cmd = RNIC_NL_CMD_RES_PD_GET,
+		.dumpit = rnic_nl_res_pd_dumpit,
+	},
+	{
+		.cmd = RNIC_NL_CMD_RES_CQ_GET,
+		.dumpit = rnic_nl_res_cq_dumpit,
 	},
 };
 

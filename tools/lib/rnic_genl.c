@@ -1020,6 +1020,12 @@ static uint32_t *obj_u32(struct rnic_res_obj *o, uint16_t type)
 		return &o->lkey;
 	case RNIC_NL_ATTR_RES_RKEY:
 		return &o->rkey;
+	case RNIC_NL_ATTR_RES_HANDLE:
+		return &o->handle;
+	case RNIC_NL_ATTR_RES_USERS:
+		return &o->users;
+	case RNIC_NL_ATTR_RES_CQE:
+		return &o->cqe;
 	default:
 		return NULL;
 	}

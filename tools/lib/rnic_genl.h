@@ -464,10 +464,10 @@ static inline int rnic_res_dump(struct rnic_genl *g, rnic_genl_each_t each,
 			      sizeof(struct rnic_res_info), each, arg);
 }
 
-/* ---- objects (RNIC_NL_CMD_RES_QP_GET, _MR_GET) ------------------------ */
+/* ---- objects (RNIC_NL_CMD_RES_QP_GET, _MR_GET, _PD_GET, _CQ_GET) ------- */
 
 /**
- * struct rnic_res_obj - one QP or MR, as told by an object dump
+ * struct rnic_res_obj - one QP, MR, PD or CQ, as told by an object dump
  * @attrs: bit N is set when attribute N was present; a field whose
  *	attribute was absent is 0 / ""
  * @name: RNIC_NL_ATTR_DEV_NAME (always present)
@@ -484,6 +484,9 @@ static inline int rnic_res_dump(struct rnic_genl *g, rnic_genl_each_t each,
  * @lkey: RNIC_NL_ATTR_RES_LKEY
  * @rkey: RNIC_NL_ATTR_RES_RKEY
  * @mrlen: RNIC_NL_ATTR_RES_MRLEN
+ * @handle: RNIC_NL_ATTR_RES_HANDLE
+ * @users: RNIC_NL_ATTR_RES_USERS
+ * @cqe: RNIC_NL_ATTR_RES_CQE
  */
 struct rnic_res_obj {
 	uint64_t attrs;
@@ -501,6 +504,9 @@ struct rnic_res_obj {
 	uint32_t lkey;
 	uint32_t rkey;
 	uint64_t mrlen;
+	uint32_t handle;
+	uint32_t users;
+	uint32_t cqe;
 };
 
 /**

@@ -20,6 +20,7 @@ void res_usage(FILE *f)
 		"Usage: rnic res[ource] [ { show | list } [ DEV ] ]\n"
 		"       rnic res[ource] { show | list } qp [ DEV ] [ lqpn N ] [ pid N ]\n"
 		"       rnic res[ource] { show | list } mr [ DEV ] [ lkey N ] [ rkey N ] [ pid N ]\n"
+		"       rnic res[ource] { show | list } { pd | cq } [ DEV ] [ pid N ]\n"
 		"       rnic res[ource] help\n");
 }
 
@@ -48,11 +49,15 @@ static void res_help_text(FILE *f)
 		"the counts and contexts ([{\"ctx\": ID, \"pid\": PID, COUNTS,\n"
 		"\"comm\": \"...\"}]).\n"
 		"\n"
-		"  show qp, show mr  list every QP or MR of every device, or of DEV,\n"
+		"  show qp, mr, pd, cq  list every QP, MR, PD or CQ of every device, or of DEV,\n"
 		"        that passes the filters (numbers in decimal or 0x hex), one\n"
 		"        line each, with the field names of rdma(8) 'rdma resource':\n"
 		"  INDEX: NAME: lqpn N [rqpn N] type T state S sq-psn N [rq-psn N] ctx ID pid PID comm COMM\n"
 		"  INDEX: NAME: lkey 0xK rkey 0xK mrlen N ctx ID pid PID comm COMM\n"
+		"  INDEX: NAME: pdn H users N ctx ID pid PID comm COMM\n"
+		"  INDEX: NAME: cqn H cqe N users N ctx ID pid PID comm COMM\n"
+		"where pdn and cqn are the handles in the context, and users counts\n"
+		"the objects using it.\n"
 		"JSON output (-j): an array of objects with the same members (keys and\n"
 		"PSNs as numbers).\n");
 }
@@ -243,6 +248,41 @@ int res_mr_print(const void *obj, void *arg)
 	return 0;
 }
 
+/* Print one PD that passes the filters (rnic_genl_each_t). */
+int res_pd_print(const void *obj, void *arg)
+{
+	const struct rnic_res_obj *o = obj;
+	struct res_list *l = arg;
+	struct rnic *rd = l->rd;
+
+	if (!res_match(l->f.pid, o->pid))
+		return 0;
+	pr_obj_start(rd, o);
+	out_uint(rd, "pdn", "pdn %s", o->handle);
+	out_uint(rd, "users", "users %s", o->users);
+	pr_owner(rd, o);
+	pr_obj_end(rd);
+	return 0;
+}
+
+/* Print one CQ that passes the filters (rnic_genl_each_t). */
+int res_cq_print(const void *obj, void *arg)
+{
+	const struct rnic_res_obj *o = obj;
+	struct res_list *l = arg;
+	struct rnic *rd = l->rd;
+
+	if (!res_match(l->f.pid, o->pid))
+		return 0;
+	pr_obj_start(rd, o);
+	out_uint(rd, "cqn", "cqn %s", o->handle);
+	out_uint(rd, "cqe", "cqe %s", o->cqe);
+	out_uint(rd, "users", "users %s", o->users);
+	pr_owner(rd, o);
+	pr_obj_end(rd);
+	return 0;
+}
+
 /* A filter's value: a 32-bit number, decimal or 0x hexadecimal. */
 static int res_number(const char *word, uint64_t *v)
 {
@@ -302,6 +342,7 @@ static int res_show(struct rnic *rd)
 {
 	static const char *const qp_keys[] = { "lqpn", "pid", NULL };
 	static const char *const mr_keys[] = { "lkey", "rkey", "pid", NULL };
+	static const char *const pid_key[] = { "pid", NULL };
 	const char *name = NULL;
 
 	if (!rd_no_arg(rd)) {
@@ -314,6 +355,12 @@ static int res_show(struct rnic *rd)
 	if (name && !strcmp(name, "mr"))
 		return res_list(rd, name, RNIC_NL_CMD_RES_MR_GET, mr_keys,
 				res_mr_print);
+	if (name && !strcmp(name, "pd"))
+		return res_list(rd, name, RNIC_NL_CMD_RES_PD_GET, pid_key,
+				res_pd_print);
+	if (name && !strcmp(name, "cq"))
+		return res_list(rd, name, RNIC_NL_CMD_RES_CQ_GET, pid_key,
+				res_cq_print);
 	if (!rd_no_arg(rd))
 		return rnic_usage_error(res_usage, "res show: unexpected argument '%s'",
 					rd_arg(rd));

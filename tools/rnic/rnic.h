@@ -179,5 +179,7 @@ struct res_list {
  */
 int res_qp_print(const void *obj, void *list);
 int res_mr_print(const void *obj, void *list);
+int res_pd_print(const void *obj, void *list);
+int res_cq_print(const void *obj, void *list);
 
 #endif /* RNIC_TOOL_H */

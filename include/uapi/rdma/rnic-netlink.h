@@ -47,6 +47,8 @@
  * @RNIC_NL_CMD_RES_QP_GET: dump only: one message per QP of every device, or
  *	of the device named by DEV_NAME
  * @RNIC_NL_CMD_RES_MR_GET: dump only: one message per MR, likewise
+ * @RNIC_NL_CMD_RES_PD_GET: dump only: one message per PD, likewise
+ * @RNIC_NL_CMD_RES_CQ_GET: dump only: one message per CQ, likewise
  */
 enum rnic_nl_cmd {
 	RNIC_NL_CMD_UNSPEC,
@@ -57,6 +59,8 @@ enum rnic_nl_cmd {
 	RNIC_NL_CMD_STAT_GET,
 	RNIC_NL_CMD_RES_QP_GET,
 	RNIC_NL_CMD_RES_MR_GET,
+	RNIC_NL_CMD_RES_PD_GET,
+	RNIC_NL_CMD_RES_CQ_GET,
 
 	__RNIC_NL_CMD_MAX,
 	RNIC_NL_CMD_MAX = __RNIC_NL_CMD_MAX - 1
@@ -114,6 +118,11 @@ enum rnic_nl_cmd {
  * @RNIC_NL_ATTR_RES_LKEY: u32, an MR's lkey
  * @RNIC_NL_ATTR_RES_RKEY: u32, its rkey
  * @RNIC_NL_ATTR_RES_MRLEN: u64, its length in bytes
+ * @RNIC_NL_ATTR_RES_HANDLE: u32, a PD's or CQ's handle in its context
+ *	(the number its context knows it by; unique in the context only)
+ * @RNIC_NL_ATTR_RES_USERS: u32, references to a PD or CQ besides its
+ *	context's: the objects that use it, and lookups in progress
+ * @RNIC_NL_ATTR_RES_CQE: u32, a CQ's size: entries of its ring
  *
  * A RES_GET answer has, per device, DEV_NAME, DEV_INDEX, the RES_* totals
  * of the device and a CTX_TABLE, followed by CTX_TRUNCATED when not every
@@ -122,13 +131,15 @@ enum rnic_nl_cmd {
  * A STAT_GET answer has, per device, DEV_NAME, DEV_INDEX, PORT_INDEX and
  * COUNTERS.
  *
- * A RES_QP_GET or RES_MR_GET dump has one message per object of the
- * caller's network namespace's devices whose context was opened by a
- * process the caller's pid namespace sees: DEV_NAME, DEV_INDEX, CTX_ID,
- * CTX_PID (as the caller's pid namespace numbers it), CTX_COMM, then
- * LQPN, RQPN, QP_TYPE, QP_STATE, SQ_PSN, RQ_PSN for a QP and LKEY,
- * RKEY, MRLEN for an MR. Objects are listed per device, context and
- * handle; one created or destroyed during the dump may be missed.
+ * A RES_QP_GET, RES_MR_GET, RES_PD_GET or RES_CQ_GET dump has one
+ * message per object of the caller's network namespace's devices whose
+ * context was opened by a process the caller's pid namespace sees:
+ * DEV_NAME, DEV_INDEX, CTX_ID, CTX_PID (as the caller's pid namespace
+ * numbers it), CTX_COMM, then LQPN, RQPN, QP_TYPE, QP_STATE, SQ_PSN,
+ * RQ_PSN for a QP, LKEY, RKEY, MRLEN for an MR, HANDLE and USERS for a
+ * PD, HANDLE, USERS and CQE for a CQ. Objects are listed per device,
+ * context and handle; one created or destroyed during the dump may be
+ * missed.
  */
 enum rnic_nl_attr {
 	RNIC_NL_ATTR_UNSPEC,
@@ -173,6 +184,9 @@ enum rnic_nl_attr {
 	RNIC_NL_ATTR_RES_LKEY,
 	RNIC_NL_ATTR_RES_RKEY,
 	RNIC_NL_ATTR_RES_MRLEN,
+	RNIC_NL_ATTR_RES_HANDLE,
+	RNIC_NL_ATTR_RES_USERS,
+	RNIC_NL_ATTR_RES_CQE,
 
 	__RNIC_NL_ATTR_MAX,
 	RNIC_NL_ATTR_MAX = __RNIC_NL_ATTR_MAX - 1

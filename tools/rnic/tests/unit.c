@@ -800,6 +800,27 @@ static void test_res_objs(void)
 	free(m.buf);
 
 	nlh = msg_start();
+	mnl_attr_put_strz(nlh, RNIC_NL_ATTR_DEV_NAME, "rnic0");
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_CTX_PID, 9);
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_RES_HANDLE, 3);
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_RES_USERS, 2);
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_RES_CQE, 256);
+	memset(&l.f, 0xff, sizeof(l.f));
+	ok(rnic_res_obj_parse(nlh, &o) == 0 && o.handle == 3 && o.users == 2 &&
+	   o.cqe == 256, "obj parse: handle, users, cqe");
+	ok_str(obj_print_one(&m, res_cq_print, &o, &l, false),
+	       "rnic0: cqn 3 cqe 256 users 2 pid 9\n", "obj print: CQ, text");
+	free(m.buf);
+	ok_str(obj_print_one(&m, res_pd_print, &o, &l, true),
+	       "[{\"ifname\":\"rnic0\",\"pdn\":3,\"users\":2,\"pid\":9}]\n",
+	       "obj print: PD, JSON");
+	free(m.buf);
+	l.f.pid = 8;
+	ok_str(obj_print_one(&m, res_pd_print, &o, &l, false), "",
+	       "obj print: PD, pid filter excludes");
+	free(m.buf);
+
+	nlh = msg_start();
 	mnl_attr_put_strz(nlh, RNIC_NL_ATTR_DEV_NAME, "r");
 	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_RES_MRLEN, 5);
 	ok(rnic_res_obj_parse(nlh, &o) == -EPROTO, "obj parse: u64 of 4 bytes");
