@@ -3,16 +3,18 @@
 # rnic - software RDMA NIC. One entry point for everything:
 #
 #   make          build the module, librnic, the tools, the selftests and
-#                 the verbs man pages
+#                 the verbs man pages (installs nothing; stops with "run
+#                 make deps" if linux-source-6.1 is missing)
 #   make run      install what is missing, build, boot the VM and demo rnic
 #   make check    install what is missing, static checks, unit tests and
 #                 every kselftest in the VM; ends with "N passed, N failed"
 #   make fuzz     the ioctl/ring fuzzer in the VM: SEED=, ITERS= (default
 #                 the short pass of make check), REPLAY=seed:worker:chunk
 #   make bench    build, then rnic against rdma_rxe in one VM boot: prints the
-#                 table, writes bench/results/latest.{md,json} (tools/bench)
+#                 table, writes bench/results/latest.{md,json}
+#                 (tools/dev/bench)
 #   make stress   the long passes in the VM (fuzzer 1M, kill storm 1000,
-#                 churn 10000; tools/stress), under 60 minutes
+#                 churn 10000; tools/dev/stress), under 60 minutes
 #   make clean
 #   make install  install everything (below); make uninstall removes it
 #                 DESTDIR= staging root, PREFIX= (default /usr/local), finer:
@@ -28,12 +30,23 @@
 #   make dkms-check  dkms add/build against KVER's headers, in build/dkms
 #
 # KDIR=    kernel build tree (default: headers of the kernel the VM boots,
-#          picked by tools/kver; never the running host kernel)
+#          picked by tools/dev/kver; never the running host kernel)
 
 TOP := $(CURDIR)
 BUILD := $(TOP)/build
-KVER ?= $(shell $(TOP)/tools/kver)
+KVER ?= $(shell $(TOP)/tools/dev/kver)
 KDIR ?= /lib/modules/$(KVER)/build
+
+# Files taken from the kernel source (see $(KSRC_STAMP) below). Goals that
+# need them stop at once when they are not there and cannot be.
+KSRC_STAMP := $(BUILD)/kernel-src/.stamp
+KSRC_TAR := $(wildcard /usr/src/linux-source-6.1.tar.*)
+KSRC_GOALS := all selftests man docs doc-check install install-check
+ifneq ($(filter $(KSRC_GOALS),$(or $(MAKECMDGOALS),all)),)
+ifeq ($(wildcard $(KSRC_STAMP))$(KSRC_TAR),)
+$(error /usr/src/linux-source-6.1.tar.* is missing: run make deps)
+endif
+endif
 
 export BUILD
 
@@ -52,22 +65,22 @@ userspace:
 tools: userspace
 	$(MAKE) -C tools
 
-selftests: userspace tools
+selftests: userspace tools $(KSRC_STAMP)
 	$(MAKE) -C selftests
 
 deps:
-	$(TOP)/tools/deps
+	$(TOP)/tools/dev/deps
 
 run: deps
 	$(MAKE) all
-	$(TOP)/tools/vm/run -- $(TOP)/tools/demo
+	$(TOP)/tools/dev/vm/run -- $(TOP)/tools/dev/demo
 
 check: deps
-	$(TOP)/tools/check
+	$(TOP)/tools/dev/check
 
 # One million operations take 9 to 15 minutes under TCG.
 fuzz: all
-	$(TOP)/tools/vm/run --timeout $(or $(FUZZ_TIMEOUT),3600) -- env \
+	$(TOP)/tools/dev/vm/run --timeout $(or $(FUZZ_TIMEOUT),3600) -- env \
 		$(if $(SEED),RNIC_FUZZ_SEED=$(SEED)) \
 		$(if $(ITERS),RNIC_FUZZ_ITERS=$(ITERS)) \
 		$(if $(REPLAY),RNIC_FUZZ_REPLAY=$(REPLAY)) \
@@ -75,11 +88,11 @@ fuzz: all
 
 bench: deps
 	$(MAKE) all
-	$(TOP)/tools/bench/run
+	$(TOP)/tools/dev/bench/run
 
 stress: deps
 	$(MAKE) all
-	$(TOP)/tools/stress
+	$(TOP)/tools/dev/stress
 
 # Installation (tools/install): the script reads these from the environment
 # (only those that are set: an empty one would hide librnic's defaults).
@@ -97,26 +110,29 @@ uninstall:
 install-check: all
 	$(TOP)/tools/install/check
 
-# The kernel's scripts/kernel-doc makes the man pages and the verbs
-# reference; tools/deps extracts it (a tree from before it did needs this).
+# Files from the kernel source: kselftest_harness.h for the selftests,
+# scripts/kernel-doc for the man pages and the verbs reference. make
+# extracts them (tools/dev/kernel-src, once, about 20 s) but never installs
+# a package: without linux-source-6.1 it stops at once with "run make deps".
 KERNEL_DOC := $(BUILD)/kernel-src/scripts/kernel-doc
-$(KERNEL_DOC):
-	$(TOP)/tools/deps
+$(KSRC_STAMP): $(KSRC_TAR) $(TOP)/tools/dev/kernel-src
+	$(TOP)/tools/dev/kernel-src
+	touch $@
 
 # Built by make (as the user), so that sudo make install writes nothing here.
 all: man
 PUBLIC_HEADERS := $(wildcard $(TOP)/userspace/include/*/*.h)
 man: $(BUILD)/man/man3/.stamp
 $(BUILD)/man/man3/.stamp: $(PUBLIC_HEADERS) $(TOP)/tools/install/man3 \
-		$(TOP)/userspace/Makefile $(KERNEL_DOC)
+		$(TOP)/userspace/Makefile $(KSRC_STAMP)
 	$(TOP)/tools/install/man3 $(@D) $(PUBLIC_HEADERS)
 	touch $@
 
-docs: $(KERNEL_DOC)
+docs: $(KSRC_STAMP)
 	sphinx-build -q -W --keep-going -b html -d $(BUILD)/docs/.doctrees \
 		$(TOP)/Documentation $(BUILD)/docs
 
-doc-check: userspace $(KERNEL_DOC)
+doc-check: userspace $(KSRC_STAMP)
 	$(TOP)/tools/install/doc-check $(KERNEL_DOC) \
 		$(BUILD)/lib/librnic.so.1 $(PUBLIC_HEADERS)
 

@@ -41,12 +41,7 @@ FIXTURE(acct) {
 FIXTURE_SETUP(acct)
 {
 	self->fd = -1;
-	self->res = calloc(1, sizeof(*self->res));
-	ASSERT_NE(NULL, self->res);
-	self->g = rnic_genl_open();
-	ASSERT_NE(NULL, self->g);
-	ASSERT_EQ(0, rnic_del_all(self->g));
-	do_link_add(self->g, DEV, NULL);
+	rnic_fixture_setup(_metadata, &self->g, &self->res, DEV, NULL);
 	self->fd = rnic_open(DEV);
 	ASSERT_LE(0, self->fd);
 }
@@ -55,36 +50,7 @@ FIXTURE_TEARDOWN(acct)
 {
 	if (self->fd >= 0)
 		close(self->fd);
-	if (self->g) {
-		EXPECT_EQ(0, rnic_del_all(self->g));
-		rnic_genl_close(self->g);
-	}
-	free(self->res);
-}
-
-static int _pd(int fd, __u32 *h)
-{
-	struct rnic_alloc_pd c = { .size = sizeof(c) };
-	int ret = _rnic_ioctl(fd, RNIC_IOCTL_ALLOC_PD, &c);
-
-	*h = c.out_handle;
-	return ret;
-}
-
-static int _dealloc_pd(int fd, __u32 h)
-{
-	struct rnic_destroy c = { .size = sizeof(c), .handle = h };
-
-	return _rnic_ioctl(fd, RNIC_IOCTL_DEALLOC_PD, &c);
-}
-
-static int _cq(int fd, __u32 *h)
-{
-	struct rnic_create_cq c = { .size = sizeof(c), .cqe = 4 };
-	int ret = _rnic_ioctl(fd, RNIC_IOCTL_CREATE_CQ, &c);
-
-	*h = c.out_handle;
-	return ret;
+	rnic_fixture_teardown(_metadata, self->g, self->res);
 }
 
 /* An RC QP with @swr send entries of 4 SGEs, no receive queue. */
@@ -101,13 +67,6 @@ static int _qp(int fd, __u32 pd, __u32 cq, __u32 swr, __u32 flags,
 	c->cap.max_send_wr = swr;
 	c->cap.max_send_sge = swr ? 4 : 0;
 	return _rnic_ioctl(fd, RNIC_IOCTL_CREATE_QP, c);
-}
-
-static int _destroy_qp(int fd, __u32 h)
-{
-	struct rnic_destroy_qp c = { .size = sizeof(c), .handle = h };
-
-	return _rnic_ioctl(fd, RNIC_IOCTL_DESTROY_QP, &c);
 }
 
 /* Pinned bytes of this process. */
@@ -127,15 +86,14 @@ TEST_F(acct, qp_without_queues_costs_a_page)
 	__u32 pd, cq;
 	long pin0;
 
-	ASSERT_EQ(0, _pd(self->fd, &pd));
-	ASSERT_EQ(0, _cq(self->fd, &cq));
+	do_pd_and_cq(self->fd, &pd, &cq);
 	pin0 = pin();
 	ASSERT_EQ(0, _qp(self->fd, pd, cq, 0, 0, &c));
 	ASSERT_EQ(0, c.out_sq.size);
 	ASSERT_EQ(0, c.out_rq.size);
 	/* its scratch structs: 2.5 KiB */
 	EXPECT_EQ(pin0 + 4096, pin());
-	ASSERT_EQ(0, _destroy_qp(self->fd, c.out_handle));
+	do_destroy_qp(self->fd, c.out_handle);
 	EXPECT_EQ(pin0, pin());
 }
 
@@ -145,8 +103,7 @@ TEST_F(acct, qp_pins_ring_and_kernel_sq_copy)
 	long pin0, shadow, copy;
 	__u32 pd, cq;
 
-	ASSERT_EQ(0, _pd(self->fd, &pd));
-	ASSERT_EQ(0, _cq(self->fd, &cq));
+	do_pd_and_cq(self->fd, &pd, &cq);
 	pin0 = pin();
 	ASSERT_EQ(0, _qp(self->fd, pd, cq, 1024, 0, &c));
 	ASSERT_EQ(1024, c.out_sq.entries);
@@ -161,7 +118,7 @@ TEST_F(acct, qp_pins_ring_and_kernel_sq_copy)
 	EXPECT_LE(pages(copy + 1), shadow)
 		TH_LOG("ring %llu B, kernel copy %ld B", c.out_sq.size, shadow);
 	EXPECT_GE(pages(copy + 128 * 1024 + 4096), shadow);
-	ASSERT_EQ(0, _destroy_qp(self->fd, c.out_handle));
+	do_destroy_qp(self->fd, c.out_handle);
 	EXPECT_EQ(pin0, pin());
 	/* and at close */
 	ASSERT_EQ(0, _qp(self->fd, pd, cq, 1024, 0, &c));
@@ -189,7 +146,7 @@ TEST_F(acct, memlock_limit_counts_kernel_copy)
 		__u32 pd, cq;
 		int ret = 0;
 
-		if (_pd(self->fd, &pd) || _cq(self->fd, &cq))
+		if (_pd_and_cq(self->fd, &pd, &cq))
 			_exit(100);
 		/* what a QP costs, measured with CAP_IPC_LOCK */
 		base = pin();
@@ -259,7 +216,7 @@ static void __attribute__((noreturn)) creator(bool die_first)
 	pid_t pid;
 
 	fd = rnic_open(DEV);
-	if (fd < 0 || _pd(fd, &pd) || _cq(fd, &cq) ||
+	if (fd < 0 || _pd_and_cq(fd, &pd, &cq) ||
 	    _qp(fd, pd, cq, 256, 0, &c) || pipe(p))
 		_exit(100);
 	charged = pin();
@@ -341,7 +298,7 @@ TEST_F(acct, sq_poll_needs_cap_sys_nice)
 			__u32 pd, cq;
 			int ret = 0;
 
-			if (_pd(self->fd, &pd) || _cq(self->fd, &cq))
+			if (_pd_and_cq(self->fd, &pd, &cq))
 				_exit(100);
 			/*
 			 * 0: root without CAP_SYS_NICE; 1: nobody with
@@ -457,6 +414,7 @@ static int cg_setup(char *why, size_t len)
 /* In CG, limited to one context and NOBJ objects on DEV. */
 static void __attribute__((noreturn)) rdmacg_child(int sync)
 {
+	struct rnic_create_cq cq;
 	int fd, h, o, i;
 	__u32 pd[NOBJ + 1];
 	char b;
@@ -467,18 +425,18 @@ static void __attribute__((noreturn)) rdmacg_child(int sync)
 	CHECK(rnic_open(DEV) == -EAGAIN);
 	CHECK(rdma_current(&h, &o) == 0 && h == 1 && o == 0);
 	for (i = 0; i < NOBJ; i++)
-		CHECK(_pd(fd, &pd[i]) == 0);
-	CHECK(_pd(fd, &pd[NOBJ]) == -EAGAIN);
+		CHECK(_alloc_pd(fd, &pd[i]) == 0);
+	CHECK(_alloc_pd(fd, &pd[NOBJ]) == -EAGAIN);
 	CHECK(rdma_current(&h, &o) == 0 && h == 1 && o == NOBJ);
 	/* one goes, another comes */
-	CHECK(_dealloc_pd(fd, pd[0]) == 0);
+	CHECK(_destroy(fd, RNIC_IOCTL_DEALLOC_PD, pd[0]) == 0);
 	CHECK(rdma_current(&h, &o) == 0 && h == 1 && o == NOBJ - 1);
-	CHECK(_pd(fd, &pd[0]) == 0);
-	CHECK(_pd(fd, &pd[NOBJ]) == -EAGAIN);
+	CHECK(_alloc_pd(fd, &pd[0]) == 0);
+	CHECK(_alloc_pd(fd, &pd[NOBJ]) == -EAGAIN);
 	/* any kind counts: a CQ is an object too */
-	CHECK(_dealloc_pd(fd, pd[0]) == 0);
-	CHECK(_cq(fd, &pd[0]) == 0);
-	CHECK(_cq(fd, &pd[NOBJ]) == -EAGAIN);
+	CHECK(_destroy(fd, RNIC_IOCTL_DEALLOC_PD, pd[0]) == 0);
+	CHECK(_create_cq(fd, 4, 0, 0, &cq) == 0);
+	CHECK(_create_cq(fd, 4, 0, 0, &cq) == -EAGAIN);
 	CHECK(rdma_current(&h, &o) == 0 && h == 1 && o == NOBJ);
 	/* tell the parent, wait for it, exit with everything open */
 	CHECK(write(sync, "x", 1) == 1);
@@ -557,13 +515,13 @@ TEST_F(acct, rdmacg_removal_with_charges)
 		CHECK(rnic_put_file(CG "/cgroup.procs", "%d", getpid()) == 0);
 		fd = rnic_open(DEV);
 		CHECK(fd >= 0);
-		CHECK(_pd(fd, &pd) == 0 && _cq(fd, &cq) == 0);
+		CHECK(_pd_and_cq(fd, &pd, &cq) == 0);
 		CHECK(write(sv[1], "x", 1) == 1);
 		/* the device is removed meanwhile */
 		CHECK(read(sv[1], &b, 1) == 1);
-		CHECK(_pd(fd, &pd2) == -ENODEV);
+		CHECK(_alloc_pd(fd, &pd2) == -ENODEV);
 		/* one uncharge by a destroy, one by the close */
-		CHECK(_dealloc_pd(fd, pd) == 0);
+		CHECK(_destroy(fd, RNIC_IOCTL_DEALLOC_PD, pd) == 0);
 		CHECK(close(fd) == 0);
 		_exit(0);
 	}

@@ -116,23 +116,6 @@ static int _create_ah(int fd, __u32 pd, const struct rnic_ah_attr *attr,
 	return _rnic_ioctl(fd, RNIC_IOCTL_CREATE_AH, cmd);
 }
 
-static int _destroy(int fd, unsigned long ioctl_cmd, __u32 handle)
-{
-	struct rnic_destroy cmd = { .size = sizeof(cmd), .handle = handle };
-
-	return _rnic_ioctl(fd, ioctl_cmd, &cmd);
-}
-
-static int _alloc_pd(int fd, __u32 *handle)
-{
-	struct rnic_alloc_pd cmd = { .size = sizeof(cmd) };
-	int ret;
-
-	ret = _rnic_ioctl(fd, RNIC_IOCTL_ALLOC_PD, &cmd);
-	*handle = cmd.out_handle;
-	return ret;
-}
-
 /* A valid raw address: GID 0 to a global IPv6 destination. */
 static const struct rnic_ah_attr raw_good = {
 	.dgid = { 0x20, 0x01, 0x0d, 0xb8, [15] = 0x99 },
@@ -157,21 +140,12 @@ FIXTURE_SETUP(ah)
 
 	self->ctx = NULL;
 	self->lo_ctx = NULL;
-	self->res = calloc(1, sizeof(*self->res));
-	ASSERT_NE(NULL, self->res);
-	self->g = rnic_genl_open();
-	ASSERT_NE(NULL, self->g);
-	ASSERT_EQ(0, rnic_del_all(self->g));
-	do_link_add(self->g, DEV, NULL);
+	rnic_fixture_setup(_metadata, &self->g, &self->res, DEV, NULL);
 	do_link_add(self->g, DEV_LO, "lo");
-	self->ctx = rnic_ibv_open(DEV);
-	ASSERT_NE(NULL, self->ctx);
-	self->pd = ibv_alloc_pd(self->ctx);
-	ASSERT_NE(NULL, self->pd);
-	self->lo_ctx = rnic_ibv_open(DEV_LO);
-	ASSERT_NE(NULL, self->lo_ctx);
-	self->lo_pd = ibv_alloc_pd(self->lo_ctx);
-	ASSERT_NE(NULL, self->lo_pd);
+	self->ctx = do_ptr(rnic_ibv_open(DEV));
+	self->pd = do_ptr(ibv_alloc_pd(self->ctx));
+	self->lo_ctx = do_ptr(rnic_ibv_open(DEV_LO));
+	self->lo_pd = do_ptr(ibv_alloc_pd(self->lo_ctx));
 	gid_from_str(&gid, "::ffff:127.0.0.1");
 	self->lo_v4 = gid_index(self->lo_ctx, &gid);
 	ASSERT_LT(0, self->lo_v4);
@@ -186,11 +160,7 @@ FIXTURE_TEARDOWN(ah)
 		EXPECT_EQ(0, ibv_close_device(self->ctx));
 	if (self->lo_ctx)
 		EXPECT_EQ(0, ibv_close_device(self->lo_ctx));
-	if (self->g) {
-		EXPECT_EQ(0, rnic_del_all(self->g));
-		rnic_genl_close(self->g);
-	}
-	free(self->res);
+	rnic_fixture_teardown(_metadata, self->g, self->res);
 }
 
 TEST_F(ah, create_and_destroy)
@@ -407,7 +377,7 @@ TEST_F(ah, close_frees_everything)
 
 	fd = rnic_open(DEV);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, _alloc_pd(fd, &pd));
+	do_alloc_pd(fd, &pd);
 	for (i = 0; i < 100; i++)
 		ASSERT_EQ(0, _create_ah(fd, pd, &raw_good, &c));
 	ASSERT_EQ(0, rnic_res_get(self->g, DEV, self->res));
@@ -448,7 +418,7 @@ TEST_F(ah, ah_limit_of_the_device)
 	for (i = 0; i < 2; i++) {
 		fds[i] = rnic_open(DEV);
 		ASSERT_LE(0, fds[i]);
-		ASSERT_EQ(0, _alloc_pd(fds[i], &pds[i]));
+		do_alloc_pd(fds[i], &pds[i]);
 	}
 	for (i = 0; i < dattr.max_ah; i++) {
 		if (_create_ah(fds[i % 2], pds[i % 2], &raw_good, &c))

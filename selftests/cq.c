@@ -26,18 +26,6 @@
 #define DEV "t_cq"
 
 /* Raw ioctls, for what librnic never sends. */
-static int _create_cq(int fd, __u32 cqe, __u32 flags, __u32 channel,
-		      struct rnic_create_cq *cmd)
-{
-	memset(cmd, 0, sizeof(*cmd));
-	cmd->size = sizeof(*cmd);
-	cmd->flags = flags;
-	cmd->user_handle = 0x1234567890abcdefULL;
-	cmd->cqe = cqe;
-	cmd->channel_handle = channel;
-	return _rnic_ioctl(fd, RNIC_IOCTL_CREATE_CQ, cmd);
-}
-
 static int _destroy_cq(int fd, __u32 handle, struct rnic_destroy_cq *cmd)
 {
 	memset(cmd, 0, sizeof(*cmd));
@@ -51,13 +39,6 @@ static int _create_channel(int fd, struct rnic_create_comp_channel *cmd)
 	memset(cmd, 0, sizeof(*cmd));
 	cmd->size = sizeof(*cmd);
 	return _rnic_ioctl(fd, RNIC_IOCTL_CREATE_COMP_CHANNEL, cmd);
-}
-
-static int _destroy(int fd, unsigned long ioctl_num, __u32 handle)
-{
-	struct rnic_destroy cmd = { .size = sizeof(cmd), .handle = handle };
-
-	return _rnic_ioctl(fd, ioctl_num, &cmd);
 }
 
 static int _resize_cq(int fd, __u32 handle, __u32 cqe,
@@ -82,14 +63,8 @@ FIXTURE_SETUP(cq)
 {
 	self->ctx = NULL;
 	self->fd = -1;
-	self->res = calloc(1, sizeof(*self->res));
-	ASSERT_NE(NULL, self->res);
-	self->g = rnic_genl_open();
-	ASSERT_NE(NULL, self->g);
-	ASSERT_EQ(0, rnic_del_all(self->g));
-	do_link_add(self->g, DEV, NULL);
-	self->ctx = rnic_ibv_open(DEV);
-	ASSERT_NE(NULL, self->ctx);
+	rnic_fixture_setup(_metadata, &self->g, &self->res, DEV, NULL);
+	self->ctx = do_ptr(rnic_ibv_open(DEV));
 	ASSERT_EQ(0, ibv_query_device(self->ctx, &self->attr));
 	self->fd = rnic_open(DEV);
 	ASSERT_LE(0, self->fd);
@@ -101,11 +76,7 @@ FIXTURE_TEARDOWN(cq)
 		close(self->fd);
 	if (self->ctx)
 		EXPECT_EQ(0, ibv_close_device(self->ctx));
-	if (self->g) {
-		EXPECT_EQ(0, rnic_del_all(self->g));
-		rnic_genl_close(self->g);
-	}
-	free(self->res);
+	rnic_fixture_teardown(_metadata, self->g, self->res);
 }
 
 /* CQs and channels of the device, from the resource report. */
@@ -251,7 +222,7 @@ TEST_F(cq, bad_create_arguments)
 	EXPECT_EQ(-EINVAL, _rnic_ioctl(self->fd, RNIC_IOCTL_CREATE_CQ, &cmd));
 
 	/* A CQ handle is not a channel handle. */
-	ASSERT_EQ(0, _create_cq(self->fd, 1, 0, 0, &cmd));
+	do_create_cq(self->fd, 1, 0, 0, &cmd);
 	EXPECT_EQ(-EINVAL, _create_cq(self->fd, 1, RNIC_CREATE_CQ_CHANNEL,
 				      cmd.out_handle, &cmd));
 
@@ -281,8 +252,7 @@ TEST_F(cq, handles_are_per_context)
 	struct rnic_create_cq cmd;
 
 	ASSERT_EQ(0, _create_channel(self->fd, &ch));
-	ASSERT_EQ(0, _create_cq(self->fd, 1, RNIC_CREATE_CQ_CHANNEL,
-				ch.out_handle, &cmd));
+	do_create_cq(self->fd, 1, RNIC_CREATE_CQ_CHANNEL, ch.out_handle, &cmd);
 	/* Handle numbers of the raw context mean nothing in librnic's. */
 	EXPECT_EQ(-EINVAL, _destroy_cq(self->ctx->cmd_fd, cmd.out_handle,
 				       &dcmd));
@@ -340,7 +310,7 @@ TEST_F(cq, cmd_length)
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		TH_LOG("%s", cmds[i].name);
 		/* An object for the calls that need one: a CQ, a channel. */
-		ASSERT_EQ(0, _create_cq(self->fd, 1, 0, 0, &cq));
+		do_create_cq(self->fd, 1, 0, 0, &cq);
 		ASSERT_EQ(0, _create_channel(self->fd, &ch));
 		close(ch.out_fd);
 
@@ -395,7 +365,7 @@ TEST_F(cq, ring_mapping)
 	volatile __u32 *arm;
 	char *map;
 
-	ASSERT_EQ(0, _create_cq(self->fd, 100, 0, 0, &cmd));
+	do_create_cq(self->fd, 100, 0, 0, &cmd);
 	ri = &cmd.out_ring;
 	EXPECT_EQ(128, ri->entries);
 	EXPECT_EQ(sizeof(struct rnic_cqe), ri->entry_size);
@@ -477,7 +447,7 @@ TEST_F(cq, resize_raw)
 	char *map, *map2;
 	__u32 *cons;
 
-	ASSERT_EQ(0, _create_cq(self->fd, 8, 0, 0, &cmd));
+	do_create_cq(self->fd, 8, 0, 0, &cmd);
 	map = mmap(NULL, cmd.out_ring.size, PROT_READ | PROT_WRITE,
 		   MAP_SHARED, self->fd, cmd.out_ring.offset);
 	ASSERT_NE(MAP_FAILED, map);
@@ -648,8 +618,7 @@ TEST_F(cq, channel_read_contract)
 	EXPECT_EQ(EAGAIN, errno);
 
 	/* Destroyed (the descriptor lives on): EIO and EPOLLERR. */
-	ASSERT_EQ(0, _destroy(self->fd, RNIC_IOCTL_DESTROY_COMP_CHANNEL,
-			      ch.out_handle));
+	do_destroy(self->fd, RNIC_IOCTL_DESTROY_COMP_CHANNEL, ch.out_handle);
 	ASSERT_COUNTS(0, 0);
 	EXPECT_EQ(-1, read(ch.out_fd, &desc, sizeof(desc)));
 	EXPECT_EQ(EIO, errno);
@@ -687,8 +656,7 @@ TEST_F(cq, channel_outlives_context)
 	struct pollfd pfd;
 
 	ASSERT_EQ(0, _create_channel(self->fd, &ch));
-	ASSERT_EQ(0, _create_cq(self->fd, 1, RNIC_CREATE_CQ_CHANNEL,
-				ch.out_handle, &cmd));
+	do_create_cq(self->fd, 1, RNIC_CREATE_CQ_CHANNEL, ch.out_handle, &cmd);
 	r.fd = ch.out_fd;
 	ASSERT_EQ(0, pthread_create(&thread, NULL, read_event, &r));
 	usleep(100000);
@@ -718,14 +686,12 @@ TEST_F(cq, context_outlives_channel_fd)
 
 	ASSERT_EQ(0, _create_channel(self->fd, &ch));
 	close(ch.out_fd);
-	ASSERT_EQ(0, _create_cq(self->fd, 1, RNIC_CREATE_CQ_CHANNEL,
-				ch.out_handle, &cmd));
+	do_create_cq(self->fd, 1, RNIC_CREATE_CQ_CHANNEL, ch.out_handle, &cmd);
 	ASSERT_COUNTS(1, 1);
 	EXPECT_EQ(-EBUSY, _destroy(self->fd, RNIC_IOCTL_DESTROY_COMP_CHANNEL,
 				   ch.out_handle));
 	ASSERT_EQ(0, _destroy_cq(self->fd, cmd.out_handle, &dcmd));
-	ASSERT_EQ(0, _destroy(self->fd, RNIC_IOCTL_DESTROY_COMP_CHANNEL,
-			      ch.out_handle));
+	do_destroy(self->fd, RNIC_IOCTL_DESTROY_COMP_CHANNEL, ch.out_handle);
 	ASSERT_COUNTS(0, 0);
 }
 
@@ -740,9 +706,9 @@ TEST_F(cq, close_frees_everything)
 	/* Raw: objects in any order, closed with the file. */
 	for (i = 0; i < 8; i++) {
 		ASSERT_EQ(0, _create_channel(self->fd, &ch));
-		ASSERT_EQ(0, _create_cq(self->fd, 1 << i, RNIC_CREATE_CQ_CHANNEL,
-					ch.out_handle, &cmd));
-		ASSERT_EQ(0, _create_cq(self->fd, 1, 0, 0, &cmd));
+		do_create_cq(self->fd, 1 << i, RNIC_CREATE_CQ_CHANNEL,
+			     ch.out_handle, &cmd);
+		do_create_cq(self->fd, 1, 0, 0, &cmd);
 		if (i % 2)
 			close(ch.out_fd);
 	}
@@ -909,43 +875,37 @@ TEST_F(cq, sigkill_while_blocked_in_event_calls)
 	EXPECT_EQ(2, info.contexts);
 }
 
+/* Channels and CQs of every size, armed, polled, resized, some destroyed. */
+static void cq_churn(void *arg)
+{
+	struct ibv_context *ctx = rnic_ibv_open(DEV);
+	struct ibv_comp_channel *ch;
+	struct ibv_wc wc;
+	struct ibv_cq *cq;
+	int i;
+
+	(void)arg;
+	for (i = 0; ctx; i++) {
+		ch = ibv_create_comp_channel(ctx);
+		cq = ibv_create_cq(ctx, 1 + i % 300, NULL, i % 3 ? ch : NULL,
+				   0);
+		if (cq) {
+			ibv_req_notify_cq(cq, i % 2);
+			ibv_poll_cq(cq, 1, &wc);
+			ibv_resize_cq(cq, 1 + i % 1000);
+		}
+		if (cq && i % 2)
+			ibv_destroy_cq(cq);
+		if (ch && i % 4 == 1)
+			ibv_destroy_comp_channel(ch);
+	}
+}
+
 TEST_F(cq, sigkill_at_random_points)
 {
 	struct rnic_link_info info;
-	int round;
 
-	srand(getpid());
-	for (round = 0; round < 100; round++) {
-		pid_t pid = fork();
-
-		ASSERT_LE(0, pid);
-		if (pid == 0) {
-			struct ibv_context *ctx = rnic_ibv_open(DEV);
-			struct ibv_comp_channel *ch;
-			struct ibv_wc wc;
-			struct ibv_cq *cq;
-			int i;
-
-			for (i = 0; ctx; i++) {
-				ch = ibv_create_comp_channel(ctx);
-				cq = ibv_create_cq(ctx, 1 + i % 300, NULL,
-						   i % 3 ? ch : NULL, 0);
-				if (cq) {
-					ibv_req_notify_cq(cq, i % 2);
-					ibv_poll_cq(cq, 1, &wc);
-					ibv_resize_cq(cq, 1 + i % 1000);
-				}
-				if (cq && i % 2)
-					ibv_destroy_cq(cq);
-				if (ch && i % 4 == 1)
-					ibv_destroy_comp_channel(ch);
-			}
-			_exit(1);
-		}
-		usleep(rand() % 5000);
-		kill(pid, SIGKILL);
-		ASSERT_EQ(pid, waitpid(pid, NULL, 0));
-	}
+	rnic_kill_at_random(_metadata, 100, 5000, cq_churn, NULL);
 	ASSERT_COUNTS(0, 0);
 	ASSERT_EQ(0, rnic_link_get(self->g, DEV, &info));
 	EXPECT_EQ(2, info.contexts);

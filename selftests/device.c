@@ -13,18 +13,13 @@ FIXTURE(dev) {
 
 FIXTURE_SETUP(dev)
 {
-	self->g = rnic_genl_open();
-	ASSERT_NE(NULL, self->g);
-	ASSERT_EQ(0, rnic_del_all(self->g));
+	rnic_fixture_setup(_metadata, &self->g, NULL, NULL, NULL);
 	rnic_sh("ip link del t_dummy 2>/dev/null; ip link del t_renamed 2>/dev/null");
 }
 
 FIXTURE_TEARDOWN(dev)
 {
-	if (self->g) {
-		EXPECT_EQ(0, rnic_del_all(self->g));
-		rnic_genl_close(self->g);
-	}
+	rnic_fixture_teardown(_metadata, self->g, NULL);
 	rnic_sh("ip link del t_dummy 2>/dev/null; ip link del t_renamed 2>/dev/null");
 }
 

@@ -10,7 +10,7 @@
  * RNIC_STRESS_SECONDS sets how long the traffic test runs (default 20,
  * what make check uses); RNIC_STRESS_ROUNDS the number of children
  * (default 200). For a long run:
- *   tools/vm/run -- env RNIC_STRESS_SECONDS=3600 build/selftests/dp_stress
+ *   tools/dev/vm/run -- env RNIC_STRESS_SECONDS=3600 build/selftests/dp_stress
  * A failure names its seed: RNIC_DP_SEED=<seed> replays the same choices
  * (timing aside).
  */

@@ -65,23 +65,17 @@ FIXTURE(ev) {
 FIXTURE_SETUP(ev)
 {
 	self->ctx = NULL;
-	self->g = rnic_genl_open();
-	ASSERT_NE(NULL, self->g);
-	ASSERT_EQ(0, rnic_del_all(self->g));
+	rnic_fixture_setup(_metadata, &self->g, NULL, NULL, NULL);
 	rnic_sh("ip link del " NETDEV " 2>/dev/null");
 	do_link_add(self->g, DEV, NULL);
-	self->ctx = rnic_ibv_open(DEV);
-	ASSERT_NE(NULL, self->ctx);
+	self->ctx = do_ptr(rnic_ibv_open(DEV));
 }
 
 FIXTURE_TEARDOWN(ev)
 {
 	if (self->ctx)
 		EXPECT_EQ(0, ibv_close_device(self->ctx));
-	if (self->g) {
-		EXPECT_EQ(0, rnic_del_all(self->g));
-		rnic_genl_close(self->g);
-	}
+	rnic_fixture_teardown(_metadata, self->g, NULL);
 	rnic_sh("ip link del " NETDEV " 2>/dev/null");
 }
 

@@ -41,18 +41,13 @@ FIXTURE_SETUP(fork)
 
 	self->ctx = NULL;
 	self->mr = NULL;
-	self->g = rnic_genl_open();
-	ASSERT_NE(NULL, self->g);
-	ASSERT_EQ(0, rnic_del_all(self->g));
-	do_link_add(self->g, "t_fork", NULL);
-	list = ibv_get_device_list(NULL);
-	ASSERT_NE(NULL, list);
+	rnic_fixture_setup(_metadata, &self->g, NULL, "t_fork", NULL);
+	list = do_ptr(ibv_get_device_list(NULL));
 	ASSERT_NE(NULL, list[0]);
 	self->ctx = ibv_open_device(list[0]);
 	ibv_free_device_list(list);
 	ASSERT_NE(NULL, self->ctx);
-	self->pd = ibv_alloc_pd(self->ctx);
-	ASSERT_NE(NULL, self->pd);
+	self->pd = do_ptr(ibv_alloc_pd(self->ctx));
 	self->buf = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, self->buf);
@@ -65,10 +60,7 @@ FIXTURE_TEARDOWN(fork)
 		EXPECT_EQ(0, ibv_dereg_mr(self->mr));
 	if (self->ctx)
 		EXPECT_EQ(0, ibv_close_device(self->ctx));
-	if (self->g) {
-		EXPECT_EQ(0, rnic_del_all(self->g));
-		rnic_genl_close(self->g);
-	}
+	rnic_fixture_teardown(_metadata, self->g, NULL);
 }
 
 /*

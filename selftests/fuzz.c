@@ -31,7 +31,7 @@
  *
  * Failures checked by the fuzzer itself: an errno outside the ABI's error
  * contract, a worker that crashes or hangs, a kernel log line of the kinds
- * tools/vm/run rejects or any other stack dump (allocation failures too),
+ * tools/dev/vm/run rejects or any other stack dump (allocation failures too),
  * resource counts (netlink RES_GET) not back to zero or pinned memory not
  * returned at the end. Output is TAP: the run, then a check of the
  * failure detection and shrinking on an injected failure.

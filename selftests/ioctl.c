@@ -16,10 +16,7 @@ FIXTURE(ioctl) {
 FIXTURE_SETUP(ioctl)
 {
 	self->fd = -1;
-	self->g = rnic_genl_open();
-	ASSERT_NE(NULL, self->g);
-	ASSERT_EQ(0, rnic_del_all(self->g));
-	do_link_add(self->g, "t_ioctl", NULL);
+	rnic_fixture_setup(_metadata, &self->g, NULL, "t_ioctl", NULL);
 	self->fd = rnic_open("t_ioctl");
 	ASSERT_LE(0, self->fd);
 }
@@ -28,10 +25,7 @@ FIXTURE_TEARDOWN(ioctl)
 {
 	if (self->fd >= 0)
 		close(self->fd);
-	if (self->g) {
-		EXPECT_EQ(0, rnic_del_all(self->g));
-		rnic_genl_close(self->g);
-	}
+	rnic_fixture_teardown(_metadata, self->g, NULL);
 }
 
 /* The struct of each ioctl, with the size of its first version. */

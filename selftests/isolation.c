@@ -284,16 +284,12 @@ FIXTURE(iso) {
 
 FIXTURE_SETUP(iso)
 {
-	self->g = rnic_genl_open();
-	ASSERT_NE(NULL, self->g);
-	ASSERT_EQ(0, rnic_del_all(self->g));
-	do_link_add(self->g, DEV, NULL);
+	rnic_fixture_setup(_metadata, &self->g, NULL, DEV, NULL);
 }
 
 FIXTURE_TEARDOWN(iso)
 {
-	EXPECT_EQ(0, rnic_del_all(self->g));
-	rnic_genl_close(self->g);
+	rnic_fixture_teardown(_metadata, self->g, NULL);
 }
 
 static void guess_keys(struct __test_metadata *_metadata, bool other_user)

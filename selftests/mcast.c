@@ -67,31 +67,18 @@ FIXTURE(mc) {
 FIXTURE_SETUP(mc)
 {
 	self->ctx = NULL;
-	self->res = calloc(1, sizeof(*self->res));
-	ASSERT_NE(NULL, self->res);
-	self->g = rnic_genl_open();
-	ASSERT_NE(NULL, self->g);
-	ASSERT_EQ(0, rnic_del_all(self->g));
-	do_link_add(self->g, DEV, NULL);
-	self->ctx = rnic_ibv_open(DEV);
-	ASSERT_NE(NULL, self->ctx);
-	self->pd = ibv_alloc_pd(self->ctx);
-	ASSERT_NE(NULL, self->pd);
-	self->cq = ibv_create_cq(self->ctx, 16, NULL, NULL, 0);
-	ASSERT_NE(NULL, self->cq);
-	self->ud = create_qp(self->pd, self->cq, IBV_QPT_UD);
-	ASSERT_NE(NULL, self->ud);
+	rnic_fixture_setup(_metadata, &self->g, &self->res, DEV, NULL);
+	self->ctx = do_ptr(rnic_ibv_open(DEV));
+	self->pd = do_ptr(ibv_alloc_pd(self->ctx));
+	self->cq = do_ptr(ibv_create_cq(self->ctx, 16, NULL, NULL, 0));
+	self->ud = do_ptr(create_qp(self->pd, self->cq, IBV_QPT_UD));
 }
 
 FIXTURE_TEARDOWN(mc)
 {
 	if (self->ctx)
 		EXPECT_EQ(0, ibv_close_device(self->ctx));
-	if (self->g) {
-		EXPECT_EQ(0, rnic_del_all(self->g));
-		rnic_genl_close(self->g);
-	}
-	free(self->res);
+	rnic_fixture_teardown(_metadata, self->g, self->res);
 }
 
 TEST_F(mc, ud_qps_only)
@@ -305,22 +292,20 @@ TEST_F(mc, groups_are_per_device)
 /* Raw, unmapped QPs: closing the file detaches and frees everything. */
 TEST_F(mc, close_detaches)
 {
-	struct rnic_alloc_pd p = { .size = sizeof(p) };
-	struct rnic_create_cq c = { .size = sizeof(c), .cqe = 4 };
 	struct rnic_create_qp q;
 	union ibv_gid gid = mgid(5);
 	int round, fd, i;
+	__u32 pd, cq;
 
 	for (round = 0; round < 3; round++) {
 		fd = rnic_open(DEV);
 		ASSERT_LE(0, fd);
-		ASSERT_EQ(0, _rnic_ioctl(fd, RNIC_IOCTL_ALLOC_PD, &p));
-		ASSERT_EQ(0, _rnic_ioctl(fd, RNIC_IOCTL_CREATE_CQ, &c));
+		do_pd_and_cq(fd, &pd, &cq);
 		for (i = 0; i < 56; i++) {
 			memset(&q, 0, sizeof(q));
 			q.size = sizeof(q);
-			q.pd_handle = p.out_handle;
-			q.send_cq_handle = q.recv_cq_handle = c.out_handle;
+			q.pd_handle = pd;
+			q.send_cq_handle = q.recv_cq_handle = cq;
 			q.qp_type = RNIC_QPT_UD;
 			ASSERT_EQ(0, _rnic_ioctl(fd, RNIC_IOCTL_CREATE_QP, &q));
 			ASSERT_EQ(0, _mcast(fd, RNIC_IOCTL_ATTACH_MCAST,
@@ -367,25 +352,22 @@ static void *attach_churn(void *arg)
 /* Destroy races attach and detach: EBUSY, or gone and detached. */
 TEST_F(mc, destroy_races_attach)
 {
-	struct rnic_alloc_pd p = { .size = sizeof(p) };
-	struct rnic_create_cq c = { .size = sizeof(c), .cqe = 4 };
-	struct rnic_destroy_qp d = { .size = sizeof(d) };
 	union ibv_gid gid = mgid(3);
 	struct rnic_create_qp q;
 	struct churn churn = { 0 };
 	int i, busy = 0, left = 8;
 	bool gone[8] = { 0 };
 	pthread_t thread;
+	__u32 pd, cq;
 
 	churn.fd = rnic_open(DEV);
 	ASSERT_LE(0, churn.fd);
-	ASSERT_EQ(0, _rnic_ioctl(churn.fd, RNIC_IOCTL_ALLOC_PD, &p));
-	ASSERT_EQ(0, _rnic_ioctl(churn.fd, RNIC_IOCTL_CREATE_CQ, &c));
+	do_pd_and_cq(churn.fd, &pd, &cq);
 	for (i = 0; i < 8; i++) {
 		memset(&q, 0, sizeof(q));
 		q.size = sizeof(q);
-		q.pd_handle = p.out_handle;
-		q.send_cq_handle = q.recv_cq_handle = c.out_handle;
+		q.pd_handle = pd;
+		q.send_cq_handle = q.recv_cq_handle = cq;
 		q.qp_type = RNIC_QPT_UD;
 		ASSERT_EQ(0, _rnic_ioctl(churn.fd, RNIC_IOCTL_CREATE_QP, &q));
 		churn.qps[i] = q.out_handle;
@@ -399,8 +381,7 @@ TEST_F(mc, destroy_races_attach)
 
 			if (gone[i])
 				continue;
-			d.handle = churn.qps[i];
-			ret = _rnic_ioctl(churn.fd, RNIC_IOCTL_DESTROY_QP, &d);
+			ret = _destroy_qp(churn.fd, churn.qps[i]);
 			if (ret == -EBUSY) {
 				busy++;
 				continue;

@@ -3,7 +3,7 @@
  * Loading and unloading rnic.ko: with devices, bound devices and closed
  * contexts, 20 times over; and no unload while a context is open.
  *
- * Needs RNIC_KO (set by tools/vm/run) and leaves the module loaded.
+ * Needs RNIC_KO (set by tools/dev/vm/run) and leaves the module loaded.
  */
 #include <sys/syscall.h>
 

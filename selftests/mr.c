@@ -26,16 +26,9 @@ FIXTURE_SETUP(mr)
 {
 	self->ctx = NULL;
 	self->buf = MAP_FAILED;
-	self->res = calloc(1, sizeof(*self->res));
-	ASSERT_NE(NULL, self->res);
-	self->g = rnic_genl_open();
-	ASSERT_NE(NULL, self->g);
-	ASSERT_EQ(0, rnic_del_all(self->g));
-	do_link_add(self->g, "t_mr", NULL);
-	self->ctx = rnic_ibv_open("t_mr");
-	ASSERT_NE(NULL, self->ctx);
-	self->pd = ibv_alloc_pd(self->ctx);
-	ASSERT_NE(NULL, self->pd);
+	rnic_fixture_setup(_metadata, &self->g, &self->res, "t_mr", NULL);
+	self->ctx = do_ptr(rnic_ibv_open("t_mr"));
+	self->pd = do_ptr(ibv_alloc_pd(self->ctx));
 	self->buf = mmap(NULL, BUF_SIZE, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, self->buf);
@@ -48,11 +41,7 @@ FIXTURE_TEARDOWN(mr)
 	if (self->buf != MAP_FAILED)
 		munmap(self->buf, BUF_SIZE);
 	EXPECT_EQ(0, vm_pin_kb());
-	if (self->g) {
-		EXPECT_EQ(0, rnic_del_all(self->g));
-		rnic_genl_close(self->g);
-	}
-	free(self->res);
+	rnic_fixture_teardown(_metadata, self->g, self->res);
 }
 
 TEST_F(mr, pd_busy_while_mr_uses_it)
@@ -319,38 +308,31 @@ TEST_F(mr, pd_limit)
 	EXPECT_NE(NULL, ibv_alloc_pd(self->ctx));
 }
 
+/* PDs and MRs over @buf (BUF_SIZE bytes), some destroyed. */
+static void mr_churn(void *buf)
+{
+	struct ibv_context *ctx = rnic_ibv_open("t_mr");
+	struct ibv_pd *pd;
+	struct ibv_mr *mr;
+	int i;
+
+	for (i = 0; ctx; i++) {
+		pd = ibv_alloc_pd(ctx);
+		mr = pd ? ibv_reg_mr(pd, (char *)buf + (i % 64) * 4096,
+				     8192 + i % 3 * 4096,
+				     IBV_ACCESS_LOCAL_WRITE) : NULL;
+		if (mr && i % 2)
+			ibv_dereg_mr(mr);
+		if (pd && i % 4 == 1)
+			ibv_dealloc_pd(pd);
+	}
+}
+
 TEST_F(mr, sigkill_at_random_points)
 {
 	struct rnic_link_info info;
-	int round;
 
-	srand(getpid());
-	for (round = 0; round < 200; round++) {
-		pid_t pid = fork();
-
-		ASSERT_LE(0, pid);
-		if (pid == 0) {
-			struct ibv_context *ctx = rnic_ibv_open("t_mr");
-			struct ibv_pd *pd;
-			struct ibv_mr *mr;
-			int i;
-
-			for (i = 0; ctx; i++) {
-				pd = ibv_alloc_pd(ctx);
-				mr = pd ? ibv_reg_mr(pd, self->buf + (i % 64) * 4096,
-						     8192 + i % 3 * 4096,
-						     IBV_ACCESS_LOCAL_WRITE) : NULL;
-				if (mr && i % 2)
-					ibv_dereg_mr(mr);
-				if (pd && i % 4 == 1)
-					ibv_dealloc_pd(pd);
-			}
-			_exit(1);
-		}
-		usleep(rand() % 3000);
-		kill(pid, SIGKILL);
-		ASSERT_EQ(pid, waitpid(pid, NULL, 0));
-	}
+	rnic_kill_at_random(_metadata, 200, 3000, mr_churn, self->buf);
 	/* Only the fixture's context is left, with its one PD. */
 	ASSERT_EQ(0, rnic_link_get(self->g, "t_mr", &info));
 	EXPECT_EQ(1, info.contexts);

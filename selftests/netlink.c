@@ -13,17 +13,12 @@ FIXTURE(link) {
 
 FIXTURE_SETUP(link)
 {
-	self->g = rnic_genl_open();
-	ASSERT_NE(NULL, self->g);
-	ASSERT_EQ(0, rnic_del_all(self->g));
+	rnic_fixture_setup(_metadata, &self->g, NULL, NULL, NULL);
 }
 
 FIXTURE_TEARDOWN(link)
 {
-	if (self->g) {
-		EXPECT_EQ(0, rnic_del_all(self->g));
-		rnic_genl_close(self->g);
-	}
+	rnic_fixture_teardown(_metadata, self->g, NULL);
 }
 
 TEST_F(link, add_show_del)

@@ -194,8 +194,7 @@ FIXTURE_SETUP(netns)
 		ASSERT_EQ(0, rnic_sh("ip link add " NS_NETDEV " type dummy && "
 				     "ip addr add " NS_ADDR "/24 dev " NS_NETDEV
 				     " && ip link set " NS_NETDEV " up"));
-		s->g = rnic_genl_open();
-		ASSERT_NE(NULL, s->g);
+		s->g = do_ptr(rnic_genl_open());
 		snprintf(s->dev, sizeof(s->dev), "rnic_ns%c%d", 'a' + i,
 			 getpid());
 		do_link_add(s->g, s->dev, NS_NETDEV);

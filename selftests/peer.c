@@ -314,8 +314,7 @@ FIXTURE_SETUP(peer)
 	struct dp_sgl s;
 	int i, p, k;
 
-	self->info = calloc(1, sizeof(*self->info));
-	ASSERT_NE(NULL, self->info);
+	self->info = do_ptr(calloc(1, sizeof(*self->info)));
 	dp_env_open(_metadata, &self->env, DEV, NULL);
 	self->atk_dev = DEV;
 	if (variant->other_dev) {

@@ -409,10 +409,7 @@ static void setup(struct __test_metadata *_metadata, struct rnic_genl **g,
 		  unsigned int *idle_us, bool *idle_saved)
 {
 	*idle_saved = false;
-	*g = rnic_genl_open();
-	ASSERT_NE(NULL, *g);
-	ASSERT_EQ(0, rnic_del_all(*g));
-	do_link_add(*g, DEV, NULL);
+	rnic_fixture_setup(_metadata, g, NULL, DEV, NULL);
 	ASSERT_EQ(0, read_idle(idle_us));
 	*idle_saved = true;
 	unsetenv(ENV_POLL);
@@ -423,10 +420,7 @@ static void teardown(struct __test_metadata *_metadata, struct rnic_genl *g,
 {
 	if (idle_saved)
 		EXPECT_EQ(0, write_idle(idle_us));
-	if (g) {
-		EXPECT_EQ(0, rnic_del_all(g));
-		rnic_genl_close(g);
-	}
+	rnic_fixture_teardown(_metadata, g, NULL);
 }
 
 FIXTURE(sqpoll) {

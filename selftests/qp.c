@@ -20,23 +20,6 @@
 #define DEV "t_qp"
 #define QPN_SPACE (1u << 24)
 
-/* Mappings of rnic char devices in this process. */
-static int uverbs_mappings(void)
-{
-	char line[512];
-	int n = 0;
-	FILE *f;
-
-	f = fopen("/proc/self/maps", "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, "/dev/infiniband/uverbs"))
-			n++;
-	fclose(f);
-	return n;
-}
-
 static void fill_create_qp(struct rnic_create_qp *cmd, __u32 pd, __u32 cq,
 			   __u32 type, const struct rnic_qp_cap *cap)
 {
@@ -55,29 +38,6 @@ static int _create_qp(int fd, __u32 pd, __u32 cq, __u32 type,
 {
 	fill_create_qp(cmd, pd, cq, type, cap);
 	return _rnic_ioctl(fd, RNIC_IOCTL_CREATE_QP, cmd);
-}
-
-static int _destroy_qp(int fd, __u32 handle)
-{
-	struct rnic_destroy_qp cmd = { .size = sizeof(cmd), .handle = handle };
-
-	return _rnic_ioctl(fd, RNIC_IOCTL_DESTROY_QP, &cmd);
-}
-
-/* A PD and a CQ on a raw context: handles in *pd and *cq. */
-static int _pd_and_cq(int fd, __u32 *pd, __u32 *cq)
-{
-	struct rnic_alloc_pd p = { .size = sizeof(p) };
-	struct rnic_create_cq c = { .size = sizeof(c), .cqe = 4 };
-	int ret;
-
-	ret = _rnic_ioctl(fd, RNIC_IOCTL_ALLOC_PD, &p);
-	if (ret)
-		return ret;
-	ret = _rnic_ioctl(fd, RNIC_IOCTL_CREATE_CQ, &c);
-	*pd = p.out_handle;
-	*cq = c.out_handle;
-	return ret;
 }
 
 static struct ibv_qp *create_qp(struct ibv_pd *pd, struct ibv_cq *cq,
@@ -109,31 +69,19 @@ FIXTURE(qp) {
 FIXTURE_SETUP(qp)
 {
 	self->ctx = NULL;
-	self->res = calloc(1, sizeof(*self->res));
-	ASSERT_NE(NULL, self->res);
-	self->g = rnic_genl_open();
-	ASSERT_NE(NULL, self->g);
-	ASSERT_EQ(0, rnic_del_all(self->g));
-	do_link_add(self->g, DEV, NULL);
-	self->ctx = rnic_ibv_open(DEV);
-	ASSERT_NE(NULL, self->ctx);
+	rnic_fixture_setup(_metadata, &self->g, &self->res, DEV, NULL);
+	self->ctx = do_ptr(rnic_ibv_open(DEV));
 	ASSERT_EQ(0, ibv_query_device(self->ctx, &self->attr));
 	ASSERT_EQ(0, ibv_query_gid(self->ctx, 1, 0, &self->gid));
-	self->pd = ibv_alloc_pd(self->ctx);
-	ASSERT_NE(NULL, self->pd);
-	self->cq = ibv_create_cq(self->ctx, 16, NULL, NULL, 0);
-	ASSERT_NE(NULL, self->cq);
+	self->pd = do_ptr(ibv_alloc_pd(self->ctx));
+	self->cq = do_ptr(ibv_create_cq(self->ctx, 16, NULL, NULL, 0));
 }
 
 FIXTURE_TEARDOWN(qp)
 {
 	if (self->ctx)
 		EXPECT_EQ(0, ibv_close_device(self->ctx));
-	if (self->g) {
-		EXPECT_EQ(0, rnic_del_all(self->g));
-		rnic_genl_close(self->g);
-	}
-	free(self->res);
+	rnic_fixture_teardown(_metadata, self->g, self->res);
 }
 
 TEST_F(qp, device_limits)
@@ -999,7 +947,7 @@ TEST_F(qp, qps_are_counted)
 	/* Raw, unmapped rings: a mapping would keep the file open. */
 	fd = rnic_open(DEV);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, _pd_and_cq(fd, &pd, &cq));
+	do_pd_and_cq(fd, &pd, &cq);
 	for (i = 0; i < 4; i++) {
 		qp[i] = create_qp(self->pd, self->cq, IBV_QPT_RC, 1, 1, &init);
 		ASSERT_NE(NULL, qp[i]);
@@ -1034,7 +982,7 @@ TEST_F(qp, close_frees_everything)
 	/* Raw, unmapped rings: a mapping would keep the file open. */
 	fd = rnic_open(DEV);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, _pd_and_cq(fd, &pd, &cq));
+	do_pd_and_cq(fd, &pd, &cq);
 	srq.pd_handle = pd;
 	ASSERT_EQ(0, _rnic_ioctl(fd, RNIC_IOCTL_CREATE_SRQ, &srq));
 	for (i = 0; i < 32; i++)
@@ -1087,43 +1035,35 @@ TEST_F(qp, process_exit_frees_mapped_qps)
 	EXPECT_EQ(1, self->res->n_ctxs);
 }
 
+/* QPs of every type and size, moved to ERR, half destroyed. */
+static void qp_churn(void *arg)
+{
+	struct ibv_context *ctx = rnic_ibv_open(DEV);
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr a;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	int i;
+
+	(void)arg;
+	pd = ctx ? ibv_alloc_pd(ctx) : NULL;
+	cq = pd ? ibv_create_cq(ctx, 8, NULL, NULL, 0) : NULL;
+	for (i = 0; cq; i++) {
+		qp = create_qp(pd, cq, IBV_QPT_RC + i % 3, i % 64, 8, &init);
+		if (!qp)
+			continue;
+		memset(&a, 0, sizeof(a));
+		a.qp_state = IBV_QPS_ERR;
+		ibv_modify_qp(qp, &a, IBV_QP_STATE);
+		if (i % 2)
+			ibv_destroy_qp(qp);
+	}
+}
+
 TEST_F(qp, sigkill_at_random_points)
 {
-	int round;
-
-	srand(getpid());
-	for (round = 0; round < 100; round++) {
-		pid_t pid = fork();
-
-		ASSERT_LE(0, pid);
-		if (pid == 0) {
-			struct ibv_context *ctx = rnic_ibv_open(DEV);
-			struct ibv_qp_init_attr init;
-			struct ibv_qp_attr a;
-			struct ibv_pd *pd;
-			struct ibv_cq *cq;
-			struct ibv_qp *qp;
-			int i;
-
-			pd = ctx ? ibv_alloc_pd(ctx) : NULL;
-			cq = pd ? ibv_create_cq(ctx, 8, NULL, NULL, 0) : NULL;
-			for (i = 0; cq; i++) {
-				qp = create_qp(pd, cq, IBV_QPT_RC + i % 3,
-					       i % 64, 8, &init);
-				if (!qp)
-					continue;
-				memset(&a, 0, sizeof(a));
-				a.qp_state = IBV_QPS_ERR;
-				ibv_modify_qp(qp, &a, IBV_QP_STATE);
-				if (i % 2)
-					ibv_destroy_qp(qp);
-			}
-			_exit(1);
-		}
-		usleep(rand() % 3000);
-		kill(pid, SIGKILL);
-		ASSERT_EQ(pid, waitpid(pid, NULL, 0));
-	}
+	rnic_kill_at_random(_metadata, 100, 3000, qp_churn, NULL);
 	ASSERT_EQ(0, rnic_res_get(self->g, DEV, self->res));
 	EXPECT_EQ(0, self->res->counts[RNIC_RES_QP]);
 	EXPECT_EQ(1, self->res->counts[RNIC_RES_CQ]);

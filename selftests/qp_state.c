@@ -179,27 +179,18 @@ TR(ud_sqd_sqd, UD, SQD, SQD, 0, SQD_UD);
 FIXTURE_SETUP(qps)
 {
 	self->ctx = NULL;
-	self->g = rnic_genl_open();
-	ASSERT_NE(NULL, self->g);
-	ASSERT_EQ(0, rnic_del_all(self->g));
-	do_link_add(self->g, DEV, NULL);
-	self->ctx = rnic_ibv_open(DEV);
-	ASSERT_NE(NULL, self->ctx);
+	rnic_fixture_setup(_metadata, &self->g, NULL, DEV, NULL);
+	self->ctx = do_ptr(rnic_ibv_open(DEV));
 	ASSERT_EQ(0, ibv_query_gid(self->ctx, 1, 0, &self->gid));
-	self->pd = ibv_alloc_pd(self->ctx);
-	ASSERT_NE(NULL, self->pd);
-	self->cq = ibv_create_cq(self->ctx, 16, NULL, NULL, 0);
-	ASSERT_NE(NULL, self->cq);
+	self->pd = do_ptr(ibv_alloc_pd(self->ctx));
+	self->cq = do_ptr(ibv_create_cq(self->ctx, 16, NULL, NULL, 0));
 }
 
 FIXTURE_TEARDOWN(qps)
 {
 	if (self->ctx)
 		EXPECT_EQ(0, ibv_close_device(self->ctx));
-	if (self->g) {
-		EXPECT_EQ(0, rnic_del_all(self->g));
-		rnic_genl_close(self->g);
-	}
+	rnic_fixture_teardown(_metadata, self->g, NULL);
 }
 
 static struct ibv_qp *new_qp(struct ibv_pd *pd, struct ibv_cq *cq,

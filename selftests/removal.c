@@ -8,7 +8,7 @@
  * create or change something fail with ENODEV (ABI: "the device was
  * removed"), while every destroy call and closing the context still
  * succeed, and the process' pinned memory (VmPin) is back to 0. The
- * kernel must not warn, and rmmod afterwards (tools/vm/run) must find
+ * kernel must not warn, and rmmod afterwards (tools/dev/vm/run) must find
  * nothing left.
  *
  * Also here: the removed device stops (rmstop: its WQEs flushed, its
@@ -163,9 +163,7 @@ out:
  * removes it by deleting the netdev, unbound otherwise.
  */
 #define rm_dev_add(g, how) do {						\
-	(g) = rnic_genl_open();						\
-	ASSERT_NE(NULL, (g));						\
-	ASSERT_EQ(0, rnic_del_all(g));					\
+	rnic_fixture_setup(_metadata, &(g), NULL, NULL, NULL);		\
 	rnic_sh("ip link del " NETDEV " 2>/dev/null");			\
 	if ((how) == NETDEV_DEL) {					\
 		ASSERT_EQ(0, rnic_sh("ip link add " NETDEV " type dummy && " \
@@ -203,8 +201,7 @@ FIXTURE_SETUP(rm)
 FIXTURE_TEARDOWN(rm)
 {
 	rnic_sh("ip link del " NETDEV " 2>/dev/null");
-	EXPECT_EQ(0, rnic_del_all(self->g));
-	rnic_genl_close(self->g);
+	rnic_fixture_teardown(_metadata, self->g, NULL);
 	munmap(progress, 2 * sizeof(*progress));
 }
 
@@ -380,13 +377,11 @@ FIXTURE_SETUP(rmstop)
 	/* B's RNR NAKs ask for a pause of about 2 ms, not a busy loop. */
 	self->o.min_rnr_timer = 14;
 	for (i = 0; i < 2; i++) {
-		self->ctx[i] = rnic_ibv_open(devs[i]);
-		ASSERT_NE(NULL, self->ctx[i]);
+		self->ctx[i] = do_ptr(rnic_ibv_open(devs[i]));
 		ASSERT_EQ(0, ibv_query_gid(self->ctx[i], 1, 0, &self->gid[i]));
-		self->pd[i] = ibv_alloc_pd(self->ctx[i]);
-		ASSERT_NE(NULL, self->pd[i]);
-		self->cq[i] = ibv_create_cq(self->ctx[i], 256, NULL, NULL, 0);
-		ASSERT_NE(NULL, self->cq[i]);
+		self->pd[i] = do_ptr(ibv_alloc_pd(self->ctx[i]));
+		self->cq[i] = do_ptr(ibv_create_cq(self->ctx[i], 256, NULL,
+						   NULL, 0));
 		ASSERT_EQ(0, dp_buf_alloc(self->pd[i], 1 << 16, DP_ACCESS_ALL,
 					  &self->b[i]));
 		/* A is polled by its device's SQ thread. */
@@ -403,8 +398,8 @@ FIXTURE_SETUP(rmstop)
 			ASSERT_EQ(0, dp_qp_rtr(self->qp[i], &self->o, 0,
 					       &self->gid[!i], 0, 0));
 			ASSERT_EQ(0, dp_qp_rts(self->qp[i], &self->o, 1));
-			self->ah[i] = dp_ah(self->pd[i], &self->gid[!i], 0);
-			ASSERT_NE(NULL, self->ah[i]);
+			self->ah[i] = do_ptr(dp_ah(self->pd[i],
+						   &self->gid[!i], 0));
 		} else {
 			self->o.rnr_retry = i ? 2 : 7;
 			ASSERT_EQ(0, dp_qp_connect(self->qp[i], &self->o,
@@ -434,8 +429,7 @@ FIXTURE_TEARDOWN(rmstop)
 			EXPECT_EQ(0, ibv_close_device(self->ctx[i]));
 	}
 	rnic_sh("ip link del " NETDEV " 2>/dev/null");
-	EXPECT_EQ(0, rnic_del_all(self->g));
-	rnic_genl_close(self->g);
+	rnic_fixture_teardown(_metadata, self->g, NULL);
 }
 
 /* Side @i sends one MSG-byte message to the other; 0 or an errno value. */
@@ -623,9 +617,7 @@ TEST(netdev_del_while_an_ioctl_is_stuck)
 	pid_t pid;
 	bool gone;
 
-	g = rnic_genl_open();
-	ASSERT_NE(NULL, g);
-	ASSERT_EQ(0, rnic_del_all(g));
+	rnic_fixture_setup(_metadata, &g, NULL, NULL, NULL);
 	rnic_sh("ip link del " NETDEV " 2>/dev/null");
 	ASSERT_EQ(0, rnic_sh("ip link add " NETDEV " type dummy"));
 	do_link_add(g, DEV, NETDEV);
@@ -695,8 +687,7 @@ TEST(netdev_del_while_an_ioctl_is_stuck)
 	EXPECT_EQ(-ENODEV, _rnic_ioctl(r.fd, RNIC_IOCTL_ALLOC_PD, &pd));
 	EXPECT_EQ(0, close(r.fd));
 	munmap(mem, 2 * page);
-	EXPECT_EQ(0, rnic_del_all(g));
-	rnic_genl_close(g);
+	rnic_fixture_teardown(_metadata, g, NULL);
 	fflush(stdout);
 }
 

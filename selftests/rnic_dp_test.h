@@ -206,22 +206,14 @@ static inline void dp_env_open(struct __test_metadata *_metadata,
 
 	memset(env, 0, sizeof(*env));
 	env->dev = dev;
-	env->res = calloc(1, sizeof(*env->res));
-	ASSERT_NE(NULL, env->res);
-	env->g = rnic_genl_open();
-	ASSERT_NE(NULL, env->g);
-	ASSERT_EQ(0, rnic_del_all(env->g));
-	ASSERT_EQ(0, rnic_link_add(env->g, dev, netdev))
-		TH_LOG("link add %s: %s", dev, rnic_genl_errmsg(env->g));
+	rnic_fixture_setup(_metadata, &env->g, &env->res, dev, netdev);
 	for (i = 0; i < 2; i++) {
-		env->ctx[i] = rnic_ibv_open(dev);
-		ASSERT_NE(NULL, env->ctx[i]);
-		env->pd[i] = ibv_alloc_pd(env->ctx[i]);
-		ASSERT_NE(NULL, env->pd[i]);
-		env->scq[i] = ibv_create_cq(env->ctx[i], DP_CQE, NULL, NULL, 0);
-		ASSERT_NE(NULL, env->scq[i]);
-		env->rcq[i] = ibv_create_cq(env->ctx[i], DP_CQE, NULL, NULL, 0);
-		ASSERT_NE(NULL, env->rcq[i]);
+		env->ctx[i] = do_ptr(rnic_ibv_open(dev));
+		env->pd[i] = do_ptr(ibv_alloc_pd(env->ctx[i]));
+		env->scq[i] = do_ptr(ibv_create_cq(env->ctx[i], DP_CQE,
+						   NULL, NULL, 0));
+		env->rcq[i] = do_ptr(ibv_create_cq(env->ctx[i], DP_CQE,
+						   NULL, NULL, 0));
 	}
 	ASSERT_EQ(0, ibv_query_device(env->ctx[0], &env->dattr));
 	ASSERT_EQ(0, ibv_query_port(env->ctx[0], 1, &env->port));
@@ -245,11 +237,7 @@ static inline void dp_env_close(struct __test_metadata *_metadata,
 	for (i = 0; i < 2; i++)
 		if (env->ctx[i])
 			EXPECT_EQ(0, ibv_close_device(env->ctx[i]));
-	if (env->g) {
-		EXPECT_EQ(0, rnic_del_all(env->g));
-		rnic_genl_close(env->g);
-	}
-	free(env->res);
+	rnic_fixture_teardown(_metadata, env->g, env->res);
 }
 
 /* ---- registered buffers ---------------------------------------------- */

@@ -7,6 +7,7 @@
 #define RNIC_PROC_H
 
 #include <stdio.h>
+#include <string.h>
 
 /* Pinned memory of this process in kB (/proc/self/status), -1 if unknown. */
 static inline long vm_pin_kb(void)
@@ -23,6 +24,23 @@ static inline long vm_pin_kb(void)
 			break;
 	fclose(f);
 	return kb;
+}
+
+/* Mappings of rnic char devices in this process, -1 if unknown. */
+static inline int uverbs_mappings(void)
+{
+	char line[512];
+	int n = 0;
+	FILE *f;
+
+	f = fopen("/proc/self/maps", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "/dev/infiniband/uverbs"))
+			n++;
+	fclose(f);
+	return n;
 }
 
 #endif /* RNIC_PROC_H */

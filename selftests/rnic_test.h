@@ -2,9 +2,11 @@
 /*
  * Helpers shared by the rnic kselftests.
  *
- * Naming follows the iommufd selftests: _do_x() returns 0 or -errno,
+ * Naming follows the iommufd selftests: _x() returns 0 or -errno,
  * do_x() asserts success, do_err_x(errno, ...) asserts that exact errno.
- * They are macros so that a failure is reported at the caller's line.
+ * The do_ forms are macros so that a failure is reported at the caller's
+ * line. Functions that take _metadata assert at their own line instead,
+ * and must run in the test's main thread.
  */
 #ifndef RNIC_TEST_H
 #define RNIC_TEST_H
@@ -12,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -107,6 +110,19 @@ static inline int rnic_put_file(const char *path, const char *fmt, ...)
 	return n < 0 ? n : 0;
 }
 
+/*
+ * do_ptr(call): the value of @call, which returns a pointer, or NULL and
+ * sets errno (the verbs' and libc's way); asserts that it is not NULL,
+ * naming the call and errno if it is. E.g. pd = do_ptr(ibv_alloc_pd(ctx)).
+ */
+#define do_ptr(call) ({							\
+	__typeof__(call) __ptr = (call);				\
+									\
+	ASSERT_NE(NULL, __ptr)						\
+		TH_LOG("%s: %s", #call, strerror(errno));		\
+	__ptr;								\
+})
+
 static inline int _rnic_ioctl(int fd, unsigned long cmd, void *arg)
 {
 	return ioctl(fd, cmd, arg) ? -errno : 0;
@@ -115,6 +131,82 @@ static inline int _rnic_ioctl(int fd, unsigned long cmd, void *arg)
 #define do_ioctl(fd, cmd, arg) ASSERT_EQ(0, _rnic_ioctl(fd, cmd, arg))
 #define do_err_ioctl(err, fd, cmd, arg) \
 	ASSERT_EQ(-(err), _rnic_ioctl(fd, cmd, arg))
+
+/*
+ * Objects on a raw context (an fd from rnic_open(), no librnic): for the
+ * tests that send what librnic never would, and those that must not map
+ * rings. _x() returns 0 or -errno, do_x() asserts 0.
+ */
+
+/* A PD; its handle in *handle. */
+static inline int _alloc_pd(int fd, __u32 *handle)
+{
+	struct rnic_alloc_pd cmd = { .size = sizeof(cmd) };
+	int ret;
+
+	ret = _rnic_ioctl(fd, RNIC_IOCTL_ALLOC_PD, &cmd);
+	*handle = cmd.out_handle;
+	return ret;
+}
+
+#define do_alloc_pd(fd, handle) ASSERT_EQ(0, _alloc_pd(fd, handle))
+
+/*
+ * A CQ of @cqe entries; @channel is its completion channel with
+ * RNIC_CREATE_CQ_CHANNEL in @flags, else 0. The answer in *cmd.
+ */
+static inline int _create_cq(int fd, __u32 cqe, __u32 flags, __u32 channel,
+			     struct rnic_create_cq *cmd)
+{
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->size = sizeof(*cmd);
+	cmd->flags = flags;
+	cmd->user_handle = 0x1234567890abcdefULL;
+	cmd->cqe = cqe;
+	cmd->channel_handle = channel;
+	return _rnic_ioctl(fd, RNIC_IOCTL_CREATE_CQ, cmd);
+}
+
+#define do_create_cq(fd, cqe, flags, channel, cmd) \
+	ASSERT_EQ(0, _create_cq(fd, cqe, flags, channel, cmd))
+
+/* A PD and a CQ of 4 entries, what a QP needs: handles in *pd and *cq. */
+static inline int _pd_and_cq(int fd, __u32 *pd, __u32 *cq)
+{
+	struct rnic_create_cq cmd;
+	int ret;
+
+	ret = _alloc_pd(fd, pd);
+	if (ret)
+		return ret;
+	ret = _create_cq(fd, 4, 0, 0, &cmd);
+	*cq = cmd.out_handle;
+	return ret;
+}
+
+#define do_pd_and_cq(fd, pd, cq) ASSERT_EQ(0, _pd_and_cq(fd, pd, cq))
+
+/*
+ * Destroy @handle with @cmd, one of the destroy ioctls that take a bare
+ * struct rnic_destroy (PD, MR, AH, channel; not CQ, QP, SRQ).
+ */
+static inline int _destroy(int fd, unsigned long cmd, __u32 handle)
+{
+	struct rnic_destroy arg = { .size = sizeof(arg), .handle = handle };
+
+	return _rnic_ioctl(fd, cmd, &arg);
+}
+
+#define do_destroy(fd, cmd, handle) ASSERT_EQ(0, _destroy(fd, cmd, handle))
+
+static inline int _destroy_qp(int fd, __u32 handle)
+{
+	struct rnic_destroy_qp cmd = { .size = sizeof(cmd), .handle = handle };
+
+	return _rnic_ioctl(fd, RNIC_IOCTL_DESTROY_QP, &cmd);
+}
+
+#define do_destroy_qp(fd, handle) ASSERT_EQ(0, _destroy_qp(fd, handle))
 
 static inline int _query_port(int fd, __u32 port, struct rnic_query_port *out)
 {
@@ -183,6 +275,77 @@ static inline int rnic_del_all(struct rnic_genl *g)
 		ret = rnic_link_del(g, names[i]);
 	free(names);
 	return ret;
+}
+
+/**
+ * rnic_kill_at_random() - kill processes wherever they happen to be
+ * @rounds: how many children
+ * @max_us: each is killed less than this many microseconds after its fork
+ * @churn: what each child does, until it is killed (if it returns, the
+ *	child exits)
+ * @arg: its argument
+ *
+ * The children are forked and reaped one at a time, with SIGKILL, so that
+ * the kernel has to clean up after a process stopped at any point of
+ * @churn. The pauses are rand() % @max_us, seeded with our pid.
+ */
+static inline void rnic_kill_at_random(struct __test_metadata *_metadata,
+				       int rounds, int max_us,
+				       void (*churn)(void *arg), void *arg)
+{
+	int round;
+
+	srand(getpid());
+	for (round = 0; round < rounds; round++) {
+		pid_t pid = fork();
+
+		ASSERT_LE(0, pid);
+		if (pid == 0) {
+			churn(arg);
+			_exit(1);
+		}
+		usleep(rand() % max_us);
+		kill(pid, SIGKILL);
+		ASSERT_EQ(pid, waitpid(pid, NULL, 0));
+	}
+}
+
+/**
+ * rnic_fixture_setup() - what every device test starts with
+ * @g: the netlink handle, opened here
+ * @res: a zeroed buffer for rnic_res_get(), allocated here; NULL for none
+ * @dev: the device added once every rnic device is gone; NULL adds none
+ * @netdev: the netdev @dev is bound to; NULL for none
+ *
+ * Asserts (a failure is reported at the line here, the device named).
+ * Undone by rnic_fixture_teardown().
+ */
+static inline void rnic_fixture_setup(struct __test_metadata *_metadata,
+				      struct rnic_genl **g,
+				      struct rnic_res_info **res,
+				      const char *dev, const char *netdev)
+{
+	if (res) {
+		*res = calloc(1, sizeof(**res));
+		ASSERT_NE(NULL, *res);
+	}
+	*g = rnic_genl_open();
+	ASSERT_NE(NULL, *g);
+	ASSERT_EQ(0, rnic_del_all(*g));
+	if (dev)
+		do_link_add(*g, dev, netdev);
+}
+
+/* Remove every rnic device, close @g and free @res (either may be NULL). */
+static inline void rnic_fixture_teardown(struct __test_metadata *_metadata,
+					 struct rnic_genl *g,
+					 struct rnic_res_info *res)
+{
+	if (g) {
+		EXPECT_EQ(0, rnic_del_all(g));
+		rnic_genl_close(g);
+	}
+	free(res);
 }
 
 #endif /* RNIC_TEST_H */

@@ -29,9 +29,7 @@ FIXTURE(rxe) {
 
 FIXTURE_SETUP(rxe)
 {
-	self->g = rnic_genl_open();
-	ASSERT_NE(NULL, self->g);
-	ASSERT_EQ(0, rnic_del_all(self->g));
+	rnic_fixture_setup(_metadata, &self->g, NULL, NULL, NULL);
 	self->have_rxe = rnic_sh("modprobe rdma_rxe 2>/dev/null") == 0 &&
 			 rnic_sh("command -v rdma >/dev/null && command -v ibv_devices >/dev/null") == 0;
 	if (!self->have_rxe)
@@ -43,10 +41,7 @@ FIXTURE_SETUP(rxe)
 
 FIXTURE_TEARDOWN(rxe)
 {
-	if (self->g) {
-		EXPECT_EQ(0, rnic_del_all(self->g));
-		rnic_genl_close(self->g);
-	}
+	rnic_fixture_teardown(_metadata, self->g, NULL);
 	if (self->have_rxe) {
 		rnic_sh("rdma link del t_rxe0 2>/dev/null");
 		rnic_sh("ip link del t_veth0 2>/dev/null");

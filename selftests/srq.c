@@ -14,33 +14,6 @@
 
 #define DEV "t_srq"
 
-/* Mappings of rnic char devices in this process. */
-static int uverbs_mappings(void)
-{
-	char line[512];
-	int n = 0;
-	FILE *f;
-
-	f = fopen("/proc/self/maps", "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, "/dev/infiniband/uverbs"))
-			n++;
-	fclose(f);
-	return n;
-}
-
-static int _alloc_pd(int fd, __u32 *handle)
-{
-	struct rnic_alloc_pd cmd = { .size = sizeof(cmd) };
-	int ret;
-
-	ret = _rnic_ioctl(fd, RNIC_IOCTL_ALLOC_PD, &cmd);
-	*handle = cmd.out_handle;
-	return ret;
-}
-
 static int _create_srq(int fd, __u32 pd, __u32 max_wr, __u32 max_sge,
 		       __u32 srq_limit, struct rnic_create_srq *cmd)
 {
@@ -52,13 +25,6 @@ static int _create_srq(int fd, __u32 pd, __u32 max_wr, __u32 max_sge,
 	cmd->srq_limit = srq_limit;
 	cmd->user_handle = 0x1234567890abcdefULL;
 	return _rnic_ioctl(fd, RNIC_IOCTL_CREATE_SRQ, cmd);
-}
-
-static int _destroy(int fd, unsigned long ioctl_cmd, __u32 handle)
-{
-	struct rnic_destroy cmd = { .size = sizeof(cmd), .handle = handle };
-
-	return _rnic_ioctl(fd, ioctl_cmd, &cmd);
 }
 
 /* Destroy an SRQ; 0 or -errno, and how many of its events were read. */
@@ -97,28 +63,17 @@ FIXTURE(srq) {
 FIXTURE_SETUP(srq)
 {
 	self->ctx = NULL;
-	self->res = calloc(1, sizeof(*self->res));
-	ASSERT_NE(NULL, self->res);
-	self->g = rnic_genl_open();
-	ASSERT_NE(NULL, self->g);
-	ASSERT_EQ(0, rnic_del_all(self->g));
-	do_link_add(self->g, DEV, NULL);
-	self->ctx = rnic_ibv_open(DEV);
-	ASSERT_NE(NULL, self->ctx);
+	rnic_fixture_setup(_metadata, &self->g, &self->res, DEV, NULL);
+	self->ctx = do_ptr(rnic_ibv_open(DEV));
 	ASSERT_EQ(0, ibv_query_device(self->ctx, &self->attr));
-	self->pd = ibv_alloc_pd(self->ctx);
-	ASSERT_NE(NULL, self->pd);
+	self->pd = do_ptr(ibv_alloc_pd(self->ctx));
 }
 
 FIXTURE_TEARDOWN(srq)
 {
 	if (self->ctx)
 		EXPECT_EQ(0, ibv_close_device(self->ctx));
-	if (self->g) {
-		EXPECT_EQ(0, rnic_del_all(self->g));
-		rnic_genl_close(self->g);
-	}
-	free(self->res);
+	rnic_fixture_teardown(_metadata, self->g, self->res);
 }
 
 TEST_F(srq, device_limits_and_no_resize)
@@ -285,7 +240,7 @@ TEST_F(srq, ring_layout_and_mapping)
 	unsigned char *ring;
 	__u32 pd, i;
 
-	ASSERT_EQ(0, _alloc_pd(fd, &pd));
+	do_alloc_pd(fd, &pd);
 	ASSERT_EQ(0, _create_srq(fd, pd, 6, 3, 0, &c));
 	EXPECT_EQ(8, c.out_max_wr);
 	EXPECT_EQ(3, c.out_max_sge);
@@ -465,7 +420,7 @@ TEST_F(srq, close_frees_everything)
 	fd = rnic_open(DEV);
 	ASSERT_LE(0, fd);
 	for (i = 0; i < 32; i++) {
-		ASSERT_EQ(0, _alloc_pd(fd, &pd));
+		do_alloc_pd(fd, &pd);
 		ASSERT_EQ(0, _create_srq(fd, pd, 1 + i * 100, i % 33, i % 2,
 					 &c));
 	}
@@ -508,41 +463,32 @@ TEST_F(srq, process_exit_frees_mapped_srqs)
 	EXPECT_EQ(1, self->res->n_ctxs);
 }
 
+/* PDs and SRQs of every size with a limit armed, some destroyed. */
+static void srq_churn(void *arg)
+{
+	struct ibv_context *ctx = rnic_ibv_open(DEV);
+	struct ibv_srq_attr attr = { .srq_limit = 1 };
+	struct ibv_srq_init_attr init;
+	struct ibv_srq *srq;
+	struct ibv_pd *pd;
+	int i;
+
+	(void)arg;
+	for (i = 0; ctx; i++) {
+		pd = ibv_alloc_pd(ctx);
+		srq = pd ? create_srq(pd, 1 + i % 300, i % 4, 0, &init) : NULL;
+		if (srq)
+			ibv_modify_srq(srq, &attr, IBV_SRQ_LIMIT);
+		if (srq && i % 2)
+			ibv_destroy_srq(srq);
+		if (pd && i % 4 == 1)
+			ibv_dealloc_pd(pd);
+	}
+}
+
 TEST_F(srq, sigkill_at_random_points)
 {
-	struct ibv_srq_init_attr init;
-	int round;
-
-	srand(getpid());
-	for (round = 0; round < 100; round++) {
-		pid_t pid = fork();
-
-		ASSERT_LE(0, pid);
-		if (pid == 0) {
-			struct ibv_context *ctx = rnic_ibv_open(DEV);
-			struct ibv_srq_attr attr = { .srq_limit = 1 };
-			struct ibv_srq *srq;
-			struct ibv_pd *pd;
-			int i;
-
-			for (i = 0; ctx; i++) {
-				pd = ibv_alloc_pd(ctx);
-				srq = pd ? create_srq(pd, 1 + i % 300, i % 4,
-						      0, &init) : NULL;
-				if (srq)
-					ibv_modify_srq(srq, &attr,
-						       IBV_SRQ_LIMIT);
-				if (srq && i % 2)
-					ibv_destroy_srq(srq);
-				if (pd && i % 4 == 1)
-					ibv_dealloc_pd(pd);
-			}
-			_exit(1);
-		}
-		usleep(rand() % 3000);
-		kill(pid, SIGKILL);
-		ASSERT_EQ(pid, waitpid(pid, NULL, 0));
-	}
+	rnic_kill_at_random(_metadata, 100, 3000, srq_churn, NULL);
 	ASSERT_EQ(0, rnic_res_get(self->g, DEV, self->res));
 	EXPECT_EQ(0, self->res->counts[RNIC_RES_SRQ]);
 	EXPECT_EQ(1, self->res->counts[RNIC_RES_PD]);
@@ -577,7 +523,7 @@ TEST_F_TIMEOUT(srq, srq_limit_of_the_device, 180)
 	for (i = 0; i < 2; i++) {
 		fds[i] = rnic_open(DEV);
 		ASSERT_LE(0, fds[i]);
-		ASSERT_EQ(0, _alloc_pd(fds[i], &pds[i]));
+		do_alloc_pd(fds[i], &pds[i]);
 	}
 	for (i = 0; i < self->attr.max_srq; i++) {
 		if (_create_srq(fds[i % 2], pds[i % 2], 1, 0, 0, &c))
@@ -611,7 +557,7 @@ TEST_F(srq, cmd_length)
 	struct rnic_destroy_srq *d = (void *)buf;
 	__u32 pd, handle;
 
-	ASSERT_EQ(0, _alloc_pd(fd, &pd));
+	do_alloc_pd(fd, &pd);
 
 	/* create: the first version ends with out_ring. */
 	memset(buf, 0, sizeof(buf));

@@ -19,9 +19,7 @@ FIXTURE_SETUP(verbs)
 {
 	self->list = NULL;
 	self->ctx = NULL;
-	self->g = rnic_genl_open();
-	ASSERT_NE(NULL, self->g);
-	ASSERT_EQ(0, rnic_del_all(self->g));
+	rnic_fixture_setup(_metadata, &self->g, NULL, NULL, NULL);
 	ASSERT_EQ(0, rnic_sh("ip link set lo up"));
 	do_link_add(self->g, "t_verbs0", NULL);
 	do_link_add(self->g, "t_verbs1", "lo");
@@ -33,10 +31,7 @@ FIXTURE_TEARDOWN(verbs)
 		EXPECT_EQ(0, ibv_close_device(self->ctx));
 	if (self->list)
 		ibv_free_device_list(self->list);
-	if (self->g) {
-		EXPECT_EQ(0, rnic_del_all(self->g));
-		rnic_genl_close(self->g);
-	}
+	rnic_fixture_teardown(_metadata, self->g, NULL);
 }
 
 static struct ibv_device *find(struct ibv_device **list, const char *name)

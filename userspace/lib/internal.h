@@ -55,8 +55,6 @@ void rnic_device_put(struct rnic_device *rdev);
  * struct rnic_context - librnic's side of a struct ibv_context
  * @ibctx: what the application sees
  * @rdev: the device, referenced for the context's lifetime
- *
- * Later issues add the object tables and mapped rings here.
  */
 struct rnic_context {
 	struct ibv_context ibctx;
@@ -90,19 +88,81 @@ int rnic_destroy_obj(struct ibv_context *context, unsigned long cmd,
 		     uint32_t handle);
 
 /**
+ * struct rnic_ring - a ring the kernel described, as mapped (DOC "rnic
+ *	rings" in rnic-abi.h)
+ * @producer: the producer index word
+ * @consumer: the consumer index word
+ * @entries: entry 0
+ * @entry_size: bytes per entry
+ * @mask: number of entries - 1
+ * @size: bytes mapped
+ *
+ * Filled by rnic_ring_set() from a struct rnic_ring_info that
+ * rnic_ring_check() accepted.
+ */
+struct rnic_ring {
+	uint32_t *producer;
+	uint32_t *consumer;
+	char *entries;
+	uint32_t entry_size;
+	uint32_t mask;
+	size_t size;
+};
+
+/**
+ * rnic_ring_check() - check a ring the kernel described before mapping it
+ * @ri: the ring, from a create or resize ioctl
+ * @room: bytes an entry must hold
+ * @word_off: offset of the ring's other __u32 word (a work queue's flags
+ *	word, a CQ's arm word), or NULL if it has none
+ *
+ * Return: 0, or EPROTO if @ri breaks the contract: no entries or not a
+ * power of two of them; entries smaller than @room, not 8-byte aligned,
+ * or past the region; an index or @word_off word unaligned, outside the
+ * region, inside an entry, or on another of these words.
+ */
+int rnic_ring_check(const struct rnic_ring_info *ri, uint64_t room,
+		    const uint32_t *word_off);
+
+/**
+ * rnic_ring_mmap() - map a checked ring's region from the char device
+ * @at: where (MAP_FIXED: replaces what is there), or NULL for anywhere
+ * @fd: the context's cmd_fd
+ * @ri: the ring
+ *
+ * Return: the region's address, or NULL with errno set.
+ */
+void *rnic_ring_mmap(void *at, int fd, const struct rnic_ring_info *ri);
+
+/**
+ * rnic_ring_set() - describe a checked ring mapped at @va
+ * @r: the description to fill
+ * @va: the region's address
+ * @ri: the ring
+ *
+ * The index pointers are stored atomically (relaxed), so that a reader
+ * that loads them without a lock (ibv_poll_cq()'s empty check) sees
+ * either the old or the new one.
+ */
+void rnic_ring_set(struct rnic_ring *r, void *va,
+		   const struct rnic_ring_info *ri);
+
+/* rnic_ring_entry() - the entry at free-running index @idx. */
+static inline void *rnic_ring_entry(const struct rnic_ring *r, uint32_t idx)
+{
+	return r->entries + (size_t)(idx & r->mask) * r->entry_size;
+}
+
+/**
  * struct rnic_wq - the producer side of a work queue ring: an SQ, an RQ or
- *	an SRQ (DOC "rnic rings" in rnic-abi.h)
+ *	an SRQ
  * @lock: serialises posting to this queue, and only to it
- * @map: the mapped region, @map_size bytes; NULL for a queue without a
- *	ring (0 work requests), which is always full
- * @map_size: bytes mapped
- * @producer: producer index in @map, written by us (store-release)
- * @consumer: consumer index in @map, written by the kernel (load-acquire)
+ * @map: the mapped region; NULL for a queue without a ring (0 work
+ *	requests), which is always full
+ * @ring: the ring in @map. We write its producer index (store-release),
+ *	the kernel its consumer index (load-acquire)
  * @flags: flags word in @map (enum rnic_wq_flags), written by the kernel;
  *	NULL for an SRQ, which has none
- * @slots: entry 0 in @map
- * @entry_size: bytes per entry
- * @mask: @size - 1
  * @size: number of entries; 0 without a ring
  * @head: our copy of the producer index: the next entry to write
  * @tail: the consumer index as last read: entries below it are free.
@@ -117,13 +177,8 @@ int rnic_destroy_obj(struct ibv_context *context, unsigned long cmd,
 struct rnic_wq {
 	pthread_spinlock_t lock;
 	void *map;
-	size_t map_size;
-	uint32_t *producer;
-	uint32_t *consumer;
+	struct rnic_ring ring;
 	uint32_t *flags;
-	char *slots;
-	uint32_t entry_size;
-	uint32_t mask;
 	uint32_t size;
 	uint32_t head;
 	uint32_t tail;
@@ -142,10 +197,10 @@ struct rnic_wq {
  * @nr_wr: work requests granted: must be the ring's entries (0: no ring)
  * @room: bytes an entry needs: header and SGEs or inline data
  *
- * Return: 0; EPROTO if the kernel's answer does not fit the contract (the
- * entries would not hold @room bytes, are not a power of two, or the
- * indexes or entries lie outside the region or on top of each other); or
- * the errno value of a failed mmap() or pthread_spin_init().
+ * Return: 0; EPROTO if the kernel's answer does not fit the contract
+ * (rnic_ring_check(), and a ring exactly when there are work requests,
+ * @nr_wr entries); or the errno value of a failed mmap() or
+ * pthread_spin_init().
  */
 int rnic_wq_open(struct rnic_wq *wq, int fd, const struct rnic_ring_info *ri,
 		 const uint32_t *flags_off, uint32_t nr_wr, uint64_t room);

@@ -58,6 +58,7 @@ static int fake_mmap_fail;	   /* errno for the next fake mmap() */
 static int fake_mmap_fail_skip;	   /* ... after this many succeed */
 static int fake_maps_live;	   /* fake regions mapped by librnic */
 static unsigned int fake_destroys; /* RNIC_IOCTL_DESTROY_QP/SRQ seen */
+static unsigned int fake_cq_destroys; /* RNIC_IOCTL_DESTROY_CQ seen */
 static uint32_t fake_start_index;  /* indexes of the rings created */
 
 /* What the doorbell ioctls (RING_SQ, KICK_SQ) saw. */
@@ -66,12 +67,14 @@ static unsigned long kick_cmd;
 static uint32_t kick_flags;
 static uint32_t kick_handle;
 static int fake_kick_err;
-static bool fake_no_ring_sq; /* an older kernel: RING_SQ is ENOTTY */
+static int fake_ring_sq_err; /* RING_SQ fails with it, unseen */
 
 /* The last RNIC_IOCTL_CREATE_QP, and a hook to corrupt its answer. */
 static struct rnic_create_qp last_create_qp;
 static void (*tamper_qp)(struct rnic_create_qp *q);
 static void (*tamper_srq)(struct rnic_create_srq *q);
+/* ... and of RNIC_IOCTL_CREATE_CQ and RNIC_IOCTL_RESIZE_CQ. */
+static void (*tamper_cq)(struct rnic_ring_info *ri, uint32_t *arm_off);
 
 #define FAKE_MAX_OBJS 128
 struct fake_qp {
@@ -196,6 +199,8 @@ static int fake_create_cq(struct rnic_create_cq *q)
 	fcqs[nr_cqs].handle = q->out_handle;
 	fcqs[nr_cqs++].ri = q->out_ring;
 	pthread_mutex_unlock(&fake_cq_lock);
+	if (tamper_cq)
+		tamper_cq(&q->out_ring, &q->out_arm_off);
 	return 0;
 }
 
@@ -230,6 +235,8 @@ static int fake_resize_cq(struct rnic_resize_cq *q)
 	*old = ri;
 	q->out_ring = ri;
 	q->out_arm_off = FAKE_ARM_OFF;
+	if (tamper_cq)
+		tamper_cq(&q->out_ring, &q->out_arm_off);
 out:
 	pthread_mutex_unlock(&fake_cq_lock);
 	return err;
@@ -263,6 +270,7 @@ static bool fake_cq_post(uint32_t handle, uint64_t wr_id)
 static int fake_destroy_cq(struct rnic_destroy_cq *q)
 {
 	FAKE_CHECK(q, !q->__reserved);
+	fake_cq_destroys++;
 	q->out_comp_events_reported = 0;
 	q->out_async_events_reported = 0;
 	return 0;
@@ -412,8 +420,8 @@ static int fake_kick_sq(struct rnic_kick_sq *q)
 
 static int fake_ring_sq(unsigned long handle)
 {
-	if (fake_no_ring_sq)
-		return ENOTTY;
+	if (fake_ring_sq_err)
+		return fake_ring_sq_err;
 	__atomic_add_fetch(&kicks, 1, __ATOMIC_RELAXED);
 	kick_cmd = RNIC_IOCTL_RING_SQ;
 	kick_flags = 0;
@@ -946,6 +954,111 @@ static void test_bad_rings(void)
 			ibv_destroy_srq(srq);
 	}
 	tamper_srq = NULL;
+}
+
+/* A CQ's ring is checked by the same rules as a work queue's. */
+static const char *const bad_cq_ring[] = {
+	"entry smaller than a CQE",
+	"entries not a power of two",
+	"no entries",
+	"entries past the region",
+	"arm word on the producer index",
+	"arm word on the consumer index",
+	"arm word past the region",
+	"arm word unaligned",
+	"arm word inside an entry",
+	"producer and consumer in one word",
+	"consumer index unaligned",
+	"producer index across the region's end",
+	"entries unaligned",
+};
+
+static void tamper_cq_fn(struct rnic_ring_info *ri, uint32_t *arm_off)
+{
+	switch (tamper_what) {
+	case 0:
+		ri->entry_size -= 8;
+		break;
+	case 1:
+		ri->entries = 3;
+		break;
+	case 2:
+		ri->entries = 0;
+		break;
+	case 3:
+		ri->size = FAKE_ENTS_OFF + 16;
+		break;
+	case 4:
+		*arm_off = ri->producer_off;
+		break;
+	case 5:
+		*arm_off = ri->consumer_off;
+		break;
+	case 6:
+		*arm_off = ri->size;
+		break;
+	case 7:
+		*arm_off = FAKE_ARM_OFF + 2;
+		break;
+	case 8:
+		*arm_off = FAKE_ENTS_OFF + 8;
+		break;
+	case 9:
+		ri->consumer_off = ri->producer_off;
+		break;
+	case 10:
+		ri->consumer_off = FAKE_CONS_OFF + 2;
+		break;
+	case 11:
+		ri->producer_off = ri->size - 2;
+		break;
+	case 12:
+		ri->entries_off = FAKE_ENTS_OFF - 28;
+		break;
+	}
+}
+
+static void test_bad_cq_rings(void)
+{
+	struct ibv_wc wc;
+	int live = fake_maps_live;
+	unsigned int d, i;
+	struct ibv_cq *bad;
+	int ret;
+
+	tamper_cq = tamper_cq_fn;
+	for (i = 0; i < ARRAY_SIZE(bad_cq_ring); i++) {
+		tamper_what = i;
+		d = fake_cq_destroys;
+		errno = 0;
+		bad = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+		ok(!bad && errno == EPROTO && fake_cq_destroys == d + 1 &&
+		   fake_maps_live == live,
+		   "CQ %s: EPROTO, CQ destroyed, nothing mapped",
+		   bad_cq_ring[i]);
+		if (bad)
+			ibv_destroy_cq(bad);
+	}
+
+	/* On resize: EPROTO, and the CQ keeps its old ring until destroy. */
+	for (i = 0; i < ARRAY_SIZE(bad_cq_ring); i++) {
+		tamper_cq = NULL;
+		bad = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+		if (!ok(bad != NULL, "a CQ to resize"))
+			break;
+		tamper_what = i;
+		tamper_cq = tamper_cq_fn;
+		errno = 0;
+		ret = ibv_resize_cq(bad, 32);
+		ok(ret == EPROTO && errno == EPROTO && bad->cqe == 16 &&
+		   ibv_poll_cq(bad, 1, &wc) == 0,
+		   "resize, new ring's %s: EPROTO, CQ as it was",
+		   bad_cq_ring[i]);
+		tamper_cq = NULL;
+		is_int(ibv_destroy_cq(bad), 0, "... and it is destroyed");
+		is_int(fake_maps_live, live, "... with every ring unmapped");
+	}
+	tamper_cq = NULL;
 }
 
 static void test_send_state(void)
@@ -1523,13 +1636,12 @@ static void test_doorbell(void)
 	ok(!ret && kicks == k + 1 && prod(ri) == 6,
 	   "a failed doorbell still returns 0: the WRs are posted");
 	fake_kick_err = 0;
-	fake_no_ring_sq = true;
+	fake_ring_sq_err = ENOTTY;
 	k = kicks;
 	ret = ibv_post_send(qp, wr, &bad);
-	ok(!ret && kicks == k + 1 && kick_cmd == RNIC_IOCTL_KICK_SQ &&
-	   kick_handle == qp->handle && kick_flags == 0 && prod(ri) == 9,
-	   "a kernel without RING_SQ: one RNIC_IOCTL_KICK_SQ, flags 0");
-	fake_no_ring_sq = false;
+	ok(!ret && kicks == k && prod(ri) == 9,
+	   "RING_SQ fails with ENOTTY: posted, no RNIC_IOCTL_KICK_SQ after it");
+	fake_ring_sq_err = 0;
 	ibv_destroy_qp(qp);
 
 	setenv("RNIC_SQ_POLL", "1", 1);
@@ -1988,6 +2100,7 @@ int main(void)
 	test_create();
 	test_no_rings();
 	test_bad_rings();
+	test_bad_cq_rings();
 	test_send_state();
 	test_opcodes();
 	test_send_checks();

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 #
 # End-to-end tests of the ping-pong examples, as root inside the VM with
-# rnic.ko loaded:  tools/vm/run -- tools/examples/tests/vm.sh
+# rnic.ko loaded:  tools/dev/vm/run -- tools/examples/tests/vm.sh
 # Every example runs as a server and a client process over 127.0.0.1 on a
 # device bound to lo; both must exit 0 with the address and throughput
 # lines (every payload byte is checked by the examples themselves). Then

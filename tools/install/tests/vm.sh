@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The VM half of the staged install test (make check; or by hand:
-# make install-check && tools/vm/run -- selftests/run install): the staged
+# make install-check && tools/dev/vm/run -- selftests/run install): the staged
 # rnic tool creates a device, the verbs program built against the staged
 # librnic runs on it with the staged library, rnic-devinfo from the stage
 # lists it, and udevadm test shows what the staged udev rule does.

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 #
 # End-to-end tests of rnic-perf, as root inside the VM with rnic.ko loaded:
-#   tools/vm/run -- selftests/run perf
+#   tools/dev/vm/run -- selftests/run perf
 # Every test once on rnic (server and client on one device over lo), the
 # table and --json checked, the options that change the data path (-e,
 # --poll, -q, -a, -D, -I), a mismatch between the sides; then the

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 #
 # End-to-end tests of the rnic tool against the module, as root inside the
-# VM with rnic.ko loaded:  tools/vm/run -- tools/rnic/tests/vm.sh
+# VM with rnic.ko loaded:  tools/dev/vm/run -- tools/rnic/tests/vm.sh
 # Leaves no device behind. TAP output; exit status 1 if any test failed.
 
 RNIC=${RNIC:-rnic}

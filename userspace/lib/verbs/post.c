@@ -72,12 +72,6 @@ uint32_t rnic_qp_send_opcodes(enum ibv_qp_type qp_type)
 	}
 }
 
-/* The entry at index @idx. */
-static void *wq_slot(const struct rnic_wq *wq, uint32_t idx)
-{
-	return wq->slots + (size_t)(idx & wq->mask) * wq->entry_size;
-}
-
 /*
  * Is the ring full? The cached consumer index may be old: read the
  * kernel's (load-acquire: it has finished with the entries below it) only
@@ -90,15 +84,14 @@ static bool wq_full(struct rnic_wq *wq)
 		return false;
 	if (!wq->size)
 		return true;
-	wq->tail = __atomic_load_n(wq->consumer, __ATOMIC_ACQUIRE);
+	wq->tail = __atomic_load_n(wq->ring.consumer, __ATOMIC_ACQUIRE);
 	return wq->head - wq->tail >= wq->size;
 }
 
 /*
  * The doorbell: RNIC_IOCTL_RING_SQ for a plain kick (the handle is the
  * argument: nothing for the kernel to copy in), RNIC_IOCTL_KICK_SQ with
- * flags or on a kernel that does not know RING_SQ. A failure is only
- * reported (see the top comment).
+ * flags. A failure is only reported (see the top comment).
  */
 static void qp_kick(struct rnic_qp *qp, uint32_t flags)
 {
@@ -107,14 +100,13 @@ static void qp_kick(struct rnic_qp *qp, uint32_t flags)
 		.flags = flags,
 		.qp_handle = qp->ibqp.handle,
 	};
-	int saved = errno, ret = ENOTTY;
+	int saved = errno, ret;
 
-	if (!flags)
+	if (flags)
+		ret = rnic_cmd(qp->ibqp.context, RNIC_IOCTL_KICK_SQ, &cmd);
+	else
 		ret = rnic_cmd(qp->ibqp.context, RNIC_IOCTL_RING_SQ,
 			       (void *)(uintptr_t)qp->ibqp.handle);
-	/* with flags, or a kernel older than RING_SQ */
-	if (ret == ENOTTY)
-		ret = rnic_cmd(qp->ibqp.context, RNIC_IOCTL_KICK_SQ, &cmd);
 	if (ret)
 		rnic_debug("QP %u: doorbell%s failed: %s", qp->ibqp.qp_num,
 			   flags & RNIC_KICK_RQ ? " (RQ flush)" : "",
@@ -260,12 +252,13 @@ int ibv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			ret = ENOMEM;
 		if (ret)
 			break;
-		send_wqe_write(wq_slot(sq, sq->head), qp, wr, inline_len);
+		send_wqe_write(rnic_ring_entry(&sq->ring, sq->head), qp, wr,
+			       inline_len);
 		sq->head++;
 		posted = true;
 	}
 	if (posted)
-		__atomic_store_n(sq->producer, sq->head, __ATOMIC_RELEASE);
+		__atomic_store_n(sq->ring.producer, sq->head, __ATOMIC_RELEASE);
 	pthread_spin_unlock(&sq->lock);
 
 	if (posted) {
@@ -314,7 +307,7 @@ static int recv_post(struct rnic_wq *wq, struct ibv_recv_wr **wrp,
 			ret = ENOMEM;
 		if (ret)
 			break;
-		slot = wq_slot(wq, wq->head);
+		slot = rnic_ring_entry(&wq->ring, wq->head);
 		memset(&wqe, 0, sizeof(wqe));
 		wqe.wr_id = wr->wr_id;
 		wqe.num_sge = (uint32_t)wr->num_sge;
@@ -329,7 +322,7 @@ static int recv_post(struct rnic_wq *wq, struct ibv_recv_wr **wrp,
 		*posted = true;
 	}
 	if (*posted)
-		__atomic_store_n(wq->producer, wq->head, __ATOMIC_RELEASE);
+		__atomic_store_n(wq->ring.producer, wq->head, __ATOMIC_RELEASE);
 	pthread_spin_unlock(&wq->lock);
 	*wrp = wr;
 	return ret;

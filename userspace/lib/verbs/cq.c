@@ -88,24 +88,6 @@ static struct rnic_comp_channel *to_rch(struct ibv_comp_channel *ibch)
 }
 
 /**
- * struct rnic_cq_ring - where a mapped ring keeps things
- * @producer: producer index, written by the kernel
- * @consumer: consumer index, written by us
- * @arm: arm word, written by us
- * @cqes: entry 0
- * @mask: entries - 1
- * @size: bytes mapped, from the start of the CQ's reservation
- */
-struct rnic_cq_ring {
-	uint32_t *producer;
-	uint32_t *consumer;
-	uint32_t *arm;
-	struct rnic_cqe *cqes;
-	uint32_t mask;
-	size_t size;
-};
-
-/**
  * struct rnic_cq_slot - a reservation of address space for a CQ's ring
  * @va: its address, NULL before its first use
  * @size: its bytes
@@ -135,8 +117,9 @@ struct rnic_cq_tomb {
  *	without @lock
  * @seq: sequence count of @ring (see the top of the file); written under
  *	@lock, read without it by the empty check
- * @ring: the ring, mapped at @slot[@cur]; written under @lock with @seq
- *	odd
+ * @ring: the ring, mapped at @slot[@cur]; the kernel writes its producer
+ *	index, we its consumer index. Written under @lock with @seq odd
+ * @arm: the arm word in @ring's region, written by us; set with @ring
  * @slot: where the ring is mapped, and where the next one will be;
  *	written under @resize_lock and @lock
  * @cur: the slot of @ring; written under @resize_lock and @lock
@@ -148,7 +131,8 @@ struct rnic_cq {
 	pthread_spinlock_t lock;
 	pthread_mutex_t resize_lock;
 	uint32_t seq;
-	struct rnic_cq_ring ring;
+	struct rnic_ring ring;
+	uint32_t *arm;
 	struct rnic_cq_slot slot[2];
 	unsigned int cur;
 	struct rnic_cq_tomb *tombs;
@@ -201,18 +185,10 @@ int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 }
 
 /* The kernel's answer decides where we read and write: check it. */
-static int cq_ring_check(const struct rnic_ring_info *ri, uint32_t arm_off)
+static int cq_ring_check(const struct rnic_ring_info *ri,
+			 const uint32_t *arm_off)
 {
-	uint64_t ents_end = ri->entries_off +
-			    (uint64_t)ri->entries * ri->entry_size;
-
-	if (ri->entry_size != sizeof(struct rnic_cqe) || !ri->entries ||
-	    (ri->entries & (ri->entries - 1)) || ents_end > ri->size ||
-	    ri->producer_off > ri->size - sizeof(uint32_t) ||
-	    ri->consumer_off > ri->size - sizeof(uint32_t) ||
-	    arm_off > ri->size - sizeof(uint32_t))
-		return EPROTO;
-	return 0;
+	return rnic_ring_check(ri, sizeof(struct rnic_cqe), arm_off);
 }
 
 /* Zeros at @addr, @len bytes (MAP_FIXED: whatever was there goes). */
@@ -223,29 +199,12 @@ static void *cq_zeros(void *addr, size_t len)
 		    (addr ? MAP_FIXED : 0), -1, 0);
 }
 
-/* Map the ring @ri describes over @va; 0 or an errno value. */
-static int cq_map_at(void *va, int fd, const struct rnic_ring_info *ri)
-{
-	if (mmap(va, ri->size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
-		 fd, (off_t)ri->offset) == MAP_FAILED)
-		return errno;
-	return 0;
-}
-
-static void cq_ring_set(struct rnic_cq_ring *r, void *va,
+/* Make the ring @ri describes, mapped at @va, the CQ's. */
+static void cq_ring_set(struct rnic_cq *cq, void *va,
 			const struct rnic_ring_info *ri, uint32_t arm_off)
 {
-	/* Atomic stores: the empty check may read the index pointers. */
-	__atomic_store_n(&r->producer, (uint32_t *)((char *)va +
-						    ri->producer_off),
-			 __ATOMIC_RELAXED);
-	__atomic_store_n(&r->consumer, (uint32_t *)((char *)va +
-						    ri->consumer_off),
-			 __ATOMIC_RELAXED);
-	r->arm = (uint32_t *)((char *)va + arm_off);
-	r->cqes = (struct rnic_cqe *)((char *)va + ri->entries_off);
-	r->mask = ri->entries - 1;
-	r->size = ri->size;
+	rnic_ring_set(&cq->ring, va, ri);
+	cq->arm = (uint32_t *)((char *)va + arm_off);
 }
 
 /*
@@ -283,10 +242,11 @@ static int cq_map_slot(struct rnic_cq *cq, unsigned int i, int fd,
 		s->va = va;
 		s->size = size;
 	}
-	ret = cq_map_at(s->va, fd, ri);
+	if (rnic_ring_mmap(s->va, fd, ri))
+		return 0;
 	/* MAP_FIXED may have unmapped what was there: no holes. */
-	if (ret)
-		cq_zeros(s->va, ri->size);
+	ret = errno;
+	cq_zeros(s->va, ri->size);
 	return ret;
 }
 
@@ -296,7 +256,7 @@ static int cq_map(struct rnic_cq *cq, int fd, const struct rnic_ring_info *ri,
 {
 	int ret;
 
-	ret = cq_ring_check(ri, arm_off);
+	ret = cq_ring_check(ri, &arm_off);
 	if (!ret)
 		ret = cq_map_slot(cq, 0, fd, ri);
 	if (ret) {
@@ -304,7 +264,7 @@ static int cq_map(struct rnic_cq *cq, int fd, const struct rnic_ring_info *ri,
 			munmap(cq->slot[0].va, cq->slot[0].size);
 		return ret;
 	}
-	cq_ring_set(&cq->ring, cq->slot[0].va, ri, arm_off);
+	cq_ring_set(cq, cq->slot[0].va, ri, arm_off);
 	cq->ibcq.cqe = (int)ri->entries;
 	return 0;
 }
@@ -325,7 +285,7 @@ static int cq_remap(struct rnic_cq *cq, int fd,
 		return ret;
 	__atomic_store_n(&cq->seq, cq->seq + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);		/* [W1] */
-	cq_ring_set(&cq->ring, cq->slot[next].va, ri, arm_off);
+	cq_ring_set(cq, cq->slot[next].va, ri, arm_off);
 	__atomic_store_n(&cq->seq, cq->seq + 1, __ATOMIC_RELEASE); /* [W2] */
 	cq->cur = next;
 	return 0;
@@ -475,7 +435,7 @@ int ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 	 * destroying the CQ is all that is left to do.
 	 */
 	if (!ret)
-		ret = cq_ring_check(&cmd.out_ring, cmd.out_arm_off);
+		ret = cq_ring_check(&cmd.out_ring, &cmd.out_arm_off);
 	if (!ret)
 		ret = cq_remap(cq, fd, &cmd.out_ring, cmd.out_arm_off);
 	if (!ret)
@@ -561,7 +521,7 @@ static __attribute__((noinline)) int cq_poll_locked(struct rnic_cq *cq,
 						    int num_entries,
 						    struct ibv_wc *wc)
 {
-	struct rnic_cq_ring *r = &cq->ring;
+	struct rnic_ring *r = &cq->ring;
 	uint32_t prod, cons;
 	int n = 0;
 
@@ -569,7 +529,7 @@ static __attribute__((noinline)) int cq_poll_locked(struct rnic_cq *cq,
 	cons = __atomic_load_n(r->consumer, __ATOMIC_RELAXED);
 	prod = __atomic_load_n(r->producer, __ATOMIC_ACQUIRE);
 	while (n < num_entries && cons != prod) {
-		cqe_to_wc(&r->cqes[cons & r->mask], &wc[n]);
+		cqe_to_wc(rnic_ring_entry(r, cons), &wc[n]);
 		cons++;
 		n++;
 	}
@@ -603,7 +563,7 @@ int ibv_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	cq->arm_seq = (cq->arm_seq + 1) & (UINT32_MAX >> RNIC_CQ_ARM_SEQ_SHIFT);
 	arm = cq->arm_seq << RNIC_CQ_ARM_SEQ_SHIFT |
 	      (solicited_only ? RNIC_CQ_ARM_SOLICITED : RNIC_CQ_ARM_NEXT);
-	__atomic_store_n(cq->ring.arm, arm, __ATOMIC_RELAXED);
+	__atomic_store_n(cq->arm, arm, __ATOMIC_RELAXED);
 	/*
 	 * Pairs with the kernel's barrier between publishing CQEs and reading
 	 * the arm word: the caller's next poll sees any CQE the kernel

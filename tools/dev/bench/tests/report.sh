@@ -1,9 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Host test of tools/bench/report (make -C tools test): the table and the
+# Host test of tools/dev/bench/report (make -C tools test): the table and the
 # JSON file made from a canned run (sample.raw: made-up figures in the
-# format tools/bench/guest prints), and --check on good and bad files.
+# format tools/dev/bench/guest prints), and --check on good and bad files.
 # TAP output; exit status 1 if a test failed.
 
 dir=$(cd "$(dirname "$0")" && pwd)
