@@ -297,7 +297,7 @@ static int res_number(const char *word, uint64_t *v)
 	return 0;
 }
 
-/* "show qp|mr [DEV] [KEY N]...": @keys are the filters this kind knows. */
+/* "show KIND [DEV] [KEY N]...": @keys are the filters @kind knows. */
 static int res_list(struct rnic *rd, const char *kind, uint8_t cmd,
 		    const char *const *keys, rnic_genl_each_t print)
 {
@@ -306,7 +306,6 @@ static int res_list(struct rnic *rd, const char *kind, uint8_t cmd,
 	static const char *const all[] = { "lqpn", "lkey", "rkey", "pid" };
 	const char *dev = NULL, *word;
 	unsigned int i, k;
-	int ret;
 
 	l.f.lqpn = l.f.lkey = l.f.rkey = l.f.pid = UINT64_MAX;
 	while (!rd_no_arg(rd)) {
@@ -328,14 +327,8 @@ static int res_list(struct rnic *rd, const char *kind, uint8_t cmd,
 						kind, word);
 		rd_next(rd);
 	}
-	ret = rnic_nl_open(rd);
-	if (ret)
-		return ret;
-	out_start_array(rd, NULL);
-	ret = rnic_genl_dump(rd->nl, cmd, dev, rnic_res_obj_parse,
+	return rnic_show_all(rd, cmd, dev, rnic_res_obj_parse,
 			     sizeof(struct rnic_res_obj), print, &l);
-	out_end_array(rd);
-	return ret ? rnic_nl_error(rd, ret) : RNIC_EXIT_OK;
 }
 
 static int res_show(struct rnic *rd)

@@ -99,18 +99,19 @@ int rnic_nl_error(struct rnic *rd, int err);
 int rnic_nl_open(struct rnic *rd);
 
 /*
- * rnic_show_all() - dump @cmd and print every reply with @print(info, rd),
+ * rnic_show_all() - dump @cmd and print every reply with @print(info, arg),
  * inside one JSON array. @dev restricts the dump to one device (NULL: all).
  * @parse and @size as for rnic_genl_dump().
  * Return: an exit status; a failure is printed.
  */
 int rnic_show_all(struct rnic *rd, uint8_t cmd, const char *dev,
 		  rnic_genl_parse_t parse, size_t size,
-		  rnic_genl_each_t print);
+		  rnic_genl_each_t print, void *arg);
 
 /*
  * rnic_show_one_or_all() - "show [DEV]": a GET of device @dev, or a dump
- * of every device when @dev is NULL, printed as rnic_show_all() does.
+ * of every device when @dev is NULL, printed as rnic_show_all() does with
+ * @rd as @print's argument.
  */
 int rnic_show_one_or_all(struct rnic *rd, uint8_t cmd, const char *dev,
 			 rnic_genl_parse_t parse, size_t size,

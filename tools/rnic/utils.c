@@ -131,7 +131,7 @@ int rnic_nl_open(struct rnic *rd)
 
 int rnic_show_all(struct rnic *rd, uint8_t cmd, const char *dev,
 		  rnic_genl_parse_t parse, size_t size,
-		  rnic_genl_each_t print)
+		  rnic_genl_each_t print, void *arg)
 {
 	int ret;
 
@@ -139,7 +139,7 @@ int rnic_show_all(struct rnic *rd, uint8_t cmd, const char *dev,
 	if (ret)
 		return ret;
 	out_start_array(rd, NULL);
-	ret = rnic_genl_dump(rd->nl, cmd, dev, parse, size, print, rd);
+	ret = rnic_genl_dump(rd->nl, cmd, dev, parse, size, print, arg);
 	/* Keep the JSON valid even when the dump failed half way. */
 	out_end_array(rd);
 	return ret ? rnic_nl_error(rd, ret) : RNIC_EXIT_OK;
@@ -153,7 +153,7 @@ int rnic_show_one_or_all(struct rnic *rd, uint8_t cmd, const char *dev,
 	int ret;
 
 	if (!dev)
-		return rnic_show_all(rd, cmd, NULL, parse, size, print);
+		return rnic_show_all(rd, cmd, NULL, parse, size, print, rd);
 	ret = rnic_nl_open(rd);
 	if (ret)
 		return ret;
