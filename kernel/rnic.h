@@ -683,13 +683,14 @@ void rnic_nl_exit(void);
 
 /*
  * verbs/: an object's RNIC_NL_ATTR_RES_* attributes for the resource
- * listings of netlink.c (RNIC_NL_CMD_RES_QP_GET, _MR_GET). Called under
+ * listings of netlink.c (RNIC_NL_CMD_RES_QP_GET, _MR_GET; an MR's keys
+ * only with @keys, for a reader with CAP_NET_ADMIN). Called under
  * rcu_read_lock() with an object found in its context's table, which may
  * be being destroyed (its struct outlives the grace period). Return: 0 or
  * -EMSGSIZE.
  */
 int rnic_qp_nl_fill(struct sk_buff *msg, struct rnic_uobj *uobj);
-int rnic_mr_nl_fill(struct sk_buff *msg, struct rnic_uobj *uobj);
+int rnic_mr_nl_fill(struct sk_buff *msg, struct rnic_uobj *uobj, bool keys);
 int rnic_pd_nl_fill(struct sk_buff *msg, struct rnic_uobj *uobj);
 int rnic_cq_nl_fill(struct sk_buff *msg, struct rnic_uobj *uobj);
 /* uobj.c: a handle's attributes for them, HANDLE and USERS */

@@ -160,6 +160,42 @@ TEST_F(res_list, own_pd_and_cq_listed)
 	free(c);
 }
 
+/*
+ * Without CAP_NET_ADMIN the MR is listed without its keys, whose random
+ * part is its protection; the length is still there.
+ */
+TEST_F(res_list, mr_keys_for_admin_only)
+{
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct res_objs *c = malloc(sizeof(*c));
+		struct rnic_genl *g;
+		unsigned int i;
+
+		if (!c || setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(1);
+		g = rnic_genl_open();
+		if (!g || res_dump(g, RNIC_NL_CMD_RES_MR_GET, DEV, c) ||
+		    !c->n)
+			_exit(2);
+		for (i = 0; i < c->n; i++)
+			if (c->o[i].attrs &
+			    ((UINT64_C(1) << RNIC_NL_ATTR_RES_LKEY) |
+			     (UINT64_C(1) << RNIC_NL_ATTR_RES_RKEY)) ||
+			    !c->o[i].mrlen)
+				_exit(3);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+}
+
 /* A dump of another device, or of none, lists none of the test's QPs. */
 TEST_F(res_list, other_device_excluded)
 {

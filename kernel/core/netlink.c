@@ -372,7 +372,7 @@ static int rnic_nl_stat_get_dumpit(struct sk_buff *skb,
 	return rnic_nl_dev_dumpit(skb, cb, rnic_nl_fill_stat);
 }
 
-/* Fills an object's own attributes: rnic_qp_nl_fill(), rnic_mr_nl_fill(). */
+/* Fills an object's own attributes: rnic_qp_nl_fill(), ... */
 typedef int (*rnic_nl_obj_fill_t)(struct sk_buff *msg,
 				  struct rnic_uobj *uobj);
 
@@ -511,10 +511,23 @@ static int rnic_nl_res_qp_dumpit(struct sk_buff *skb,
 	return rnic_nl_obj_dumpit(skb, cb, RNIC_OBJ_QP, rnic_qp_nl_fill);
 }
 
+static int rnic_nl_mr_fill_keys(struct sk_buff *msg, struct rnic_uobj *uobj)
+{
+	return rnic_mr_nl_fill(msg, uobj, true);
+}
+
+static int rnic_nl_mr_fill(struct sk_buff *msg, struct rnic_uobj *uobj)
+{
+	return rnic_mr_nl_fill(msg, uobj, false);
+}
+
+/* MR keys go only to a reader with CAP_NET_ADMIN. */
 static int rnic_nl_res_mr_dumpit(struct sk_buff *skb,
 				 struct netlink_callback *cb)
 {
-	return rnic_nl_obj_dumpit(skb, cb, RNIC_OBJ_MR, rnic_mr_nl_fill);
+	return rnic_nl_obj_dumpit(skb, cb, RNIC_OBJ_MR,
+				  netlink_capable(cb->skb, CAP_NET_ADMIN) ?
+				  rnic_nl_mr_fill_keys : rnic_nl_mr_fill);
 }
 
 static int rnic_nl_res_pd_dumpit(struct sk_buff *skb,

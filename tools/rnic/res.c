@@ -53,11 +53,11 @@ static void res_help_text(FILE *f)
 		"        that passes the filters (numbers in decimal or 0x hex), one\n"
 		"        line each, with the field names of rdma(8) 'rdma resource':\n"
 		"  INDEX: NAME: lqpn N [rqpn N] type T state S sq-psn N [rq-psn N] ctx ID pid PID comm COMM\n"
-		"  INDEX: NAME: lkey 0xK rkey 0xK mrlen N ctx ID pid PID comm COMM\n"
+		"  INDEX: NAME: [lkey 0xK rkey 0xK] mrlen N ctx ID pid PID comm COMM\n"
 		"  INDEX: NAME: pdn H users N ctx ID pid PID comm COMM\n"
 		"  INDEX: NAME: cqn H cqe N users N ctx ID pid PID comm COMM\n"
 		"where pdn and cqn are the handles in the context, and users counts\n"
-		"the objects using it.\n"
+		"the objects using it. MR keys are shown to CAP_NET_ADMIN only.\n"
 		"JSON output (-j): an array of objects with the same members (keys and\n"
 		"PSNs as numbers).\n");
 }
@@ -240,8 +240,11 @@ int res_mr_print(const void *obj, void *arg)
 	    !res_match(l->f.pid, o->pid))
 		return 0;
 	pr_obj_start(rd, o);
-	pr_key(rd, "lkey", o->lkey);
-	pr_key(rd, "rkey", o->rkey);
+	/* the kernel tells the keys to CAP_NET_ADMIN only */
+	if (obj_has(o, RNIC_NL_ATTR_RES_LKEY))
+		pr_key(rd, "lkey", o->lkey);
+	if (obj_has(o, RNIC_NL_ATTR_RES_RKEY))
+		pr_key(rd, "rkey", o->rkey);
 	out_uint(rd, "mrlen", "mrlen %s", o->mrlen);
 	pr_owner(rd, o);
 	pr_obj_end(rd);

@@ -115,8 +115,9 @@ enum rnic_nl_cmd {
  * @RNIC_NL_ATTR_RES_QP_STATE: u8, its state (enum ibv_qp_state values)
  * @RNIC_NL_ATTR_RES_SQ_PSN: u32, its sq_psn as last modified
  * @RNIC_NL_ATTR_RES_RQ_PSN: u32, its rq_psn as last modified (RC and UC)
- * @RNIC_NL_ATTR_RES_LKEY: u32, an MR's lkey
- * @RNIC_NL_ATTR_RES_RKEY: u32, its rkey
+ * @RNIC_NL_ATTR_RES_LKEY: u32, an MR's lkey; only to a reader with
+ *	CAP_NET_ADMIN (the keys' random part is the MR's protection)
+ * @RNIC_NL_ATTR_RES_RKEY: u32, its rkey; likewise
  * @RNIC_NL_ATTR_RES_MRLEN: u64, its length in bytes
  * @RNIC_NL_ATTR_RES_HANDLE: u32, a PD's or CQ's handle in its context
  *	(the number its context knows it by; unique in the context only)
