@@ -265,12 +265,14 @@ struct rnic_port {
  *	from just before the char device appears until removal
  * @cg_dev: the device as the RDMA cgroup controller knows it (rdma.max,
  *	rdma.current), under the device's name
- * @counters: events of the data path, indexed by enum rnic_nl_counter
- *	(entry 0 is unused); lockless, rnic_dev_count()
+ * @counters: events of the data path, per CPU, each indexed by enum
+ *	rnic_nl_counter (entry 0 is unused); rnic_dev_count() increments
+ *	the running CPU's, rnic_dev_counter() sums them
  * @remove_work: the second step of a removal under rtnl_lock (main.c);
  *	holds the registry's reference
- * @rcu: the struct is freed after a grace period: the local link finds a
- *	device in the GID map under RCU and looks its @qps up
+ * @rcu: the struct and @counters are freed after a grace period
+ *	(rnic_dev_free_rcu()): the local link finds a device in the GID map
+ *	under RCU, looks its @qps up and counts drops on it
  *
  * Lock order: rtnl_lock -> rnic_devs_lock -> @live_rwsem -> @ctx_lock ->
  * (context objs xa_lock) -> rnic_bind_lock -> @port.lock -> (the GID
@@ -322,9 +324,20 @@ struct rnic_dev {
 #if IS_ENABLED(CONFIG_CGROUP_RDMA)
 	struct rdmacg_device cg_dev;
 #endif
-	atomic64_t counters[__RNIC_NL_COUNTER_MAX];
+	struct rnic_dev_counters __percpu *counters;
 	struct work_struct remove_work;
 	struct rcu_head rcu;
+};
+
+/**
+ * struct rnic_dev_counters - one CPU's share of a device's counters
+ * @c: indexed by enum rnic_nl_counter
+ *
+ * Per CPU, so that the data path of QPs running on several CPUs does not
+ * bounce one cache line per packet between them.
+ */
+struct rnic_dev_counters {
+	u64 c[__RNIC_NL_COUNTER_MAX];
 };
 
 /**
@@ -528,7 +541,7 @@ struct rnic_channel {
 };
 
 /**
- * struct rnic_link_info - a consistent snapshot of a device for reporting
+ * struct rnic_dev_info - a consistent snapshot of a device for reporting
  * @name: device name
  * @index: device index
  * @uverbs_num: N of /dev/infiniband/uverbsN
@@ -540,10 +553,9 @@ struct rnic_channel {
  * @netdev_name: name of the bound netdev, empty when unbound
  * @contexts: open contexts
  * @gids: copy of the GID table
- * @counters: copy of rnic_dev.counters
  * @max_burst: rnic_dev.max_burst
  */
-struct rnic_link_info {
+struct rnic_dev_info {
 	char name[RNIC_DEV_NAME_MAX];
 	u32 index;
 	u32 uverbs_num;
@@ -555,7 +567,6 @@ struct rnic_link_info {
 	char netdev_name[IFNAMSIZ];
 	u32 contexts;
 	struct rnic_gid gids[RNIC_GID_TABLE_LEN];
-	u64 counters[__RNIC_NL_COUNTER_MAX];
 	u32 max_burst;
 };
 
@@ -582,11 +593,34 @@ static inline struct net *rnic_dev_net(const struct rnic_dev *rdev)
 	rnic_dbg_dev(__qp->rdev, "qp %u: " fmt, __qp->qpn, ##__VA_ARGS__); \
 })
 
-/* Count an event of the data path on the device. */
+/* The physical state that goes with a logical port state. */
+static inline u8 rnic_port_phys_state(u8 state)
+{
+	return state == RNIC_PORT_ACTIVE ? RNIC_PHYS_LINK_UP :
+					   RNIC_PHYS_DISABLED;
+}
+
+/* Count an event of the data path on the device; any context. */
 static inline void rnic_dev_count(struct rnic_dev *rdev,
 				  enum rnic_nl_counter counter)
 {
-	atomic64_inc(&rdev->counters[counter]);
+	this_cpu_inc(rdev->counters->c[counter]);
+}
+
+/*
+ * The device's count of an event: the CPUs' shares summed, each read once,
+ * without stopping the writers (on a 32-bit kernel a share being
+ * incremented can be read torn).
+ */
+static inline u64 rnic_dev_counter(struct rnic_dev *rdev,
+				   enum rnic_nl_counter counter)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(rdev->counters, cpu)->c[counter]);
+	return sum;
 }
 
 /* main.c: device registry */
@@ -600,7 +634,7 @@ void rnic_dev_del_bound(struct net_device *netdev);
 void rnic_dev_remove_queued(struct rnic_dev *rdev);
 struct rnic_dev *rnic_dev_find(struct net *net, const char *name);
 struct rnic_dev *rnic_dev_next(struct net *net, unsigned long *index);
-void rnic_dev_info(struct rnic_dev *rdev, struct rnic_link_info *info);
+void rnic_dev_info(struct rnic_dev *rdev, struct rnic_dev_info *info);
 u32 rnic_active_mtu(u32 netdev_mtu);
 
 /* netdev.c: binding to a netdev, GID table */
@@ -720,5 +754,20 @@ static inline void rnic_dpref_put(struct rnic_dpref *ref)
 /* netlink.c: generic netlink family */
 int rnic_nl_init(void);
 void rnic_nl_exit(void);
+
+/*
+ * verbs/: an object's RNIC_NL_ATTR_RES_* attributes for the resource
+ * listings of netlink.c (RNIC_NL_CMD_RES_QP_GET, _MR_GET; an MR's keys
+ * only with @keys, for a reader with CAP_NET_ADMIN). Called under
+ * rcu_read_lock() with an object found in its context's table, which may
+ * be being destroyed (its struct outlives the grace period). Return: 0 or
+ * -EMSGSIZE.
+ */
+int rnic_qp_nl_fill(struct sk_buff *msg, struct rnic_uobj *uobj);
+int rnic_mr_nl_fill(struct sk_buff *msg, struct rnic_uobj *uobj, bool keys);
+int rnic_pd_nl_fill(struct sk_buff *msg, struct rnic_uobj *uobj);
+int rnic_cq_nl_fill(struct sk_buff *msg, struct rnic_uobj *uobj);
+/* uobj.c: a handle's attributes for them, HANDLE and USERS */
+int rnic_uobj_nl_fill(struct sk_buff *msg, struct rnic_uobj *uobj);
 
 #endif /* RNIC_H */

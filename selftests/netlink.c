@@ -76,8 +76,9 @@ TEST_F(link, add_show_del)
 	EXPECT_STREQ("no such rnic device", rnic_genl_errmsg(self->g));
 }
 
-static int count_devs(const struct rnic_link_info *info, void *arg)
+static int count_devs(const void *dev, void *arg)
 {
+	const struct rnic_link_info *info = dev;
 	unsigned int *mask = arg;
 
 	if (!strncmp(info->name, "t_dump", 6) && info->name[6] >= '0' &&

@@ -395,8 +395,9 @@ struct ns_res_dump {
 	struct rnic_res_info first;
 };
 
-static int ns_collect_res(const struct rnic_res_info *info, void *arg)
+static int ns_collect_res(const void *res, void *arg)
 {
+	const struct rnic_res_info *info = res;
 	struct ns_res_dump *out = arg;
 
 	if (!out->n++)

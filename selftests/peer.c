@@ -290,7 +290,7 @@ FIXTURE(peer) {
 	struct dp_pair pair[2];		/* RC, UC */
 	struct dp_buf mr[2];		/* remote access target, per side */
 	struct dp_buf rbuf[2];		/* receive buffers, per side */
-	struct rnic_link_info *info;
+	struct rnic_stat_info *info;
 	const char *atk_dev;
 };
 
@@ -354,9 +354,9 @@ static uint64_t peer_counter(struct __test_metadata *_metadata,
 			     FIXTURE_DATA(peer) *self, const char *dev,
 			     enum rnic_nl_counter c)
 {
-	EXPECT_EQ(0, rnic_link_get(self->env.g, dev, self->info));
-	EXPECT_TRUE(self->info->attrs & (UINT64_C(1) << RNIC_NL_ATTR_COUNTERS))
-		TH_LOG("LINK_GET has no RNIC_NL_ATTR_COUNTERS");
+	EXPECT_EQ(0, rnic_stat_get(self->env.g, dev, self->info));
+	EXPECT_TRUE(self->info->has & (UINT64_C(1) << c))
+		TH_LOG("STAT_GET has no counter %s", rnic_counter_name(c));
 	return self->info->counters[c];
 }
 

@@ -246,9 +246,9 @@ static inline int rnic_info_gid_index(const struct rnic_link_info *info,
 	return -1;
 }
 
-static inline int rnic_collect_name(const struct rnic_link_info *info,
-				    void *arg)
+static inline int rnic_collect_name(const void *dev, void *arg)
 {
+	const struct rnic_link_info *info = dev;
 	char (*names)[RNIC_LINK_NAME_SIZE] = arg;
 	int i;
 

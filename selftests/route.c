@@ -31,7 +31,6 @@ struct rt_side {
 
 FIXTURE(route) {
 	struct rnic_genl *g;
-	struct rnic_link_info *info;
 	struct rt_side s[2];
 };
 
@@ -62,8 +61,6 @@ FIXTURE_SETUP(route)
 	self->g = rnic_genl_open();
 	ASSERT_NE(NULL, self->g);
 	ASSERT_EQ(0, rnic_del_all(self->g));
-	self->info = calloc(1, sizeof(*self->info));
-	ASSERT_NE(NULL, self->info);
 	rt_netdevs_del();
 	for (i = 0; i < 2; i++) {
 		s = &self->s[i];
@@ -103,7 +100,6 @@ FIXTURE_TEARDOWN(route)
 		rnic_genl_close(self->g);
 	}
 	rt_netdevs_del();
-	free(self->info);
 }
 
 static struct ibv_qp *rt_qp(struct rt_side *s, const struct dp_qp_opts *o)
@@ -115,9 +111,12 @@ static uint64_t rt_counter(struct __test_metadata *_metadata,
 			   FIXTURE_DATA(route) *self, int side,
 			   enum rnic_nl_counter c)
 {
-	EXPECT_EQ(0, rnic_link_get(self->g, devs[side], self->info));
-	EXPECT_TRUE(self->info->attrs & (UINT64_C(1) << RNIC_NL_ATTR_COUNTERS));
-	return self->info->counters[c];
+	struct rnic_stat_info info;
+
+	EXPECT_EQ(0, rnic_stat_get(self->g, devs[side], &info));
+	EXPECT_TRUE(info.has & (UINT64_C(1) << c))
+		TH_LOG("STAT_GET has no counter %s", rnic_counter_name(c));
+	return info.counters[c];
 }
 
 /* MSG bytes of pattern @seed at offset @off of @s's buffer, as @sgl. */

@@ -139,6 +139,19 @@ static char *rnic_devnode(struct device *dev, umode_t *mode)
 			 RNIC_UVERBS_BASE + to_rnic_dev(dev)->index);
 }
 
+/*
+ * The last step of a device's life, a grace period after its release: the
+ * local link may have found it in the GID map just before its GIDs left
+ * (rnic_port_remove()) and still count a drop on it.
+ */
+static void rnic_dev_free_rcu(struct rcu_head *rcu)
+{
+	struct rnic_dev *rdev = container_of(rcu, struct rnic_dev, rcu);
+
+	free_percpu(rdev->counters);
+	kfree(rdev);
+}
+
 static void rnic_dev_release(struct device *dev)
 {
 	struct rnic_dev *rdev = to_rnic_dev(dev);
@@ -151,7 +164,7 @@ static void rnic_dev_release(struct device *dev)
 	rnic_dev_dp_fini(rdev);
 	percpu_free_rwsem(&rdev->live_rwsem);
 	xa_erase(&rnic_devs, rdev->index);
-	kfree_rcu(rdev, rcu);
+	call_rcu(&rdev->rcu, rnic_dev_free_rcu);
 	rnic_obj_account(RNIC_OBJ_DEVICE, -1);
 }
 
@@ -393,6 +406,11 @@ int rnic_dev_add(const char *name, struct net *net, const char *ifname,
 	ret = dev_set_name(&rdev->dev, "%s", name);
 	if (ret)
 		goto err_put;
+	rdev->counters = alloc_percpu(struct rnic_dev_counters);
+	if (!rdev->counters) {
+		ret = -ENOMEM;
+		goto err_put;
+	}
 	ret = rnic_dev_dp_init(rdev);
 	if (ret)
 		goto err_put;
@@ -517,10 +535,9 @@ void rnic_dev_del_bound(struct net_device *netdev)
  *
  * Context: rnic_devs_lock held.
  */
-void rnic_dev_info(struct rnic_dev *rdev, struct rnic_link_info *info)
+void rnic_dev_info(struct rnic_dev *rdev, struct rnic_dev_info *info)
 {
 	struct rnic_port *port = &rdev->port;
-	u32 i;
 
 	lockdep_assert_held(&rnic_devs_lock);
 	memset(info, 0, sizeof(*info));
@@ -530,8 +547,6 @@ void rnic_dev_info(struct rnic_dev *rdev, struct rnic_link_info *info)
 	info->node_guid = rdev->node_guid;
 	info->max_burst = rdev->max_burst;
 	info->contexts = atomic_read(&rdev->ncontexts);
-	for (i = 0; i < ARRAY_SIZE(info->counters); i++)
-		info->counters[i] = atomic64_read(&rdev->counters[i]);
 
 	spin_lock_bh(&rnic_bind_lock);
 	if (rdev->netdev) {
@@ -663,6 +678,8 @@ static void __exit rnic_exit(void)
 	 * the module. The devices are freed before their class goes.
 	 */
 	destroy_workqueue(rnic_remove_wq);
+	/* rnic_dev_free_rcu() is module code */
+	rcu_barrier();
 	class_destroy(rnic_class);
 	unregister_chrdev_region(rnic_devt, RNIC_MAX_DEVICES);
 	rnic_check_leaks();

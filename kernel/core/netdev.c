@@ -277,6 +277,9 @@ static void rnic_port_sync(struct rnic_port *port, const void *arg)
 	if (state != port->state)
 		rnic_port_event(port, state == RNIC_PORT_ACTIVE ?
 				RNIC_EVENT_PORT_ACTIVE : RNIC_EVENT_PORT_ERR);
+	if (state == RNIC_PORT_DOWN && port->state == RNIC_PORT_ACTIVE)
+		rnic_dev_count(container_of(port, struct rnic_dev, port),
+			       RNIC_NL_COUNTER_LINK_DOWNED);
 	port->state = state;
 	port->netdev_mtu = READ_ONCE(netdev->mtu);
 }

@@ -20,7 +20,7 @@ static const struct nla_policy rnic_nl_policy[RNIC_NL_ATTR_MAX + 1] = {
 static struct genl_family rnic_nl_family;
 
 static int rnic_nl_put_gids(struct sk_buff *msg,
-			    const struct rnic_link_info *info)
+			    const struct rnic_dev_info *info)
 {
 	struct nlattr *table, *entry;
 	u32 i;
@@ -43,26 +43,9 @@ static int rnic_nl_put_gids(struct sk_buff *msg,
 	return 0;
 }
 
-static int rnic_nl_put_counters(struct sk_buff *msg,
-				const struct rnic_link_info *info)
-{
-	struct nlattr *nest;
-	u32 i;
-
-	nest = nla_nest_start(msg, RNIC_NL_ATTR_COUNTERS);
-	if (!nest)
-		return -EMSGSIZE;
-	for (i = RNIC_NL_COUNTER_UNSPEC + 1; i <= RNIC_NL_COUNTER_MAX; i++)
-		if (nla_put_u64_64bit(msg, i, info->counters[i],
-				      RNIC_NL_COUNTER_UNSPEC))
-			return -EMSGSIZE;
-	nla_nest_end(msg, nest);
-	return 0;
-}
-
-static int rnic_nl_fill_link(struct sk_buff *msg,
-			     const struct rnic_link_info *info,
-			     u32 portid, u32 seq, int flags)
+static int rnic_nl_put_link(struct sk_buff *msg,
+			    const struct rnic_dev_info *info,
+			    u32 portid, u32 seq, int flags)
 {
 	char uverbs[16];
 	void *hdr;
@@ -78,7 +61,10 @@ static int rnic_nl_fill_link(struct sk_buff *msg,
 	    nla_put_string(msg, RNIC_NL_ATTR_UVERBS, uverbs) ||
 	    nla_put_be64(msg, RNIC_NL_ATTR_NODE_GUID, info->node_guid,
 			 RNIC_NL_ATTR_PAD) ||
+	    nla_put_u32(msg, RNIC_NL_ATTR_PORT_INDEX, 1) ||
 	    nla_put_u8(msg, RNIC_NL_ATTR_PORT_STATE, info->state) ||
+	    nla_put_u8(msg, RNIC_NL_ATTR_PORT_PHYS_STATE,
+		       rnic_port_phys_state(info->state)) ||
 	    nla_put_u32(msg, RNIC_NL_ATTR_ACTIVE_MTU, info->active_mtu) ||
 	    nla_put_u32(msg, RNIC_NL_ATTR_CONTEXTS, info->contexts))
 		goto err_cancel;
@@ -91,7 +77,7 @@ static int rnic_nl_fill_link(struct sk_buff *msg,
 	if (info->max_burst &&
 	    nla_put_u32(msg, RNIC_NL_ATTR_MAX_BURST, info->max_burst))
 		goto err_cancel;
-	if (rnic_nl_put_gids(msg, info) || rnic_nl_put_counters(msg, info))
+	if (rnic_nl_put_gids(msg, info))
 		goto err_cancel;
 	genlmsg_end(msg, hdr);
 	return 0;
@@ -108,9 +94,30 @@ static const char *rnic_nl_dev_name(struct genl_info *info)
 	return nla_data(info->attrs[RNIC_NL_ATTR_DEV_NAME]);
 }
 
-static int rnic_nl_link_get_doit(struct sk_buff *skb, struct genl_info *info)
+/* One device's LINK_GET answer; rnic_devs_lock held. */
+static int rnic_nl_fill_link(struct sk_buff *msg, struct rnic_dev *rdev,
+			     u32 portid, u32 seq, int flags)
 {
-	struct rnic_link_info *link;
+	struct rnic_dev_info *info;
+	int ret;
+
+	info = kmalloc(sizeof(*info), GFP_KERNEL);
+	if (!info)
+		return -ENOMEM;
+	rnic_dev_info(rdev, info);
+	ret = rnic_nl_put_link(msg, info, portid, seq, flags);
+	kfree(info);
+	return ret;
+}
+
+/* Fills one device's answer; rnic_devs_lock held. */
+typedef int (*rnic_nl_fill_t)(struct sk_buff *msg, struct rnic_dev *rdev,
+			      u32 portid, u32 seq, int flags);
+
+/* A GET of the device named by DEV_NAME: @fill's answer, in @size bytes. */
+static int rnic_nl_dev_doit(struct genl_info *info, rnic_nl_fill_t fill,
+			    size_t size)
+{
 	struct rnic_dev *rdev;
 	struct sk_buff *msg;
 	const char *name;
@@ -119,69 +126,62 @@ static int rnic_nl_link_get_doit(struct sk_buff *skb, struct genl_info *info)
 	name = rnic_nl_dev_name(info);
 	if (!name)
 		return -EINVAL;
-	link = kmalloc(sizeof(*link), GFP_KERNEL);
-	if (!link)
+	msg = genlmsg_new(size, GFP_KERNEL);
+	if (!msg)
 		return -ENOMEM;
-
 	mutex_lock(&rnic_devs_lock);
 	rdev = rnic_dev_find(genl_info_net(info), name);
-	if (rdev)
-		rnic_dev_info(rdev, link);
+	ret = rdev ? fill(msg, rdev, info->snd_portid, info->snd_seq, 0) :
+		     -ENODEV;
 	mutex_unlock(&rnic_devs_lock);
-	if (!rdev) {
-		NL_SET_ERR_MSG_ATTR(info->extack,
-				    info->attrs[RNIC_NL_ATTR_DEV_NAME],
-				    "no such rnic device");
-		ret = -ENODEV;
-		goto out_free;
-	}
-
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg) {
-		ret = -ENOMEM;
-		goto out_free;
-	}
-	ret = rnic_nl_fill_link(msg, link, info->snd_portid, info->snd_seq, 0);
 	if (ret) {
 		nlmsg_free(msg);
-		goto out_free;
+		if (ret == -ENODEV)
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    info->attrs[RNIC_NL_ATTR_DEV_NAME],
+					    "no such rnic device");
+		return ret;
 	}
-	ret = genlmsg_reply(msg, info);
-out_free:
-	kfree(link);
-	return ret;
+	return genlmsg_reply(msg, info);
 }
 
-static int rnic_nl_link_get_dumpit(struct sk_buff *skb,
-				   struct netlink_callback *cb)
+/*
+ * A GET dump: @fill's answer for every device of the reader's namespace,
+ * from cb->args[0] (the device index to resume at) on.
+ */
+static int rnic_nl_dev_dumpit(struct sk_buff *skb,
+			      struct netlink_callback *cb, rnic_nl_fill_t fill)
 {
 	unsigned long index = cb->args[0];
-	struct rnic_link_info *link;
 	struct rnic_dev *rdev;
 	int ret = 0;
 
-	link = kmalloc(sizeof(*link), GFP_KERNEL);
-	if (!link)
-		return -ENOMEM;
-
 	mutex_lock(&rnic_devs_lock);
 	while ((rdev = rnic_dev_next(sock_net(skb->sk), &index))) {
-		rnic_dev_info(rdev, link);
-		ret = rnic_nl_fill_link(skb, link,
-					NETLINK_CB(cb->skb).portid,
-					cb->nlh->nlmsg_seq, NLM_F_MULTI);
+		ret = fill(skb, rdev, NETLINK_CB(cb->skb).portid,
+			   cb->nlh->nlmsg_seq, NLM_F_MULTI);
 		if (ret)
 			break;
 		index++;
 	}
 	mutex_unlock(&rnic_devs_lock);
-	kfree(link);
 
 	cb->args[0] = index;
 	/* A full skb ends this round; the next one resumes at index. */
 	if (ret == -EMSGSIZE && skb->len)
 		ret = 0;
 	return ret ?: skb->len;
+}
+
+static int rnic_nl_link_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return rnic_nl_dev_doit(info, rnic_nl_fill_link, NLMSG_GOODSIZE);
+}
+
+static int rnic_nl_link_get_dumpit(struct sk_buff *skb,
+				   struct netlink_callback *cb)
+{
+	return rnic_nl_dev_dumpit(skb, cb, rnic_nl_fill_link);
 }
 
 static int rnic_nl_link_add_doit(struct sk_buff *skb, struct genl_info *info)
@@ -316,58 +316,237 @@ static int rnic_nl_fill_res(struct sk_buff *msg, struct rnic_dev *rdev,
 	return 0;
 }
 
+/* The device's counters; lockless (rnic_dev_counter()). */
+static int rnic_nl_put_counters(struct sk_buff *msg, struct rnic_dev *rdev)
+{
+	struct nlattr *nest;
+	u32 i;
+
+	nest = nla_nest_start(msg, RNIC_NL_ATTR_COUNTERS);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = RNIC_NL_COUNTER_UNSPEC + 1; i <= RNIC_NL_COUNTER_MAX; i++)
+		if (nla_put_u64_64bit(msg, i, rnic_dev_counter(rdev, i),
+				      RNIC_NL_COUNTER_UNSPEC))
+			return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+/* One device's counters; rnic_devs_lock held, so @rdev is published. */
+static int rnic_nl_fill_stat(struct sk_buff *msg, struct rnic_dev *rdev,
+			     u32 portid, u32 seq, int flags)
+{
+	void *hdr;
+
+	lockdep_assert_held(&rnic_devs_lock);
+	hdr = genlmsg_put(msg, portid, seq, &rnic_nl_family, flags,
+			  RNIC_NL_CMD_STAT_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_string(msg, RNIC_NL_ATTR_DEV_NAME, rnic_dev_name(rdev)) ||
+	    nla_put_u32(msg, RNIC_NL_ATTR_DEV_INDEX, rdev->index) ||
+	    nla_put_u32(msg, RNIC_NL_ATTR_PORT_INDEX, 1) ||
+	    rnic_nl_put_counters(msg, rdev)) {
+		genlmsg_cancel(msg, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return 0;
+}
+
 static int rnic_nl_res_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct rnic_dev *rdev;
-	struct sk_buff *msg;
-	const char *name;
-	int ret;
-
-	name = rnic_nl_dev_name(info);
-	if (!name)
-		return -EINVAL;
 	/* Room for the largest context table a nest can hold. */
-	msg = genlmsg_new(NLMSG_GOODSIZE + U16_MAX, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	mutex_lock(&rnic_devs_lock);
-	rdev = rnic_dev_find(genl_info_net(info), name);
-	ret = rdev ? rnic_nl_fill_res(msg, rdev, info->snd_portid,
-				      info->snd_seq, 0) : -ENODEV;
-	mutex_unlock(&rnic_devs_lock);
-	if (ret) {
-		nlmsg_free(msg);
-		if (ret == -ENODEV)
-			NL_SET_ERR_MSG_ATTR(info->extack,
-					    info->attrs[RNIC_NL_ATTR_DEV_NAME],
-					    "no such rnic device");
-		return ret;
-	}
-	return genlmsg_reply(msg, info);
+	return rnic_nl_dev_doit(info, rnic_nl_fill_res,
+				NLMSG_GOODSIZE + U16_MAX);
 }
 
 static int rnic_nl_res_get_dumpit(struct sk_buff *skb,
 				  struct netlink_callback *cb)
 {
-	unsigned long index = cb->args[0];
+	return rnic_nl_dev_dumpit(skb, cb, rnic_nl_fill_res);
+}
+
+static int rnic_nl_stat_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return rnic_nl_dev_doit(info, rnic_nl_fill_stat, NLMSG_GOODSIZE);
+}
+
+static int rnic_nl_stat_get_dumpit(struct sk_buff *skb,
+				   struct netlink_callback *cb)
+{
+	return rnic_nl_dev_dumpit(skb, cb, rnic_nl_fill_stat);
+}
+
+/* Fills an object's own attributes: rnic_qp_nl_fill(), ... */
+typedef int (*rnic_nl_obj_fill_t)(struct sk_buff *msg,
+				  struct rnic_uobj *uobj);
+
+/* Where an object dump is: cb->args[] names, with what they hold. */
+enum {
+	RNIC_NL_ARG_DEV,	/* index of the device to resume at */
+	RNIC_NL_ARG_CTX,	/* id of the context to resume at */
+	RNIC_NL_ARG_HANDLE,	/* handle of the object to resume at */
+};
+
+/* One object's message: device, context, then the object's own. */
+static int rnic_nl_put_obj(struct sk_buff *skb, struct netlink_callback *cb,
+			   struct rnic_ctx *ctx, pid_t pid,
+			   struct rnic_uobj *uobj, rnic_nl_obj_fill_t fill)
+{
+	void *hdr;
+
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  &rnic_nl_family, NLM_F_MULTI,
+			  genl_dumpit_info(cb)->op.cmd);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_string(skb, RNIC_NL_ATTR_DEV_NAME,
+			   rnic_dev_name(ctx->dev)) ||
+	    nla_put_u32(skb, RNIC_NL_ATTR_DEV_INDEX, ctx->dev->index) ||
+	    nla_put_u32(skb, RNIC_NL_ATTR_CTX_ID, ctx->id) ||
+	    nla_put_u32(skb, RNIC_NL_ATTR_CTX_PID, pid) ||
+	    nla_put_string(skb, RNIC_NL_ATTR_CTX_COMM, ctx->comm) ||
+	    fill(skb, uobj)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+/*
+ * The objects of @type of one context from handle cb->args[HANDLE] on.
+ * The table is walked under RCU (objects are freed after a grace period,
+ * rnic_uobj), so a fill never sleeps and never blocks a destroy.
+ */
+static int rnic_nl_dump_ctx(struct sk_buff *skb, struct netlink_callback *cb,
+			    struct rnic_ctx *ctx, pid_t pid,
+			    enum rnic_obj_type type, rnic_nl_obj_fill_t fill)
+{
+	unsigned long handle = cb->args[RNIC_NL_ARG_HANDLE];
+	struct rnic_uobj *uobj;
+	int ret = 0;
+
+	rcu_read_lock();
+	xa_for_each_start(&ctx->objs, handle, uobj, handle) {
+		if (uobj->type != type)
+			continue;
+		ret = rnic_nl_put_obj(skb, cb, ctx, pid, uobj, fill);
+		if (ret)
+			break;
+	}
+	rcu_read_unlock();
+	cb->args[RNIC_NL_ARG_HANDLE] = ret ? handle : 0;
+	return ret;
+}
+
+/* The objects of one device, from context cb->args[CTX] on. */
+static int rnic_nl_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
+			    struct rnic_dev *rdev, enum rnic_obj_type type,
+			    rnic_nl_obj_fill_t fill)
+{
+	struct pid_namespace *pid_ns = task_active_pid_ns(current);
+	struct rnic_ctx *ctx;
+	int ret = 0;
+	pid_t pid;
+
+	mutex_lock(&rdev->ctx_lock);
+	/* Contexts are listed in the order of their ids. */
+	list_for_each_entry(ctx, &rdev->contexts, dev_node) {
+		if (ctx->id < cb->args[RNIC_NL_ARG_CTX])
+			continue;
+		pid = pid_nr_ns(ctx->pid, pid_ns);
+		if (!pid)
+			continue;
+		/* the one resumed at may be gone: start the next at 0 */
+		if (ctx->id != cb->args[RNIC_NL_ARG_CTX]) {
+			cb->args[RNIC_NL_ARG_CTX] = ctx->id;
+			cb->args[RNIC_NL_ARG_HANDLE] = 0;
+		}
+		ret = rnic_nl_dump_ctx(skb, cb, ctx, pid, type, fill);
+		if (ret)
+			break;
+	}
+	mutex_unlock(&rdev->ctx_lock);
+	if (!ret)
+		cb->args[RNIC_NL_ARG_CTX] = 0;
+	return ret;
+}
+
+/*
+ * An object dump: one message per object of @type of every device of the
+ * reader's namespace (or of the one named by DEV_NAME), resumed across
+ * skbs from cb->args[].
+ */
+static int rnic_nl_obj_dumpit(struct sk_buff *skb, struct netlink_callback *cb,
+			      enum rnic_obj_type type, rnic_nl_obj_fill_t fill)
+{
+	const struct nlattr *name = genl_dumpit_info(cb)->attrs[RNIC_NL_ATTR_DEV_NAME];
+	unsigned long index = cb->args[RNIC_NL_ARG_DEV];
 	struct rnic_dev *rdev;
 	int ret = 0;
 
 	mutex_lock(&rnic_devs_lock);
 	while ((rdev = rnic_dev_next(sock_net(skb->sk), &index))) {
-		ret = rnic_nl_fill_res(skb, rdev, NETLINK_CB(cb->skb).portid,
-				       cb->nlh->nlmsg_seq, NLM_F_MULTI);
-		if (ret)
-			break;
+		/* the one resumed at may be gone: start the next afresh */
+		if (index != cb->args[RNIC_NL_ARG_DEV]) {
+			cb->args[RNIC_NL_ARG_DEV] = index;
+			cb->args[RNIC_NL_ARG_CTX] = 0;
+			cb->args[RNIC_NL_ARG_HANDLE] = 0;
+		}
+		if (!name || !nla_strcmp(name, rnic_dev_name(rdev))) {
+			ret = rnic_nl_dump_dev(skb, cb, rdev, type, fill);
+			if (ret)
+				break;
+		}
 		index++;
 	}
 	mutex_unlock(&rnic_devs_lock);
 
-	cb->args[0] = index;
-	/* A full skb ends this round; the next one resumes at index. */
+	cb->args[RNIC_NL_ARG_DEV] = index;
+	/* A full skb ends this round; the next one resumes where it was. */
 	if (ret == -EMSGSIZE && skb->len)
 		ret = 0;
 	return ret ?: skb->len;
+}
+
+static int rnic_nl_res_qp_dumpit(struct sk_buff *skb,
+				 struct netlink_callback *cb)
+{
+	return rnic_nl_obj_dumpit(skb, cb, RNIC_OBJ_QP, rnic_qp_nl_fill);
+}
+
+static int rnic_nl_mr_fill_keys(struct sk_buff *msg, struct rnic_uobj *uobj)
+{
+	return rnic_mr_nl_fill(msg, uobj, true);
+}
+
+static int rnic_nl_mr_fill(struct sk_buff *msg, struct rnic_uobj *uobj)
+{
+	return rnic_mr_nl_fill(msg, uobj, false);
+}
+
+/* MR keys go only to a reader with CAP_NET_ADMIN. */
+static int rnic_nl_res_mr_dumpit(struct sk_buff *skb,
+				 struct netlink_callback *cb)
+{
+	return rnic_nl_obj_dumpit(skb, cb, RNIC_OBJ_MR,
+				  netlink_capable(cb->skb, CAP_NET_ADMIN) ?
+				  rnic_nl_mr_fill_keys : rnic_nl_mr_fill);
+}
+
+static int rnic_nl_res_pd_dumpit(struct sk_buff *skb,
+				 struct netlink_callback *cb)
+{
+	return rnic_nl_obj_dumpit(skb, cb, RNIC_OBJ_PD, rnic_pd_nl_fill);
+}
+
+static int rnic_nl_res_cq_dumpit(struct sk_buff *skb,
+				 struct netlink_callback *cb)
+{
+	return rnic_nl_obj_dumpit(skb, cb, RNIC_OBJ_CQ, rnic_cq_nl_fill);
 }
 
 static const struct genl_small_ops rnic_nl_ops[] = {
@@ -390,6 +569,27 @@ static const struct genl_small_ops rnic_nl_ops[] = {
 		.cmd = RNIC_NL_CMD_RES_GET,
 		.doit = rnic_nl_res_get_doit,
 		.dumpit = rnic_nl_res_get_dumpit,
+	},
+	{
+		.cmd = RNIC_NL_CMD_STAT_GET,
+		.doit = rnic_nl_stat_get_doit,
+		.dumpit = rnic_nl_stat_get_dumpit,
+	},
+	{
+		.cmd = RNIC_NL_CMD_RES_QP_GET,
+		.dumpit = rnic_nl_res_qp_dumpit,
+	},
+	{
+		.cmd = RNIC_NL_CMD_RES_MR_GET,
+		.dumpit = rnic_nl_res_mr_dumpit,
+	},
+	{
+		.cmd = RNIC_NL_CMD_RES_PD_GET,
+		.dumpit = rnic_nl_res_pd_dumpit,
+	},
+	{
+		.cmd = RNIC_NL_CMD_RES_CQ_GET,
+		.dumpit = rnic_nl_res_cq_dumpit,
 	},
 };
 

@@ -31,6 +31,7 @@
  * cgroups without the controller's counts, which went with the device.
  */
 #include <linux/slab.h>
+#include <net/netlink.h>
 
 #include "rnic.h"
 
@@ -321,4 +322,23 @@ void rnic_uobj_destroy_all(struct rnic_ctx *ctx)
 					progress = true;
 	} while (progress);
 	WARN_ON(!xa_empty(&ctx->objs));
+}
+
+/**
+ * rnic_uobj_nl_fill() - an object's handle and users for the resource
+ *	listings (RNIC_NL_ATTR_RES_HANDLE, RNIC_NL_ATTR_RES_USERS)
+ * @msg: the message being built
+ * @uobj: an object found in its context's table, under rcu_read_lock()
+ *
+ * Return: 0 or -EMSGSIZE.
+ */
+int rnic_uobj_nl_fill(struct sk_buff *msg, struct rnic_uobj *uobj)
+{
+	/* the table's own reference is not a user (0 once being destroyed) */
+	u32 users = refcount_read(&uobj->users);
+
+	if (nla_put_u32(msg, RNIC_NL_ATTR_RES_HANDLE, uobj->handle) ||
+	    nla_put_u32(msg, RNIC_NL_ATTR_RES_USERS, users ? users - 1 : 0))
+		return -EMSGSIZE;
+	return 0;
 }

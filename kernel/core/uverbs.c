@@ -118,8 +118,7 @@ static int rnic_query_port(struct rnic_ucmd *ucmd)
 	cmd->out_init_type_reply = 0;
 	cmd->out_active_width = RNIC_WIDTH_4X;
 	cmd->out_active_speed = RNIC_SPEED_EDR;
-	cmd->out_phys_state = state == RNIC_PORT_ACTIVE ?
-			      RNIC_PHYS_LINK_UP : RNIC_PHYS_DISABLED;
+	cmd->out_phys_state = rnic_port_phys_state(state);
 	cmd->out_link_layer = RNIC_LINK_LAYER_ETH;
 	cmd->out_port_flags = 0;
 	cmd->out_port_cap_flags2 = 0;

@@ -168,11 +168,14 @@ static bool rnic_comp_aeth(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	case RNIC_SYN_ACK:
 		return rnic_comp_ack(qp, pkt->psn);
 	case RNIC_SYN_RNR:
+		rnic_dev_count(qp->rdev, RNIC_NL_COUNTER_RCVD_RNR_ERR);
 		rnic_comp_ack(qp, prev);
 		if (!rnic_req_find_psn(qp, pkt->psn, &index))
 			return false;
 		if (req->rnr_retry != RNIC_RNR_INFINITE) {
 			if (!req->rnr_left) {
+				rnic_dev_count(qp->rdev,
+					       RNIC_NL_COUNTER_RETRY_RNR_EXCEEDED_ERR);
 				rnic_req_fail(qp, RNIC_WC_RNR_RETRY_EXC_ERR);
 				return true;
 			}
@@ -184,6 +187,7 @@ static bool rnic_comp_aeth(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	case RNIC_SYN_NAK:
 		rnic_comp_ack(qp, prev);
 		if (value == RNIC_NAK_PSN_SEQ) {
+			rnic_dev_count(qp->rdev, RNIC_NL_COUNTER_RCVD_SEQ_ERR);
 			rnic_req_rewind(qp, pkt->psn);
 			return true;
 		}

@@ -682,9 +682,11 @@ static void rnic_req_timeout(struct rnic_qp *qp)
 		return;
 	}
 	if (!req->retry_left) {
+		rnic_dev_count(qp->rdev, RNIC_NL_COUNTER_RETRY_EXCEEDED_ERR);
 		rnic_req_fail(qp, RNIC_WC_RETRY_EXC_ERR);
 		return;
 	}
+	rnic_dev_count(qp->rdev, RNIC_NL_COUNTER_COMPLETER_RETRY_ERR);
 	req->retry_left--;
 	/* go back to the first packet not acknowledged */
 	kw = rnic_kwqe(qp, req->done);

@@ -321,11 +321,20 @@ static void rnic_resp_ud(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 
 	/*
 	 * A datagram is one packet of at most the MTU: longer, it would
-	 * not have reached this port (a drop counter would count it here).
+	 * not have reached this port.
 	 */
-	if ((oper != RNIC_SEND_ONLY && oper != RNIC_SEND_ONLY_IMM) ||
-	    pkt->qkey != qp->resp.qkey || pkt->len > qp->path.mtu)
+	if (oper != RNIC_SEND_ONLY && oper != RNIC_SEND_ONLY_IMM) {
+		rnic_dev_count(qp->rdev, RNIC_NL_COUNTER_DROP_BAD_OPCODE);
 		return;
+	}
+	if (pkt->qkey != qp->resp.qkey) {
+		rnic_dev_count(qp->rdev, RNIC_NL_COUNTER_DROP_BAD_QKEY);
+		return;
+	}
+	if (pkt->len > qp->path.mtu) {
+		rnic_dev_count(qp->rdev, RNIC_NL_COUNTER_DROP_LENGTH);
+		return;
+	}
 	ret = rnic_resp_take(qp);
 	if (ret == -EAGAIN)
 		return;
@@ -363,12 +372,15 @@ static bool rnic_resp_need_rwqe(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	if (!ret)
 		return true;
 	if (ret == -EAGAIN) {
-		if (qp->type == RNIC_QPT_RC)
+		if (qp->type == RNIC_QPT_RC) {
+			rnic_dev_count(qp->rdev,
+				       RNIC_NL_COUNTER_SEND_RNR_ERR);
 			rnic_resp_aeth(qp, pkt->psn,
 				       RNIC_SYN_RNR | resp->min_rnr_timer);
-		else
+		} else {
 			resp->drop_msg = !rnic_oper_ends(pkt->opcode &
 							 RNIC_OPER_MASK);
+		}
 		return false;
 	}
 	/* a corrupted ring: the QP is done for, whatever its type */
@@ -645,13 +657,18 @@ static bool rnic_resp_check_seq(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 			return false;
 	} else if (pkt->psn != resp->epsn) {
 		if (rnic_psn_before(pkt->psn, resp->epsn)) {
+			rnic_dev_count(qp->rdev,
+				       RNIC_NL_COUNTER_DUPLICATE_REQUEST);
 			rnic_resp_duplicate(qp, pkt);
 			return false;
 		}
 		/* a gap: ask for the missing packets, once */
-		if (!resp->nak_sent)
+		if (!resp->nak_sent) {
+			rnic_dev_count(qp->rdev,
+				       RNIC_NL_COUNTER_OUT_OF_SEQ_REQUEST);
 			rnic_resp_aeth(qp, resp->epsn,
 				       RNIC_SYN_NAK | RNIC_NAK_PSN_SEQ);
+		}
 		resp->nak_sent = true;
 		return false;
 	}
@@ -723,13 +740,17 @@ void rnic_resp_rcv(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	struct rnic_resp *resp = &qp->resp;
 	u32 state;
 
-	if ((pkt->opcode & RNIC_TRANSPORT_MASK) != rnic_transport(qp->type))
+	if ((pkt->opcode & RNIC_TRANSPORT_MASK) != rnic_transport(qp->type)) {
+		rnic_dev_count(qp->rdev, RNIC_NL_COUNTER_DROP_BAD_OPCODE);
 		return;
+	}
 	spin_lock(&resp->lock);
 	resp->reply_to = pkt->src;
 	state = rnic_qp_state(qp);
-	if (state < RNIC_QPS_RTR || state == RNIC_QPS_ERR)
+	if (state < RNIC_QPS_RTR || state == RNIC_QPS_ERR) {
+		rnic_dev_count(qp->rdev, RNIC_NL_COUNTER_DROP_QP_STATE);
 		goto out;
+	}
 	/* before anything the packet could cause: it must be the peer's */
 	if (qp->type != RNIC_QPT_UD &&
 	    !rnic_link_from_peer(pkt, &qp->path)) {

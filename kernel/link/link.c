@@ -81,6 +81,7 @@ static void rnic_link_rcv(struct rnic_qp *qp, void *arg)
 	const struct rnic_pkt *pkt = arg;
 	u8 oper = pkt->opcode & RNIC_OPER_MASK;
 
+	rnic_dev_count(qp->rdev, RNIC_NL_COUNTER_RCVD_PKTS);
 	if (oper >= RNIC_READ_RESP_FIRST && oper <= RNIC_ATOMIC_ACK)
 		rnic_comp_rcv(qp, pkt);
 	else
@@ -99,7 +100,10 @@ static void rnic_link_gsi_rcv(struct rnic_dev *rdev,
 		     pkt->opcode, pkt->sqpn, pkt->av->sgid);
 }
 
-/* Deliver @pkt to QP @pkt->dqpn of @rdev, if it has one. */
+/*
+ * Deliver @pkt to QP @pkt->dqpn of @rdev, the device of the sender's
+ * namespace that owns the destination GID, if it has one.
+ */
 static void rnic_link_deliver(struct rnic_dev *rdev, struct rnic_pkt *pkt)
 {
 	struct rnic_qp *qp = pkt->dst;
@@ -114,8 +118,10 @@ static void rnic_link_deliver(struct rnic_dev *rdev, struct rnic_pkt *pkt)
 		return;
 	}
 	qp = rnic_qp_lookup(rdev, pkt->dqpn);
-	if (!qp)
+	if (!qp) {
+		rnic_dev_count(rdev, RNIC_NL_COUNTER_DROP_NO_QP);
 		return;
+	}
 	rnic_link_rcv(qp, pkt);
 	rnic_qp_dp_put(qp);
 }
@@ -140,6 +146,8 @@ void rnic_local_xmit(struct rnic_pkt *pkt)
 		rdev = rnic_gid_dev(rnic_dev_net(pkt->dev), pkt->av->dgid);
 		if (rdev)
 			rnic_link_deliver(rdev, pkt);
+		else	/* the GID left its device after the route was chosen */
+			rnic_dev_count(pkt->dev, RNIC_NL_COUNTER_DROP_NOT_REACHED);
 		break;
 	}
 }

@@ -254,6 +254,7 @@ static inline const struct rnic_link_ops *rnic_av_link(const struct rnic_av *av)
  */
 static inline void rnic_link_xmit(struct rnic_pkt *pkt)
 {
+	rnic_dev_count(pkt->dev, RNIC_NL_COUNTER_SENT_PKTS);
 	INDIRECT_CALL_1(rnic_av_link(pkt->av)->xmit, rnic_local_xmit, pkt);
 }
 

@@ -14,6 +14,7 @@
  * userspace until it unmaps it, but the kernel never touches it again.
  */
 #include <linux/log2.h>
+#include <net/netlink.h>
 
 #include "verbs/verbs.h"
 
@@ -238,5 +239,20 @@ int rnic_cq_post(struct rnic_cq *cq, const struct rnic_cqe *cqe,
 	smp_store_release(cq->ring.producer, cq->producer);
 	rnic_cq_notify(cq, solicited || cqe->status != RNIC_WC_SUCCESS);
 	spin_unlock(&cq->lock);
+	return 0;
+}
+
+/* See rnic.h; a resize changes the ring under the CQ's lock. */
+int rnic_cq_nl_fill(struct sk_buff *msg, struct rnic_uobj *uobj)
+{
+	struct rnic_cq *cq = to_rnic_cq(uobj);
+	u32 cqe;
+
+	spin_lock_bh(&cq->lock);
+	cqe = cq->ring.mask + 1;
+	spin_unlock_bh(&cq->lock);
+	if (rnic_uobj_nl_fill(msg, uobj) ||
+	    nla_put_u32(msg, RNIC_NL_ATTR_RES_CQE, cqe))
+		return -EMSGSIZE;
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <net/netlink.h>
 
 #include "verbs/verbs.h"
 
@@ -231,4 +232,23 @@ int rnic_dereg_mr(struct rnic_ucmd *ucmd)
 	if (cmd->flags || cmd->__reserved)
 		return -EINVAL;
 	return rnic_uobj_destroy(ucmd->ctx, cmd->handle, RNIC_OBJ_MR);
+}
+
+/*
+ * See rnic.h; an MR's keys and length never change. The keys are the
+ * MR's secret (their random part is what stops a guess): only an
+ * administrator reads them, as with the kernel's rdma tool.
+ */
+int rnic_mr_nl_fill(struct sk_buff *msg, struct rnic_uobj *uobj, bool keys)
+{
+	struct rnic_mr *mr = container_of(uobj, struct rnic_mr, uobj);
+
+	if (keys &&
+	    (nla_put_u32(msg, RNIC_NL_ATTR_RES_LKEY, mr->lkey) ||
+	     nla_put_u32(msg, RNIC_NL_ATTR_RES_RKEY, mr->rkey)))
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(msg, RNIC_NL_ATTR_RES_MRLEN, mr->length,
+			      RNIC_NL_ATTR_PAD))
+		return -EMSGSIZE;
+	return 0;
 }

@@ -35,3 +35,9 @@ int rnic_dealloc_pd(struct rnic_ucmd *ucmd)
 		return -EINVAL;
 	return rnic_uobj_destroy(ucmd->ctx, cmd->handle, RNIC_OBJ_PD);
 }
+
+/* See rnic.h. */
+int rnic_pd_nl_fill(struct sk_buff *msg, struct rnic_uobj *uobj)
+{
+	return rnic_uobj_nl_fill(msg, uobj);
+}

@@ -23,6 +23,7 @@
  */
 #include <linux/log2.h>
 #include <linux/xarray.h>
+#include <net/netlink.h>
 
 #include "verbs/verbs.h"
 
@@ -399,3 +400,28 @@ int rnic_query_qp(struct rnic_ucmd *ucmd)
  * the application detaches it first. An attach that slips in between the
  * check and the destroy is undone by the destroy, as at close.
  */
+/* See rnic.h; the attributes are read under the QP's lock, as one. */
+int rnic_qp_nl_fill(struct sk_buff *msg, struct rnic_uobj *uobj)
+{
+	struct rnic_qp *qp = to_rnic_qp(uobj);
+	u32 rqpn, sq_psn, rq_psn;
+	u8 state;
+
+	spin_lock_bh(&qp->lock);
+	state = qp->attr.qp_state;
+	rqpn = qp->attr.dest_qp_num;
+	sq_psn = qp->attr.sq_psn;
+	rq_psn = qp->attr.rq_psn;
+	spin_unlock_bh(&qp->lock);
+
+	if (nla_put_u32(msg, RNIC_NL_ATTR_RES_LQPN, qp->qpn) ||
+	    nla_put_u8(msg, RNIC_NL_ATTR_RES_QP_TYPE, qp->type) ||
+	    nla_put_u8(msg, RNIC_NL_ATTR_RES_QP_STATE, state) ||
+	    nla_put_u32(msg, RNIC_NL_ATTR_RES_SQ_PSN, sq_psn))
+		return -EMSGSIZE;
+	if (qp->type != RNIC_QPT_UD &&
+	    (nla_put_u32(msg, RNIC_NL_ATTR_RES_RQPN, rqpn) ||
+	     nla_put_u32(msg, RNIC_NL_ATTR_RES_RQ_PSN, rq_psn)))
+		return -EMSGSIZE;
+	return 0;
+}

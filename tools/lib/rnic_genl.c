@@ -446,6 +446,89 @@ void rnic_genl_close(struct rnic_genl *g)
 	free(g);
 }
 
+/* ---- one device or every device, for any GET command ----------------- */
+
+struct get_req {
+	const char *name;	/* DEV_NAME to send, or NULL */
+	rnic_genl_parse_t parse;
+	void *info;		/* what parse fills */
+	rnic_genl_each_t each;	/* dump only */
+	void *arg;
+	bool got;		/* get only: a reply was parsed */
+};
+
+static int get_build(struct nlmsghdr *nlh, void *arg)
+{
+	const struct get_req *r = arg;
+
+	if (r->name &&
+	    !mnl_attr_put_strz_check(nlh, RNIC_GENL_SEND_SIZE,
+				     RNIC_NL_ATTR_DEV_NAME, r->name))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int get_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct get_req *r = arg;
+	int ret;
+
+	if (r->got)
+		return MNL_CB_OK;	/* one device asked, one kept */
+	ret = r->parse(nlh, r->info);
+	if (ret) {
+		errno = -ret;
+		return MNL_CB_ERROR;
+	}
+	r->got = true;
+	return MNL_CB_OK;
+}
+
+int rnic_genl_get(struct rnic_genl *g, uint8_t cmd, const char *name,
+		  rnic_genl_parse_t parse, void *info)
+{
+	struct get_req r = { .name = name, .parse = parse, .info = info };
+	int ret;
+
+	ret = rnic_genl_request(g, cmd, 0, get_build, get_cb, &r);
+	if (!ret && !r.got)
+		ret = -EPROTO;
+	return ret;
+}
+
+static int dump_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct get_req *r = arg;
+	int ret;
+
+	ret = r->parse(nlh, r->info);
+	if (!ret)
+		ret = r->each(r->info, r->arg);
+	if (ret) {
+		errno = ret < 0 ? -ret : EINVAL;
+		return MNL_CB_ERROR;
+	}
+	return MNL_CB_OK;
+}
+
+int rnic_genl_dump(struct rnic_genl *g, uint8_t cmd, const char *name,
+		   rnic_genl_parse_t parse, size_t size,
+		   rnic_genl_each_t each, void *arg)
+{
+	struct get_req r = {
+		.name = name, .parse = parse, .each = each, .arg = arg,
+	};
+	int ret;
+
+	/* Replies are KiBs: keep them off small stacks. */
+	r.info = malloc(size);
+	if (!r.info)
+		return -ENOMEM;
+	ret = rnic_genl_request(g, cmd, NLM_F_DUMP, get_build, dump_cb, &r);
+	free(r.info);
+	return ret;
+}
+
 /* ---- links ------------------------------------------------------------ */
 
 struct link_req {
@@ -564,19 +647,6 @@ static int gid_table_attr(const struct nlattr *attr, void *data)
 	return 0;
 }
 
-static int counter_attr(const struct nlattr *attr, void *data)
-{
-	struct rnic_link_info *info = data;
-	uint16_t type = mnl_attr_get_type(attr);
-
-	if (type == RNIC_NL_COUNTER_UNSPEC || type > RNIC_NL_COUNTER_MAX)
-		return 0;	/* newer kernel: skip */
-	if (mnl_attr_validate(attr, MNL_TYPE_U64) < 0)
-		return -EPROTO;
-	info->counters[type] = mnl_attr_get_u64(attr);
-	return 0;
-}
-
 static int link_attr(const struct nlattr *attr, void *data)
 {
 	struct rnic_link_info *info = data;
@@ -598,6 +668,7 @@ static int link_attr(const struct nlattr *attr, void *data)
 		break;
 	case RNIC_NL_ATTR_DEV_INDEX:
 	case RNIC_NL_ATTR_NETDEV_INDEX:
+	case RNIC_NL_ATTR_PORT_INDEX:
 	case RNIC_NL_ATTR_ACTIVE_MTU:
 	case RNIC_NL_ATTR_NETDEV_MTU:
 	case RNIC_NL_ATTR_MAX_BURST:
@@ -611,6 +682,8 @@ static int link_attr(const struct nlattr *attr, void *data)
 			info->index = v;
 		else if (type == RNIC_NL_ATTR_NETDEV_INDEX)
 			info->netdev_index = v;
+		else if (type == RNIC_NL_ATTR_PORT_INDEX)
+			info->port = v;
 		else if (type == RNIC_NL_ATTR_ACTIVE_MTU)
 			info->active_mtu = v;
 		else if (type == RNIC_NL_ATTR_NETDEV_MTU)
@@ -629,9 +702,13 @@ static int link_attr(const struct nlattr *attr, void *data)
 		       sizeof(info->node_guid_be));
 		break;
 	case RNIC_NL_ATTR_PORT_STATE:
+	case RNIC_NL_ATTR_PORT_PHYS_STATE:
 		if (mnl_attr_validate(attr, MNL_TYPE_U8) < 0)
 			return -EPROTO;
-		info->port_state = mnl_attr_get_u8(attr);
+		if (type == RNIC_NL_ATTR_PORT_STATE)
+			info->port_state = mnl_attr_get_u8(attr);
+		else
+			info->phys_state = mnl_attr_get_u8(attr);
 		break;
 	case RNIC_NL_ATTR_GID_TABLE:
 		if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
@@ -641,13 +718,6 @@ static int link_attr(const struct nlattr *attr, void *data)
 		ret = walk_attrs(mnl_attr_get_payload(attr),
 				 mnl_attr_get_payload_len(attr),
 				 gid_table_attr, info);
-		break;
-	case RNIC_NL_ATTR_COUNTERS:
-		if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
-			return -EPROTO;
-		ret = walk_attrs(mnl_attr_get_payload(attr),
-				 mnl_attr_get_payload_len(attr),
-				 counter_attr, info);
 		break;
 	default:
 		return 0;	/* newer kernel: skip */
@@ -674,8 +744,9 @@ static int walk_genl_attrs(const struct nlmsghdr *nlh,
 			  plen - hdr, fn, data);
 }
 
-int rnic_link_parse(const struct nlmsghdr *nlh, struct rnic_link_info *info)
+int rnic_link_parse(const struct nlmsghdr *nlh, void *out)
 {
+	struct rnic_link_info *info = out;
 	int ret;
 
 	memset(info, 0, sizeof(*info));
@@ -688,81 +759,107 @@ int rnic_link_parse(const struct nlmsghdr *nlh, struct rnic_link_info *info)
 	return 0;
 }
 
-struct link_get_ctx {
-	const char *name;	/* LINK_GET doit only */
-	struct rnic_link_info *info;
-	int (*cb)(const struct rnic_link_info *info, void *arg);
-	void *arg;
-	bool got;
+/* ---- counters --------------------------------------------------------- */
+
+/* The one table of counter names, indexed by enum rnic_nl_counter. */
+static const char *const counter_names[] = {
+	[RNIC_NL_COUNTER_REQ_NOT_PEER] = "req_not_peer",
+	[RNIC_NL_COUNTER_RESP_NOT_PEER] = "resp_not_peer",
+	[RNIC_NL_COUNTER_SENT_PKTS] = "sent_pkts",
+	[RNIC_NL_COUNTER_RCVD_PKTS] = "rcvd_pkts",
+	[RNIC_NL_COUNTER_DUPLICATE_REQUEST] = "duplicate_request",
+	[RNIC_NL_COUNTER_OUT_OF_SEQ_REQUEST] = "out_of_seq_request",
+	[RNIC_NL_COUNTER_RCVD_RNR_ERR] = "rcvd_rnr_err",
+	[RNIC_NL_COUNTER_SEND_RNR_ERR] = "send_rnr_err",
+	[RNIC_NL_COUNTER_RCVD_SEQ_ERR] = "rcvd_seq_err",
+	[RNIC_NL_COUNTER_RETRY_EXCEEDED_ERR] = "retry_exceeded_err",
+	[RNIC_NL_COUNTER_RETRY_RNR_EXCEEDED_ERR] = "retry_rnr_exceeded_err",
+	[RNIC_NL_COUNTER_COMPLETER_RETRY_ERR] = "completer_retry_err",
+	[RNIC_NL_COUNTER_SEND_ERR] = "send_err",
+	[RNIC_NL_COUNTER_LINK_DOWNED] = "link_downed",
+	[RNIC_NL_COUNTER_DROP_NO_QP] = "drop_no_qp",
+	[RNIC_NL_COUNTER_DROP_NOT_REACHED] = "drop_not_reached",
+	[RNIC_NL_COUNTER_DROP_BAD_OPCODE] = "drop_bad_opcode",
+	[RNIC_NL_COUNTER_DROP_QP_STATE] = "drop_qp_state",
+	[RNIC_NL_COUNTER_DROP_BAD_QKEY] = "drop_bad_qkey",
+	[RNIC_NL_COUNTER_DROP_BAD_PKEY] = "drop_bad_pkey",
+	[RNIC_NL_COUNTER_DROP_LENGTH] = "drop_length",
+	[RNIC_NL_COUNTER_GSI_DROPPED] = "gsi_dropped",
 };
+_Static_assert(sizeof(counter_names) / sizeof(counter_names[0]) ==
+	       RNIC_NL_COUNTER_MAX + 1, "a counter without a name");
+/* Presence is kept in a 64-bit mask indexed by counter. */
+_Static_assert(RNIC_NL_COUNTER_MAX < 64, "rnic_stat_info.has is too small");
 
-static int link_get_cb(const struct nlmsghdr *nlh, void *arg)
+const char *rnic_counter_name(unsigned int counter)
 {
-	struct link_get_ctx *c = arg;
-	int ret;
+	if (counter < sizeof(counter_names) / sizeof(counter_names[0]))
+		return counter_names[counter];
+	return NULL;
+}
 
-	if (c->got)
-		return MNL_CB_OK;	/* one device asked, one kept */
-	ret = rnic_link_parse(nlh, c->info);
-	if (ret) {
-		errno = -ret;
-		return MNL_CB_ERROR;
+static int counter_attr(const struct nlattr *attr, void *data)
+{
+	struct rnic_stat_info *info = data;
+	uint16_t type = mnl_attr_get_type(attr);
+
+	if (type == RNIC_NL_COUNTER_UNSPEC || type > RNIC_NL_COUNTER_MAX)
+		return 0;	/* newer kernel: skip */
+	if (mnl_attr_validate(attr, MNL_TYPE_U64) < 0)
+		return -EPROTO;
+	info->counters[type] = mnl_attr_get_u64(attr);
+	info->has |= UINT64_C(1) << type;
+	return 0;
+}
+
+static int stat_attr(const struct nlattr *attr, void *data)
+{
+	struct rnic_stat_info *info = data;
+	uint16_t type = mnl_attr_get_type(attr);
+	int ret = 0;
+
+	switch (type) {
+	case RNIC_NL_ATTR_DEV_NAME:
+		if (mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
+			return -EPROTO;
+		ret = copy_str(attr, info->name, sizeof(info->name));
+		break;
+	case RNIC_NL_ATTR_DEV_INDEX:
+	case RNIC_NL_ATTR_PORT_INDEX:
+		if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
+			return -EPROTO;
+		if (type == RNIC_NL_ATTR_DEV_INDEX)
+			info->index = mnl_attr_get_u32(attr);
+		else
+			info->port = mnl_attr_get_u32(attr);
+		break;
+	case RNIC_NL_ATTR_COUNTERS:
+		if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
+			return -EPROTO;
+		ret = walk_attrs(mnl_attr_get_payload(attr),
+				 mnl_attr_get_payload_len(attr),
+				 counter_attr, info);
+		break;
+	default:
+		return 0;	/* newer kernel: skip */
 	}
-	c->got = true;
-	return MNL_CB_OK;
-}
-
-static int link_get_build(struct nlmsghdr *nlh, void *arg)
-{
-	const struct link_get_ctx *c = arg;
-	struct link_req req = { .name = c->name };
-
-	return link_build(nlh, &req);
-}
-
-int rnic_link_get(struct rnic_genl *g, const char *name,
-		  struct rnic_link_info *info)
-{
-	struct link_get_ctx c = { .name = name, .info = info };
-	int ret;
-
-	ret = rnic_genl_request(g, RNIC_NL_CMD_LINK_GET, 0, link_get_build,
-				link_get_cb, &c);
-	if (!ret && !c.got)
-		ret = -EPROTO;
+	if (!ret && type < 64)
+		info->attrs |= UINT64_C(1) << type;
 	return ret;
 }
 
-static int link_dump_cb(const struct nlmsghdr *nlh, void *arg)
+int rnic_stat_parse(const struct nlmsghdr *nlh, void *out)
 {
-	struct link_get_ctx *c = arg;
+	struct rnic_stat_info *info = out;
 	int ret;
 
-	ret = rnic_link_parse(nlh, c->info);
-	if (!ret)
-		ret = c->cb(c->info, c->arg);
-	if (ret) {
-		errno = ret < 0 ? -ret : EINVAL;
-		return MNL_CB_ERROR;
-	}
-	return MNL_CB_OK;
-}
-
-int rnic_link_dump(struct rnic_genl *g,
-		   int (*cb)(const struct rnic_link_info *info, void *arg),
-		   void *arg)
-{
-	struct link_get_ctx c = { .cb = cb, .arg = arg };
-	int ret;
-
-	/* struct rnic_link_info is ~1.5 KiB: keep it off small stacks. */
-	c.info = malloc(sizeof(*c.info));
-	if (!c.info)
-		return -ENOMEM;
-	ret = rnic_genl_request(g, RNIC_NL_CMD_LINK_GET, NLM_F_DUMP, NULL,
-				link_dump_cb, &c);
-	free(c.info);
-	return ret;
+	memset(info, 0, sizeof(*info));
+	ret = walk_genl_attrs(nlh, stat_attr, info);
+	if (ret)
+		return ret;
+	if (!(info->attrs & (UINT64_C(1) << RNIC_NL_ATTR_DEV_NAME)))
+		return -EPROTO;
+	return 0;
 }
 
 /* ---- resources -------------------------------------------------------- */
@@ -902,8 +999,9 @@ static int res_attr(const struct nlattr *attr, void *data)
 	return ret;
 }
 
-int rnic_res_parse(const struct nlmsghdr *nlh, struct rnic_res_info *info)
+int rnic_res_parse(const struct nlmsghdr *nlh, void *out)
 {
+	struct rnic_res_info *info = out;
 	int ret;
 
 	memset(info, 0, sizeof(*info));
@@ -915,78 +1013,90 @@ int rnic_res_parse(const struct nlmsghdr *nlh, struct rnic_res_info *info)
 	return 0;
 }
 
-struct res_get_ctx {
-	const char *name;	/* RES_GET doit only */
-	struct rnic_res_info *info;
-	int (*cb)(const struct rnic_res_info *info, void *arg);
-	void *arg;
-	bool got;
-};
+/* ---- objects ---------------------------------------------------------- */
 
-static int res_get_build(struct nlmsghdr *nlh, void *arg)
+/* Where each u32 attribute of an object message goes. */
+static uint32_t *obj_u32(struct rnic_res_obj *o, uint16_t type)
 {
-	const struct res_get_ctx *c = arg;
-	struct link_req req = { .name = c->name };
-
-	return link_build(nlh, &req);
-}
-
-static int res_get_cb(const struct nlmsghdr *nlh, void *arg)
-{
-	struct res_get_ctx *c = arg;
-	int ret;
-
-	if (c->got)
-		return MNL_CB_OK;	/* one device asked, one kept */
-	ret = rnic_res_parse(nlh, c->info);
-	if (ret) {
-		errno = -ret;
-		return MNL_CB_ERROR;
+	switch (type) {
+	case RNIC_NL_ATTR_DEV_INDEX:
+		return &o->index;
+	case RNIC_NL_ATTR_CTX_ID:
+		return &o->ctx;
+	case RNIC_NL_ATTR_CTX_PID:
+		return &o->pid;
+	case RNIC_NL_ATTR_RES_LQPN:
+		return &o->lqpn;
+	case RNIC_NL_ATTR_RES_RQPN:
+		return &o->rqpn;
+	case RNIC_NL_ATTR_RES_SQ_PSN:
+		return &o->sq_psn;
+	case RNIC_NL_ATTR_RES_RQ_PSN:
+		return &o->rq_psn;
+	case RNIC_NL_ATTR_RES_LKEY:
+		return &o->lkey;
+	case RNIC_NL_ATTR_RES_RKEY:
+		return &o->rkey;
+	case RNIC_NL_ATTR_RES_HANDLE:
+		return &o->handle;
+	case RNIC_NL_ATTR_RES_USERS:
+		return &o->users;
+	case RNIC_NL_ATTR_RES_CQE:
+		return &o->cqe;
+	default:
+		return NULL;
 	}
-	c->got = true;
-	return MNL_CB_OK;
 }
 
-int rnic_res_get(struct rnic_genl *g, const char *name,
-		 struct rnic_res_info *info)
+static int obj_attr(const struct nlattr *attr, void *data)
 {
-	struct res_get_ctx c = { .name = name, .info = info };
-	int ret;
+	struct rnic_res_obj *o = data;
+	uint16_t type = mnl_attr_get_type(attr);
+	uint32_t *u32 = obj_u32(o, type);
+	int ret = 0;
 
-	ret = rnic_genl_request(g, RNIC_NL_CMD_RES_GET, 0, res_get_build,
-				res_get_cb, &c);
-	if (!ret && !c.got)
-		ret = -EPROTO;
+	if (u32) {
+		if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
+			return -EPROTO;
+		*u32 = mnl_attr_get_u32(attr);
+	} else if (type == RNIC_NL_ATTR_DEV_NAME ||
+		   type == RNIC_NL_ATTR_CTX_COMM) {
+		if (mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
+			return -EPROTO;
+		if (type == RNIC_NL_ATTR_DEV_NAME)
+			ret = copy_str(attr, o->name, sizeof(o->name));
+		else
+			ret = copy_str(attr, o->comm, sizeof(o->comm));
+	} else if (type == RNIC_NL_ATTR_RES_QP_TYPE ||
+		   type == RNIC_NL_ATTR_RES_QP_STATE) {
+		if (mnl_attr_validate(attr, MNL_TYPE_U8) < 0)
+			return -EPROTO;
+		if (type == RNIC_NL_ATTR_RES_QP_TYPE)
+			o->qp_type = mnl_attr_get_u8(attr);
+		else
+			o->qp_state = mnl_attr_get_u8(attr);
+	} else if (type == RNIC_NL_ATTR_RES_MRLEN) {
+		if (mnl_attr_validate(attr, MNL_TYPE_U64) < 0)
+			return -EPROTO;
+		o->mrlen = mnl_attr_get_u64(attr);
+	} else {
+		return 0;	/* newer kernel, or PAD: skip */
+	}
+	if (!ret && type < 64)
+		o->attrs |= UINT64_C(1) << type;
 	return ret;
 }
 
-static int res_dump_cb(const struct nlmsghdr *nlh, void *arg)
+int rnic_res_obj_parse(const struct nlmsghdr *nlh, void *out)
 {
-	struct res_get_ctx *c = arg;
+	struct rnic_res_obj *o = out;
 	int ret;
 
-	ret = rnic_res_parse(nlh, c->info);
-	if (!ret)
-		ret = c->cb(c->info, c->arg);
-	if (ret) {
-		errno = ret < 0 ? -ret : EINVAL;
-		return MNL_CB_ERROR;
-	}
-	return MNL_CB_OK;
-}
-
-int rnic_res_dump(struct rnic_genl *g,
-		  int (*cb)(const struct rnic_res_info *info, void *arg),
-		  void *arg)
-{
-	struct res_get_ctx c = { .cb = cb, .arg = arg };
-	int ret;
-
-	c.info = malloc(sizeof(*c.info));
-	if (!c.info)
-		return -ENOMEM;
-	ret = rnic_genl_request(g, RNIC_NL_CMD_RES_GET, NLM_F_DUMP, NULL,
-				res_dump_cb, &c);
-	free(c.info);
-	return ret;
+	memset(o, 0, sizeof(*o));
+	ret = walk_genl_attrs(nlh, obj_attr, o);
+	if (ret)
+		return ret;
+	if (!(o->attrs & (UINT64_C(1) << RNIC_NL_ATTR_DEV_NAME)))
+		return -EPROTO;
+	return 0;
 }

@@ -127,6 +127,57 @@ uint32_t rnic_genl_err_offset(const struct rnic_genl *g);
 uint32_t rnic_genl_err_miss_type(const struct rnic_genl *g);
 
 /**
+ * typedef rnic_genl_parse_t - decode one reply message of a GET command
+ * @nlh: a generic netlink message of the rnic family
+ * @info: the noun's info struct (struct rnic_link_info, ...), filled on
+ *	success
+ *
+ * Return: 0 or a negative errno (-EPROTO for a malformed message).
+ */
+typedef int (*rnic_genl_parse_t)(const struct nlmsghdr *nlh, void *info);
+
+/**
+ * typedef rnic_genl_each_t - called by rnic_genl_dump() once per reply
+ * @info: what the parse function filled; valid only during the call
+ * @arg: the caller's argument
+ *
+ * Return: 0 to go on, or a negative errno to stop the dump, which then
+ * returns it.
+ */
+typedef int (*rnic_genl_each_t)(const void *info, void *arg);
+
+/**
+ * rnic_genl_get() - one GET request for one device (RNIC_NL_ATTR_DEV_NAME)
+ * @g: open handle
+ * @cmd: RNIC_NL_CMD_*_GET
+ * @name: device name
+ * @parse: decodes the reply into @info
+ * @info: filled on success (the first reply message; there is one)
+ *
+ * Return: 0, or a negative errno (-ENODEV from the kernel for no such
+ * device; -EPROTO for a malformed or missing reply).
+ */
+int rnic_genl_get(struct rnic_genl *g, uint8_t cmd, const char *name,
+		  rnic_genl_parse_t parse, void *info);
+
+/**
+ * rnic_genl_dump() - one GET dump (NLM_F_DUMP), parsed message by message
+ * @g: open handle
+ * @cmd: RNIC_NL_CMD_*_GET
+ * @name: device name sent as RNIC_NL_ATTR_DEV_NAME to restrict the dump
+ *	to that device, or NULL for every device of the caller's namespace
+ * @parse: decodes each reply message
+ * @size: size of what @parse fills (allocated here, on the heap)
+ * @each: called for each decoded message
+ * @arg: passed to @each
+ *
+ * Return: 0 or a negative errno (-ENOMEM if no room for @size bytes).
+ */
+int rnic_genl_dump(struct rnic_genl *g, uint8_t cmd, const char *name,
+		   rnic_genl_parse_t parse, size_t size,
+		   rnic_genl_each_t each, void *arg);
+
+/**
  * rnic_link_add() - RNIC_NL_CMD_LINK_ADD
  * @g: open handle
  * @name: device name (sent as given; the kernel validates it)
@@ -175,7 +226,9 @@ int rnic_link_del(struct rnic_genl *g, const char *name);
  * @netdev_index: RNIC_NL_ATTR_NETDEV_INDEX
  * @uverbs: RNIC_NL_ATTR_UVERBS
  * @node_guid_be: RNIC_NL_ATTR_NODE_GUID, network byte order as sent
+ * @port: RNIC_NL_ATTR_PORT_INDEX
  * @port_state: RNIC_NL_ATTR_PORT_STATE (enum ibv_port_state)
+ * @phys_state: RNIC_NL_ATTR_PORT_PHYS_STATE (ibv_port_attr.phys_state)
  * @active_mtu: RNIC_NL_ATTR_ACTIVE_MTU
  * @netdev_mtu: RNIC_NL_ATTR_NETDEV_MTU
  * @contexts: RNIC_NL_ATTR_CONTEXTS
@@ -183,8 +236,6 @@ int rnic_link_del(struct rnic_genl *g, const char *name);
  * @n_gids: how many entries of @gids are filled, in the order received
  * @gids_truncated: the kernel sent more than RNIC_LINK_MAX_GIDS entries
  * @gids: RNIC_NL_ATTR_GID_TABLE entries (index and raw 16-byte GID)
- * @counters: RNIC_NL_ATTR_COUNTERS, indexed by enum rnic_nl_counter; 0 for
- *	a counter the kernel did not send
  */
 struct rnic_link_info {
 	uint64_t attrs;
@@ -195,7 +246,9 @@ struct rnic_link_info {
 	uint32_t netdev_index;
 	char uverbs[RNIC_LINK_UVERBS_SIZE];
 	uint64_t node_guid_be;
+	uint32_t port;
 	uint8_t port_state;
+	uint8_t phys_state;
 	uint32_t active_mtu;
 	uint32_t netdev_mtu;
 	uint32_t contexts;
@@ -206,13 +259,12 @@ struct rnic_link_info {
 		uint32_t index;
 		uint8_t gid[16];
 	} gids[RNIC_LINK_MAX_GIDS];
-	uint64_t counters[RNIC_NL_COUNTER_MAX + 1];
 };
 
 /**
- * rnic_link_parse() - decode one LINK_GET reply message
+ * rnic_link_parse() - decode one LINK_GET reply message (rnic_genl_parse_t)
  * @nlh: a generic netlink message of the rnic family
- * @info: filled on success (zeroed first)
+ * @info: struct rnic_link_info, filled on success (zeroed first)
  *
  * Attribute types and lengths are checked; attributes this code does not
  * know are skipped, as are unknown attributes inside GID entries.
@@ -222,33 +274,74 @@ struct rnic_link_info {
  * in struct rnic_link_info, a GID entry without index or GID, or no
  * RNIC_NL_ATTR_DEV_NAME.
  */
-int rnic_link_parse(const struct nlmsghdr *nlh, struct rnic_link_info *info);
+int rnic_link_parse(const struct nlmsghdr *nlh, void *info);
+
+/* RNIC_NL_CMD_LINK_GET for one device: rnic_genl_get(). */
+static inline int rnic_link_get(struct rnic_genl *g, const char *name,
+				struct rnic_link_info *info)
+{
+	return rnic_genl_get(g, RNIC_NL_CMD_LINK_GET, name, rnic_link_parse,
+			     info);
+}
+
+/* RNIC_NL_CMD_LINK_GET dump; @each gets a struct rnic_link_info. */
+static inline int rnic_link_dump(struct rnic_genl *g, rnic_genl_each_t each,
+				 void *arg)
+{
+	return rnic_genl_dump(g, RNIC_NL_CMD_LINK_GET, NULL, rnic_link_parse,
+			      sizeof(struct rnic_link_info), each, arg);
+}
+
+/* ---- counters (RNIC_NL_CMD_STAT_GET) --------------------------------- */
 
 /**
- * rnic_link_get() - RNIC_NL_CMD_LINK_GET for one device
- * @g: open handle
- * @name: device name
- * @info: filled on success
+ * rnic_counter_name() - the name of a counter, as the tool prints it
+ * @counter: a value of enum rnic_nl_counter
  *
- * Return: 0, or a negative errno (-ENODEV from the kernel for no such
- * device; -EPROTO for a malformed or missing reply).
+ * Return: "sent_pkts" (rxe's names where the meaning is rxe's), or NULL
+ * for RNIC_NL_COUNTER_UNSPEC and counters this code does not know.
  */
-int rnic_link_get(struct rnic_genl *g, const char *name,
-		  struct rnic_link_info *info);
+const char *rnic_counter_name(unsigned int counter);
 
 /**
- * rnic_link_dump() - RNIC_NL_CMD_LINK_GET dump of every device
- * @g: open handle
- * @cb: called once per device; @info is only valid during the call.
- *	Returns 0 to go on or a negative errno to stop, which becomes the
- *	return value of rnic_link_dump().
- * @arg: passed to @cb
- *
- * Return: 0 or a negative errno.
+ * struct rnic_stat_info - one device's counters, as told by STAT_GET
+ * @attrs: bit N is set when attribute N was present at the top level
+ * @name: RNIC_NL_ATTR_DEV_NAME (always present)
+ * @index: RNIC_NL_ATTR_DEV_INDEX
+ * @port: RNIC_NL_ATTR_PORT_INDEX
+ * @has: bit N is set when counter N was sent
+ * @counters: RNIC_NL_ATTR_COUNTERS, indexed by enum rnic_nl_counter; 0
+ *	for a counter the kernel did not send
  */
-int rnic_link_dump(struct rnic_genl *g,
-		   int (*cb)(const struct rnic_link_info *info, void *arg),
-		   void *arg);
+struct rnic_stat_info {
+	uint64_t attrs;
+	char name[RNIC_LINK_NAME_SIZE];
+	uint32_t index;
+	uint32_t port;
+	uint64_t has;
+	uint64_t counters[RNIC_NL_COUNTER_MAX + 1];
+};
+
+/**
+ * rnic_stat_parse() - decode one STAT_GET reply message (rnic_genl_parse_t)
+ * @nlh: a generic netlink message of the rnic family
+ * @info: struct rnic_stat_info, filled on success (zeroed first)
+ *
+ * Unknown attributes and counters are skipped.
+ *
+ * Return: 0, or -EPROTO if the message is malformed: truncated, a known
+ * attribute or a counter of the wrong type or length, a name longer than
+ * its field, or no RNIC_NL_ATTR_DEV_NAME.
+ */
+int rnic_stat_parse(const struct nlmsghdr *nlh, void *info);
+
+/* RNIC_NL_CMD_STAT_GET for one device: rnic_genl_get(). */
+static inline int rnic_stat_get(struct rnic_genl *g, const char *name,
+				struct rnic_stat_info *info)
+{
+	return rnic_genl_get(g, RNIC_NL_CMD_STAT_GET, name, rnic_stat_parse,
+			     info);
+}
 
 /* ---- resources (RNIC_NL_CMD_RES_GET) ---------------------------------- */
 
@@ -354,9 +447,9 @@ static inline bool rnic_res_has(uint64_t attrs, enum rnic_res_kind kind)
 }
 
 /**
- * rnic_res_parse() - decode one RES_GET reply message
+ * rnic_res_parse() - decode one RES_GET reply message (rnic_genl_parse_t)
  * @nlh: a generic netlink message of the rnic family
- * @info: filled on success (zeroed first)
+ * @info: struct rnic_res_info, filled on success (zeroed first)
  *
  * Attribute types and lengths are checked; attributes this code does not
  * know are skipped, at the top level, in the context table and inside
@@ -368,32 +461,78 @@ static inline bool rnic_res_has(uint64_t attrs, enum rnic_res_kind kind)
  * a context entry without RNIC_NL_ATTR_CTX_ID, or no
  * RNIC_NL_ATTR_DEV_NAME.
  */
-int rnic_res_parse(const struct nlmsghdr *nlh, struct rnic_res_info *info);
+int rnic_res_parse(const struct nlmsghdr *nlh, void *info);
+
+/* RNIC_NL_CMD_RES_GET for one device: rnic_genl_get(); @info on the heap. */
+static inline int rnic_res_get(struct rnic_genl *g, const char *name,
+			       struct rnic_res_info *info)
+{
+	return rnic_genl_get(g, RNIC_NL_CMD_RES_GET, name, rnic_res_parse,
+			     info);
+}
+
+/* RNIC_NL_CMD_RES_GET dump; @each gets a struct rnic_res_info. */
+static inline int rnic_res_dump(struct rnic_genl *g, rnic_genl_each_t each,
+				void *arg)
+{
+	return rnic_genl_dump(g, RNIC_NL_CMD_RES_GET, NULL, rnic_res_parse,
+			      sizeof(struct rnic_res_info), each, arg);
+}
+
+/* ---- objects (RNIC_NL_CMD_RES_QP_GET, _MR_GET, _PD_GET, _CQ_GET) ------- */
 
 /**
- * rnic_res_get() - RNIC_NL_CMD_RES_GET for one device
- * @g: open handle
- * @name: device name
- * @info: caller-owned (heap) buffer, filled on success
- *
- * Return: 0, or a negative errno (-ENODEV from the kernel for no such
- * device; -EPROTO for a malformed or missing reply).
+ * struct rnic_res_obj - one QP, MR, PD or CQ, as told by an object dump
+ * @attrs: bit N is set when attribute N was present; a field whose
+ *	attribute was absent is 0 / ""
+ * @name: RNIC_NL_ATTR_DEV_NAME (always present)
+ * @index: RNIC_NL_ATTR_DEV_INDEX
+ * @ctx: RNIC_NL_ATTR_CTX_ID
+ * @pid: RNIC_NL_ATTR_CTX_PID
+ * @comm: RNIC_NL_ATTR_CTX_COMM
+ * @lqpn: RNIC_NL_ATTR_RES_LQPN
+ * @rqpn: RNIC_NL_ATTR_RES_RQPN
+ * @qp_type: RNIC_NL_ATTR_RES_QP_TYPE (enum ibv_qp_type)
+ * @qp_state: RNIC_NL_ATTR_RES_QP_STATE (enum ibv_qp_state)
+ * @sq_psn: RNIC_NL_ATTR_RES_SQ_PSN
+ * @rq_psn: RNIC_NL_ATTR_RES_RQ_PSN
+ * @lkey: RNIC_NL_ATTR_RES_LKEY
+ * @rkey: RNIC_NL_ATTR_RES_RKEY
+ * @mrlen: RNIC_NL_ATTR_RES_MRLEN
+ * @handle: RNIC_NL_ATTR_RES_HANDLE
+ * @users: RNIC_NL_ATTR_RES_USERS
+ * @cqe: RNIC_NL_ATTR_RES_CQE
  */
-int rnic_res_get(struct rnic_genl *g, const char *name,
-		 struct rnic_res_info *info);
+struct rnic_res_obj {
+	uint64_t attrs;
+	char name[RNIC_LINK_NAME_SIZE];
+	uint32_t index;
+	uint32_t ctx;
+	uint32_t pid;
+	char comm[RNIC_RES_COMM_SIZE];
+	uint32_t lqpn;
+	uint32_t rqpn;
+	uint8_t qp_type;
+	uint8_t qp_state;
+	uint32_t sq_psn;
+	uint32_t rq_psn;
+	uint32_t lkey;
+	uint32_t rkey;
+	uint64_t mrlen;
+	uint32_t handle;
+	uint32_t users;
+	uint32_t cqe;
+};
 
 /**
- * rnic_res_dump() - RNIC_NL_CMD_RES_GET dump of every device
- * @g: open handle
- * @cb: called once per device; @info is owned by rnic_res_dump() and only
- *	valid during the call. Returns 0 to go on or a negative errno to
- *	stop, which becomes the return value of rnic_res_dump().
- * @arg: passed to @cb
+ * rnic_res_obj_parse() - decode one object dump message (rnic_genl_parse_t)
+ * @nlh: a generic netlink message of the rnic family
+ * @info: struct rnic_res_obj, filled on success (zeroed first)
  *
- * Return: 0 or a negative errno (-ENOMEM if no room for the info).
+ * Return: 0, or -EPROTO if the message is malformed: truncated, a known
+ * attribute of the wrong type or length, a string longer than its field,
+ * or no RNIC_NL_ATTR_DEV_NAME.
  */
-int rnic_res_dump(struct rnic_genl *g,
-		  int (*cb)(const struct rnic_res_info *info, void *arg),
-		  void *arg);
+int rnic_res_obj_parse(const struct nlmsghdr *nlh, void *info);
 
 #endif /* RNIC_GENL_H */

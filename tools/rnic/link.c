@@ -33,18 +33,16 @@ static void link_help_text(FILE *f)
 		"  show  show every device, or device NAME (the default).\n"
 		"\n"
 		"Text output, one block per device:\n"
-		"  INDEX: NAME: UVERBS state STATE active_mtu N [netdev IFNAME netdev_mtu N] [max_burst N] contexts N\n"
+		"  INDEX: NAME: UVERBS port 1 state STATE physical_state PHYS active_mtu N\n"
+		"      [netdev IFNAME netdev_mtu N] [max_burst N] contexts N\n"
+		"                                    (all on one line)\n"
 		"      node_guid XXXX:XXXX:XXXX:XXXX\n"
 		"      gid INDEX GID                 (one line per GID table entry)\n"
-		"      counters NAME N ...\n"
-		"Counters: req_not_peer, resp_not_peer: RC/UC requests and responses\n"
-		"dropped because they did not come from the connected QP's peer.\n"
-		"gsi_dropped: packets to QP 1 (GSI), dropped: no connection manager.\n"
 		"JSON output (-j): an array of objects with the members ifindex, ifname,\n"
-		"uverbs, state, active_mtu, netdev, netdev_index, netdev_mtu, max_burst,\n"
-		"contexts, node_guid, gids ([{\"index\": N, \"gid\": \"...\"}]) and\n"
-		"counters ({\"NAME\": N, ...}); netdev members only for a bound device,\n"
-		"max_burst only if it was set.\n");
+		"uverbs, port, state, physical_state, active_mtu, netdev, netdev_index,\n"
+		"netdev_mtu, max_burst, contexts, node_guid and gids ([{\"index\": N,\n"
+		"\"gid\": \"...\"}]); netdev members only for a bound device, max_burst\n"
+		"only if it was set. The counters are shown by 'rnic stat'.\n");
 }
 
 static bool has(const struct rnic_link_info *info, unsigned int attr)
@@ -71,6 +69,12 @@ static void pr_uverbs(struct rnic *rd, const struct rnic_link_info *info)
 		out_str(rd, "uverbs", "%s", info->uverbs);
 }
 
+static void pr_port(struct rnic *rd, const struct rnic_link_info *info)
+{
+	if (has(info, RNIC_NL_ATTR_PORT_INDEX))
+		out_uint(rd, "port", "port %s", info->port);
+}
+
 static void pr_state(struct rnic *rd, const struct rnic_link_info *info)
 {
 	char buf[RNIC_STATE_STRLEN];
@@ -78,6 +82,15 @@ static void pr_state(struct rnic *rd, const struct rnic_link_info *info)
 	if (has(info, RNIC_NL_ATTR_PORT_STATE))
 		out_str(rd, "state", "state %s",
 			rnic_port_state_str(info->port_state, buf));
+}
+
+static void pr_phys_state(struct rnic *rd, const struct rnic_link_info *info)
+{
+	char buf[RNIC_STATE_STRLEN];
+
+	if (has(info, RNIC_NL_ATTR_PORT_PHYS_STATE))
+		out_str(rd, "physical_state", "physical_state %s",
+			rnic_phys_state_str(info->phys_state, buf));
 }
 
 static void pr_active_mtu(struct rnic *rd, const struct rnic_link_info *info)
@@ -149,28 +162,9 @@ static void pr_gids(struct rnic *rd, const struct rnic_link_info *info)
 			info->name, RNIC_LINK_MAX_GIDS);
 }
 
-static void pr_counters(struct rnic *rd, const struct rnic_link_info *info)
+int link_print(const void *dev, void *arg)
 {
-	const char *name;
-	unsigned int i;
-
-	if (!has(info, RNIC_NL_ATTR_COUNTERS))
-		return;
-	out_newline(rd, 4);
-	out_label(rd, "counters");
-	out_start_object(rd, "counters");
-	for (i = 0; i <= RNIC_NL_COUNTER_MAX; i++) {
-		name = rnic_counter_name(i);
-		if (!name)
-			continue;
-		out_label(rd, name);
-		out_uint(rd, name, "%s", info->counters[i]);
-	}
-	out_end_object(rd);
-}
-
-int link_print(const struct rnic_link_info *info, void *arg)
-{
+	const struct rnic_link_info *info = dev;
 	struct rnic *rd = arg;
 
 	out_start_object(rd, NULL);
@@ -178,7 +172,9 @@ int link_print(const struct rnic_link_info *info, void *arg)
 	pr_index(rd, info);
 	pr_name(rd, info);
 	pr_uverbs(rd, info);
+	pr_port(rd, info);
 	pr_state(rd, info);
+	pr_phys_state(rd, info);
 	pr_active_mtu(rd, info);
 	pr_netdev(rd, info);
 	pr_netdev_index(rd, info);
@@ -187,7 +183,6 @@ int link_print(const struct rnic_link_info *info, void *arg)
 	pr_contexts(rd, info);
 	pr_node_guid(rd, info);
 	pr_gids(rd, info);
-	pr_counters(rd, info);
 	out_newline(rd, -1);
 	out_end_object(rd);
 	return 0;
@@ -195,9 +190,7 @@ int link_print(const struct rnic_link_info *info, void *arg)
 
 static int link_show(struct rnic *rd)
 {
-	struct rnic_link_info *info;
 	const char *name = NULL;
-	int ret;
 
 	if (!rd_no_arg(rd)) {
 		name = rd_arg(rd);
@@ -206,31 +199,9 @@ static int link_show(struct rnic *rd)
 	if (!rd_no_arg(rd))
 		return rnic_usage_error(link_usage, "link show: unexpected argument '%s'",
 					rd_arg(rd));
-	ret = rnic_nl_open(rd);
-	if (ret)
-		return ret;
-
-	if (!name) {
-		out_start_array(rd, NULL);
-		ret = rnic_link_dump(rd->nl, link_print, rd);
-		/* Keep the JSON valid even when the dump failed half way. */
-		out_end_array(rd);
-		return ret ? rnic_nl_error(rd, ret) : RNIC_EXIT_OK;
-	}
-
-	info = malloc(sizeof(*info));
-	if (!info)
-		return rnic_error("%s", "out of memory");
-	ret = rnic_link_get(rd->nl, name, info);
-	if (ret) {
-		free(info);
-		return rnic_nl_error(rd, ret);
-	}
-	out_start_array(rd, NULL);
-	link_print(info, rd);
-	out_end_array(rd);
-	free(info);
-	return RNIC_EXIT_OK;
+	return rnic_show_one_or_all(rd, RNIC_NL_CMD_LINK_GET, name,
+				    rnic_link_parse,
+				    sizeof(struct rnic_link_info), link_print);
 }
 
 /* BYTES of max_burst: a decimal number from 1 to UINT32_MAX. */

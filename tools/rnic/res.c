@@ -6,7 +6,9 @@
  * The counts are driven by RNIC_RES_KINDS (rnic_genl.h): a kind added
  * there is parsed and printed here without further change.
  */
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <rdma/rnic-netlink.h>
 
@@ -16,6 +18,9 @@ void res_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: rnic res[ource] [ { show | list } [ DEV ] ]\n"
+		"       rnic res[ource] { show | list } qp [ DEV ] [ lqpn N ] [ pid N ]\n"
+		"       rnic res[ource] { show | list } mr [ DEV ] [ lkey N ] [ rkey N ] [ pid N ]\n"
+		"       rnic res[ource] { show | list } { pd | cq } [ DEV ] [ pid N ]\n"
 		"       rnic res[ource] help\n");
 }
 
@@ -42,7 +47,19 @@ static void res_help_text(FILE *f)
 		"COMM, the process name, is the rest of the line.\n"
 		"JSON output (-j): an array of objects with the members ifindex, ifname,\n"
 		"the counts and contexts ([{\"ctx\": ID, \"pid\": PID, COUNTS,\n"
-		"\"comm\": \"...\"}]).\n");
+		"\"comm\": \"...\"}]).\n"
+		"\n"
+		"  show qp, mr, pd, cq  list every QP, MR, PD or CQ of every device, or of DEV,\n"
+		"        that passes the filters (numbers in decimal or 0x hex), one\n"
+		"        line each, with the field names of rdma(8) 'rdma resource':\n"
+		"  INDEX: NAME: lqpn N [rqpn N] type T state S sq-psn N [rq-psn N] ctx ID pid PID comm COMM\n"
+		"  INDEX: NAME: [lkey 0xK rkey 0xK] mrlen N ctx ID pid PID comm COMM\n"
+		"  INDEX: NAME: pdn H users N ctx ID pid PID comm COMM\n"
+		"  INDEX: NAME: cqn H cqe N users N ctx ID pid PID comm COMM\n"
+		"where pdn and cqn are the handles in the context, and users counts\n"
+		"the objects using it. MR keys are shown to CAP_NET_ADMIN only.\n"
+		"JSON output (-j): an array of objects with the same members (keys and\n"
+		"PSNs as numbers).\n");
 }
 
 static void pr_counts(struct rnic *rd, uint64_t attrs, const uint64_t *counts)
@@ -88,8 +105,9 @@ static void pr_ctx(struct rnic *rd, const struct rnic_res_ctx *c)
 	out_end_object(rd);
 }
 
-int res_print(const struct rnic_res_info *info, void *arg)
+int res_print(const void *res, void *arg)
 {
+	const struct rnic_res_info *info = res;
 	struct rnic *rd = arg;
 	unsigned int i;
 
@@ -113,44 +131,238 @@ int res_print(const struct rnic_res_info *info, void *arg)
 	return 0;
 }
 
+/* ---- object listings ---- */
+
+static bool res_match(uint64_t want, uint32_t v)
+{
+	return want == UINT64_MAX || want == v;
+}
+
+static const char *qp_type_str(uint8_t type, char buf[RNIC_STATE_STRLEN])
+{
+	static const char *const names[] = { [2] = "RC", [3] = "UC", [4] = "UD" };
+
+	if (type < sizeof(names) / sizeof(names[0]) && names[type])
+		return names[type];
+	snprintf(buf, RNIC_STATE_STRLEN, "UNKNOWN(%u)", type);
+	return buf;
+}
+
+static const char *qp_state_str(uint8_t state, char buf[RNIC_STATE_STRLEN])
+{
+	/* enum ibv_qp_state */
+	static const char *const names[] = {
+		"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR",
+	};
+
+	if (state < sizeof(names) / sizeof(names[0]))
+		return names[state];
+	snprintf(buf, RNIC_STATE_STRLEN, "UNKNOWN(%u)", state);
+	return buf;
+}
+
+static bool obj_has(const struct rnic_res_obj *o, unsigned int attr)
+{
+	return o->attrs & (UINT64_C(1) << attr);
+}
+
+/* A key: hexadecimal in text, a number in JSON. */
+static void pr_key(struct rnic *rd, const char *key, uint32_t v)
+{
+	char buf[24];
+
+	if (rd->jw) {
+		out_uint(rd, key, "%s", v);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%s 0x%08x", key, v);
+	out_label(rd, buf);
+}
+
+/* The owner of an object: its context and process. */
+static void pr_owner(struct rnic *rd, const struct rnic_res_obj *o)
+{
+	if (obj_has(o, RNIC_NL_ATTR_CTX_ID))
+		out_uint(rd, "ctx", "ctx %s", o->ctx);
+	if (obj_has(o, RNIC_NL_ATTR_CTX_PID))
+		out_uint(rd, "pid", "pid %s", o->pid);
+	if (obj_has(o, RNIC_NL_ATTR_CTX_COMM))
+		pr_comm(rd, o->comm);
+}
+
+static void pr_obj_start(struct rnic *rd, const struct rnic_res_obj *o)
+{
+	out_start_object(rd, NULL);
+	rd->text_line_start = true;
+	if (obj_has(o, RNIC_NL_ATTR_DEV_INDEX))
+		out_uint(rd, "ifindex", "%s:", o->index);
+	out_str(rd, "ifname", "%s:", o->name);
+}
+
+static void pr_obj_end(struct rnic *rd)
+{
+	out_newline(rd, -1);
+	out_end_object(rd);
+}
+
+/* Print one QP that passes the filters (rnic_genl_each_t). */
+int res_qp_print(const void *obj, void *arg)
+{
+	const struct rnic_res_obj *o = obj;
+	struct res_list *l = arg;
+	struct rnic *rd = l->rd;
+	char buf[RNIC_STATE_STRLEN];
+
+	if (!res_match(l->f.lqpn, o->lqpn) || !res_match(l->f.pid, o->pid))
+		return 0;
+	pr_obj_start(rd, o);
+	out_uint(rd, "lqpn", "lqpn %s", o->lqpn);
+	if (obj_has(o, RNIC_NL_ATTR_RES_RQPN))
+		out_uint(rd, "rqpn", "rqpn %s", o->rqpn);
+	out_str(rd, "type", "type %s", qp_type_str(o->qp_type, buf));
+	out_str(rd, "state", "state %s", qp_state_str(o->qp_state, buf));
+	out_uint(rd, "sq-psn", "sq-psn %s", o->sq_psn);
+	if (obj_has(o, RNIC_NL_ATTR_RES_RQ_PSN))
+		out_uint(rd, "rq-psn", "rq-psn %s", o->rq_psn);
+	pr_owner(rd, o);
+	pr_obj_end(rd);
+	return 0;
+}
+
+/* Print one MR that passes the filters (rnic_genl_each_t). */
+int res_mr_print(const void *obj, void *arg)
+{
+	const struct rnic_res_obj *o = obj;
+	struct res_list *l = arg;
+	struct rnic *rd = l->rd;
+
+	if (!res_match(l->f.lkey, o->lkey) || !res_match(l->f.rkey, o->rkey) ||
+	    !res_match(l->f.pid, o->pid))
+		return 0;
+	pr_obj_start(rd, o);
+	/* the kernel tells the keys to CAP_NET_ADMIN only */
+	if (obj_has(o, RNIC_NL_ATTR_RES_LKEY))
+		pr_key(rd, "lkey", o->lkey);
+	if (obj_has(o, RNIC_NL_ATTR_RES_RKEY))
+		pr_key(rd, "rkey", o->rkey);
+	out_uint(rd, "mrlen", "mrlen %s", o->mrlen);
+	pr_owner(rd, o);
+	pr_obj_end(rd);
+	return 0;
+}
+
+/* Print one PD that passes the filters (rnic_genl_each_t). */
+int res_pd_print(const void *obj, void *arg)
+{
+	const struct rnic_res_obj *o = obj;
+	struct res_list *l = arg;
+	struct rnic *rd = l->rd;
+
+	if (!res_match(l->f.pid, o->pid))
+		return 0;
+	pr_obj_start(rd, o);
+	out_uint(rd, "pdn", "pdn %s", o->handle);
+	out_uint(rd, "users", "users %s", o->users);
+	pr_owner(rd, o);
+	pr_obj_end(rd);
+	return 0;
+}
+
+/* Print one CQ that passes the filters (rnic_genl_each_t). */
+int res_cq_print(const void *obj, void *arg)
+{
+	const struct rnic_res_obj *o = obj;
+	struct res_list *l = arg;
+	struct rnic *rd = l->rd;
+
+	if (!res_match(l->f.pid, o->pid))
+		return 0;
+	pr_obj_start(rd, o);
+	out_uint(rd, "cqn", "cqn %s", o->handle);
+	out_uint(rd, "cqe", "cqe %s", o->cqe);
+	out_uint(rd, "users", "users %s", o->users);
+	pr_owner(rd, o);
+	pr_obj_end(rd);
+	return 0;
+}
+
+/* A filter's value: a 32-bit number, decimal or 0x hexadecimal. */
+static int res_number(const char *word, uint64_t *v)
+{
+	unsigned long long n;
+	char *end;
+
+	errno = 0;
+	n = strtoull(word, &end, 0);
+	if (errno || end == word || *end || *word == '-' || n > UINT32_MAX)
+		return -1;
+	*v = n;
+	return 0;
+}
+
+/* "show KIND [DEV] [KEY N]...": @keys are the filters @kind knows. */
+static int res_list(struct rnic *rd, const char *kind, uint8_t cmd,
+		    const char *const *keys, rnic_genl_each_t print)
+{
+	struct res_list l = { .rd = rd };
+	uint64_t *slot[] = { &l.f.lqpn, &l.f.lkey, &l.f.rkey, &l.f.pid };
+	static const char *const all[] = { "lqpn", "lkey", "rkey", "pid" };
+	const char *dev = NULL, *word;
+	unsigned int i, k;
+
+	l.f.lqpn = l.f.lkey = l.f.rkey = l.f.pid = UINT64_MAX;
+	while (!rd_no_arg(rd)) {
+		word = rd_arg(rd);
+		rd_next(rd);
+		for (k = 0; keys[k] && strcmp(word, keys[k]); k++)
+			;
+		if (!keys[k]) {
+			if (dev)
+				return rnic_usage_error(res_usage, "res show %s: unexpected argument '%s'",
+							kind, word);
+			dev = word;
+			continue;
+		}
+		for (i = 0; strcmp(all[i], word); i++)
+			;
+		if (rd_no_arg(rd) || res_number(rd_arg(rd), slot[i]))
+			return rnic_usage_error(res_usage, "res show %s: %s: a number expected",
+						kind, word);
+		rd_next(rd);
+	}
+	return rnic_show_all(rd, cmd, dev, rnic_res_obj_parse,
+			     sizeof(struct rnic_res_obj), print, &l);
+}
+
 static int res_show(struct rnic *rd)
 {
-	struct rnic_res_info *info;
+	static const char *const qp_keys[] = { "lqpn", "pid", NULL };
+	static const char *const mr_keys[] = { "lkey", "rkey", "pid", NULL };
+	static const char *const pid_key[] = { "pid", NULL };
 	const char *name = NULL;
-	int ret;
 
 	if (!rd_no_arg(rd)) {
 		name = rd_arg(rd);
 		rd_next(rd);
 	}
+	if (name && !strcmp(name, "qp"))
+		return res_list(rd, name, RNIC_NL_CMD_RES_QP_GET, qp_keys,
+				res_qp_print);
+	if (name && !strcmp(name, "mr"))
+		return res_list(rd, name, RNIC_NL_CMD_RES_MR_GET, mr_keys,
+				res_mr_print);
+	if (name && !strcmp(name, "pd"))
+		return res_list(rd, name, RNIC_NL_CMD_RES_PD_GET, pid_key,
+				res_pd_print);
+	if (name && !strcmp(name, "cq"))
+		return res_list(rd, name, RNIC_NL_CMD_RES_CQ_GET, pid_key,
+				res_cq_print);
 	if (!rd_no_arg(rd))
 		return rnic_usage_error(res_usage, "res show: unexpected argument '%s'",
 					rd_arg(rd));
-	ret = rnic_nl_open(rd);
-	if (ret)
-		return ret;
-
-	if (!name) {
-		out_start_array(rd, NULL);
-		ret = rnic_res_dump(rd->nl, res_print, rd);
-		/* Keep the JSON valid even when the dump failed half way. */
-		out_end_array(rd);
-		return ret ? rnic_nl_error(rd, ret) : RNIC_EXIT_OK;
-	}
-
-	info = malloc(sizeof(*info));
-	if (!info)
-		return rnic_error("%s", "out of memory");
-	ret = rnic_res_get(rd->nl, name, info);
-	if (ret) {
-		free(info);
-		return rnic_nl_error(rd, ret);
-	}
-	out_start_array(rd, NULL);
-	res_print(info, rd);
-	out_end_array(rd);
-	free(info);
-	return RNIC_EXIT_OK;
+	return rnic_show_one_or_all(rd, RNIC_NL_CMD_RES_GET, name,
+				    rnic_res_parse,
+				    sizeof(struct rnic_res_info), res_print);
 }
 
 static int res_help(struct rnic *rd)

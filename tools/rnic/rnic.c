@@ -20,8 +20,9 @@ static void usage(FILE *f)
 		"Usage: rnic [ OPTIONS ] OBJECT { COMMAND | help }\n"
 		"       rnic [ -j[son] ] [ -p[retty] ] link [ show [ NAME ] ]\n"
 		"       rnic [ -j[son] ] [ -p[retty] ] res[ource] [ show [ DEV ] ]\n"
+		"       rnic [ -j[son] ] [ -p[retty] ] stat[istic] [ show [ DEV ] ]\n"
 		"       rnic { -V[ersion] | -h[elp] | help }\n"
-		"where  OBJECT := { link | res[ource] | help }\n"
+		"where  OBJECT := { link | res[ource] | stat[istic] | help }\n"
 		"       OPTIONS := { -j[son] | -p[retty] | -V[ersion] | -h[elp] }\n");
 }
 
@@ -42,10 +43,12 @@ static void help_text(FILE *f)
 	link_usage(f);
 	fputc('\n', f);
 	res_usage(f);
+	fputc('\n', f);
+	stat_usage(f);
 	fprintf(f,
 		"\n"
-		"'rnic link help' and 'rnic res help' describe the commands and their\n"
-		"output.\n"
+		"'rnic link help', 'rnic res help' and 'rnic stat help' describe the\n"
+		"commands and their output.\n"
 		"Keywords may be shortened to any unambiguous prefix: 'rnic l s'.\n"
 		"\n"
 		"Exit status: 0 on success, 1 if a request failed (the kernel's\n"
@@ -65,6 +68,8 @@ static const struct rnic_cmd objects[] = {
 	{ "link", cmd_link },
 	{ "res", cmd_res },
 	{ "resource", cmd_res },
+	{ "stat", cmd_stat },
+	{ "statistic", cmd_stat },
 	{ "help", cmd_help },
 	{ NULL, NULL },
 };

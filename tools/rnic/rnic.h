@@ -98,6 +98,25 @@ int rnic_nl_error(struct rnic *rd, int err);
 /* Open rd->nl if needed. Return: RNIC_EXIT_OK or RNIC_EXIT_ERR (printed). */
 int rnic_nl_open(struct rnic *rd);
 
+/*
+ * rnic_show_all() - dump @cmd and print every reply with @print(info, arg),
+ * inside one JSON array. @dev restricts the dump to one device (NULL: all).
+ * @parse and @size as for rnic_genl_dump().
+ * Return: an exit status; a failure is printed.
+ */
+int rnic_show_all(struct rnic *rd, uint8_t cmd, const char *dev,
+		  rnic_genl_parse_t parse, size_t size,
+		  rnic_genl_each_t print, void *arg);
+
+/*
+ * rnic_show_one_or_all() - "show [DEV]": a GET of device @dev, or a dump
+ * of every device when @dev is NULL, printed as rnic_show_all() does with
+ * @rd as @print's argument.
+ */
+int rnic_show_one_or_all(struct rnic *rd, uint8_t cmd, const char *dev,
+			 rnic_genl_parse_t parse, size_t size,
+			 rnic_genl_each_t print);
+
 /* ---- output (utils.c): one call per attribute, text or JSON ---- */
 
 /* JSON: "key": v. Text: printf(@fmt, v as a string), so @fmt holds one
@@ -129,19 +148,39 @@ const char *rnic_fmt_gid(const uint8_t gid[16], char buf[RNIC_GID_STRLEN]);
 const char *rnic_fmt_guid(uint64_t guid_be, char buf[RNIC_GUID_STRLEN]);
 /* enum ibv_port_state name ("ACTIVE"), or "UNKNOWN(n)". */
 const char *rnic_port_state_str(uint8_t state, char buf[RNIC_STATE_STRLEN]);
-/* enum rnic_nl_counter name ("req_not_peer"), or NULL if unknown. */
-const char *rnic_counter_name(unsigned int counter);
+/* ibv_port_attr.phys_state name ("LINK_UP"), or "UNKNOWN(n)". */
+const char *rnic_phys_state_str(uint8_t state, char buf[RNIC_STATE_STRLEN]);
 
 /* ---- objects ---- */
 
 int cmd_link(struct rnic *rd);
 void link_usage(FILE *f);
 /* Print one device (text block or JSON object) on rd->out; returns 0. */
-int link_print(const struct rnic_link_info *info, void *rd);
+int link_print(const void *info, void *rd);
+
+int cmd_stat(struct rnic *rd);
+void stat_usage(FILE *f);
+/* Print one device's counters (text line or JSON object); returns 0. */
+int stat_print(const void *info, void *rd);
 
 int cmd_res(struct rnic *rd);
 void res_usage(FILE *f);
 /* Print one device's resources (text lines or JSON object); returns 0. */
-int res_print(const struct rnic_res_info *info, void *rd);
+int res_print(const void *info, void *rd);
+/* A listing of QPs or MRs: where, and its filters (UINT64_MAX: any). */
+struct res_list {
+	struct rnic *rd;
+	struct {
+		uint64_t lqpn, lkey, rkey, pid;
+	} f;
+};
+/*
+ * Print one QP or MR (struct rnic_res_obj) if it passes the filters of
+ * @list, a struct res_list; return 0.
+ */
+int res_qp_print(const void *obj, void *list);
+int res_mr_print(const void *obj, void *list);
+int res_pd_print(const void *obj, void *list);
+int res_cq_print(const void *obj, void *list);
 
 #endif /* RNIC_TOOL_H */

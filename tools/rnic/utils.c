@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rdma/rnic-netlink.h>
@@ -125,6 +126,49 @@ int rnic_nl_open(struct rnic *rd)
 		return rnic_error("cannot open generic netlink socket: %s",
 				  strerror(errno));
 	}
+	return RNIC_EXIT_OK;
+}
+
+int rnic_show_all(struct rnic *rd, uint8_t cmd, const char *dev,
+		  rnic_genl_parse_t parse, size_t size,
+		  rnic_genl_each_t print, void *arg)
+{
+	int ret;
+
+	ret = rnic_nl_open(rd);
+	if (ret)
+		return ret;
+	out_start_array(rd, NULL);
+	ret = rnic_genl_dump(rd->nl, cmd, dev, parse, size, print, arg);
+	/* Keep the JSON valid even when the dump failed half way. */
+	out_end_array(rd);
+	return ret ? rnic_nl_error(rd, ret) : RNIC_EXIT_OK;
+}
+
+int rnic_show_one_or_all(struct rnic *rd, uint8_t cmd, const char *dev,
+			 rnic_genl_parse_t parse, size_t size,
+			 rnic_genl_each_t print)
+{
+	void *info;
+	int ret;
+
+	if (!dev)
+		return rnic_show_all(rd, cmd, NULL, parse, size, print, rd);
+	ret = rnic_nl_open(rd);
+	if (ret)
+		return ret;
+	info = malloc(size);
+	if (!info)
+		return rnic_error("%s", "out of memory");
+	ret = rnic_genl_get(rd->nl, cmd, dev, parse, info);
+	if (ret) {
+		free(info);
+		return rnic_nl_error(rd, ret);
+	}
+	out_start_array(rd, NULL);
+	print(info, rd);
+	out_end_array(rd);
+	free(info);
 	return RNIC_EXIT_OK;
 }
 
@@ -248,15 +292,21 @@ const char *rnic_port_state_str(uint8_t state, char buf[RNIC_STATE_STRLEN])
 	return buf;
 }
 
-const char *rnic_counter_name(unsigned int counter)
+const char *rnic_phys_state_str(uint8_t state, char buf[RNIC_STATE_STRLEN])
 {
+	/* IB physical port states, as rdma(8) spells them */
 	static const char *const names[] = {
-		[RNIC_NL_COUNTER_REQ_NOT_PEER] = "req_not_peer",
-		[RNIC_NL_COUNTER_RESP_NOT_PEER] = "resp_not_peer",
-		[RNIC_NL_COUNTER_GSI_DROPPED] = "gsi_dropped",
+		[1] = "SLEEP",
+		[2] = "POLLING",
+		[3] = "DISABLED",
+		[4] = "CONFIG_TRAINING",
+		[5] = "LINK_UP",
+		[6] = "LINK_ERROR_RECOVERY",
+		[7] = "PHY_TEST",
 	};
 
-	if (counter < sizeof(names) / sizeof(names[0]))
-		return names[counter];
-	return NULL;
+	if (state < sizeof(names) / sizeof(names[0]) && names[state])
+		return names[state];
+	snprintf(buf, RNIC_STATE_STRLEN, "UNKNOWN(%u)", state);
+	return buf;
 }

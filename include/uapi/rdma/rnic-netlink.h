@@ -45,6 +45,12 @@
  *	MAX_BURST
  * @RNIC_NL_CMD_LINK_DEL: remove a device: DEV_NAME
  * @RNIC_NL_CMD_RES_GET: resources of one device (DEV_NAME) or of all (dump)
+ * @RNIC_NL_CMD_STAT_GET: counters of one device (DEV_NAME) or of all (dump)
+ * @RNIC_NL_CMD_RES_QP_GET: dump only: one message per QP of every device, or
+ *	of the device named by DEV_NAME
+ * @RNIC_NL_CMD_RES_MR_GET: dump only: one message per MR, likewise
+ * @RNIC_NL_CMD_RES_PD_GET: dump only: one message per PD, likewise
+ * @RNIC_NL_CMD_RES_CQ_GET: dump only: one message per CQ, likewise
  */
 enum rnic_nl_cmd {
 	RNIC_NL_CMD_UNSPEC,
@@ -52,6 +58,11 @@ enum rnic_nl_cmd {
 	RNIC_NL_CMD_LINK_ADD,
 	RNIC_NL_CMD_LINK_DEL,
 	RNIC_NL_CMD_RES_GET,
+	RNIC_NL_CMD_STAT_GET,
+	RNIC_NL_CMD_RES_QP_GET,
+	RNIC_NL_CMD_RES_MR_GET,
+	RNIC_NL_CMD_RES_PD_GET,
+	RNIC_NL_CMD_RES_CQ_GET,
 
 	__RNIC_NL_CMD_MAX,
 	RNIC_NL_CMD_MAX = __RNIC_NL_CMD_MAX - 1
@@ -94,8 +105,27 @@ enum rnic_nl_cmd {
  * @RNIC_NL_ATTR_RES_AH: u32, address handles
  * @RNIC_NL_ATTR_CTX_TRUNCATED: flag: CTX_TABLE lists only the first open
  *	contexts, as many as fit in one message
- * @RNIC_NL_ATTR_COUNTERS: nest of the device's counters (LINK_GET), one
+ * @RNIC_NL_ATTR_COUNTERS: nest of the device's counters (STAT_GET), one
  *	u64 attribute per counter, typed by enum rnic_nl_counter
+ * @RNIC_NL_ATTR_PORT_INDEX: u32, the port a LINK_GET or STAT_GET answer
+ *	is about: 1, the device's only port
+ * @RNIC_NL_ATTR_PORT_PHYS_STATE: u8, port 1 physical state (IB values as
+ *	enum ibv_port_attr.phys_state: 5 LinkUp, 3 Disabled)
+ * @RNIC_NL_ATTR_RES_LQPN: u32, a QP's number
+ * @RNIC_NL_ATTR_RES_RQPN: u32, its destination QP number (RC and UC only)
+ * @RNIC_NL_ATTR_RES_QP_TYPE: u8, its type (enum ibv_qp_type values)
+ * @RNIC_NL_ATTR_RES_QP_STATE: u8, its state (enum ibv_qp_state values)
+ * @RNIC_NL_ATTR_RES_SQ_PSN: u32, its sq_psn as last modified
+ * @RNIC_NL_ATTR_RES_RQ_PSN: u32, its rq_psn as last modified (RC and UC)
+ * @RNIC_NL_ATTR_RES_LKEY: u32, an MR's lkey; only to a reader with
+ *	CAP_NET_ADMIN (the keys' random part is the MR's protection)
+ * @RNIC_NL_ATTR_RES_RKEY: u32, its rkey; likewise
+ * @RNIC_NL_ATTR_RES_MRLEN: u64, its length in bytes
+ * @RNIC_NL_ATTR_RES_HANDLE: u32, a PD's or CQ's handle in its context
+ *	(the number its context knows it by; unique in the context only)
+ * @RNIC_NL_ATTR_RES_USERS: u32, references to a PD or CQ besides its
+ *	context's: the objects that use it, and lookups in progress
+ * @RNIC_NL_ATTR_RES_CQE: u32, a CQ's size: entries of its ring
  * @RNIC_NL_ATTR_MAX_BURST: u32, bytes of a SEND or WRITE message that one
  *	request may carry at most on the device's links, fixed at LINK_ADD;
  *	LINK_GET reports it only when it was given. The requester cuts
@@ -106,6 +136,19 @@ enum rnic_nl_cmd {
  * A RES_GET answer has, per device, DEV_NAME, DEV_INDEX, the RES_* totals
  * of the device and a CTX_TABLE, followed by CTX_TRUNCATED when not every
  * context fit (a nest holds at most 64 KiB: about 500 contexts).
+ *
+ * A STAT_GET answer has, per device, DEV_NAME, DEV_INDEX, PORT_INDEX and
+ * COUNTERS.
+ *
+ * A RES_QP_GET, RES_MR_GET, RES_PD_GET or RES_CQ_GET dump has one
+ * message per object of the caller's network namespace's devices whose
+ * context was opened by a process the caller's pid namespace sees:
+ * DEV_NAME, DEV_INDEX, CTX_ID, CTX_PID (as the caller's pid namespace
+ * numbers it), CTX_COMM, then LQPN, RQPN, QP_TYPE, QP_STATE, SQ_PSN,
+ * RQ_PSN for a QP, LKEY, RKEY, MRLEN for an MR, HANDLE and USERS for a
+ * PD, HANDLE, USERS and CQE for a CQ. Objects are listed per device,
+ * context and handle; one created or destroyed during the dump may be
+ * missed.
  */
 enum rnic_nl_attr {
 	RNIC_NL_ATTR_UNSPEC,
@@ -139,6 +182,20 @@ enum rnic_nl_attr {
 	RNIC_NL_ATTR_RES_AH,
 	RNIC_NL_ATTR_CTX_TRUNCATED,
 	RNIC_NL_ATTR_COUNTERS,
+	RNIC_NL_ATTR_PORT_INDEX,
+	RNIC_NL_ATTR_PORT_PHYS_STATE,
+	RNIC_NL_ATTR_RES_LQPN,
+	RNIC_NL_ATTR_RES_RQPN,
+	RNIC_NL_ATTR_RES_QP_TYPE,
+	RNIC_NL_ATTR_RES_QP_STATE,
+	RNIC_NL_ATTR_RES_SQ_PSN,
+	RNIC_NL_ATTR_RES_RQ_PSN,
+	RNIC_NL_ATTR_RES_LKEY,
+	RNIC_NL_ATTR_RES_RKEY,
+	RNIC_NL_ATTR_RES_MRLEN,
+	RNIC_NL_ATTR_RES_HANDLE,
+	RNIC_NL_ATTR_RES_USERS,
+	RNIC_NL_ATTR_RES_CQE,
 	RNIC_NL_ATTR_MAX_BURST,
 
 	__RNIC_NL_ATTR_MAX,
@@ -154,17 +211,81 @@ enum rnic_nl_attr {
  *	was connected to (its peer), and were dropped
  * @RNIC_NL_COUNTER_RESP_NOT_PEER: RC responses (ACK, NAK, READ response,
  *	atomic ACK) dropped likewise
+ * @RNIC_NL_COUNTER_SENT_PKTS: packets the device's QPs handed to the link:
+ *	requests, responses and acknowledgements. The local link carries a
+ *	burst of up to 64 KiB of one message as one packet.
+ * @RNIC_NL_COUNTER_RCVD_PKTS: packets the link delivered to a QP of the
+ *	device, before the QP's own checks (a UD multicast datagram counts
+ *	once per attached QP)
+ * @RNIC_NL_COUNTER_DUPLICATE_REQUEST: RC requests with a PSN before the
+ *	expected one, answered again
+ * @RNIC_NL_COUNTER_OUT_OF_SEQ_REQUEST: RC requests with a PSN after the
+ *	expected one (packets were lost) for which a PSN sequence error NAK
+ *	was sent; the following ones until the gap closes are dropped
+ *	uncounted
+ * @RNIC_NL_COUNTER_RCVD_RNR_ERR: RNR NAKs received by the device's RC
+ *	requesters
+ * @RNIC_NL_COUNTER_SEND_RNR_ERR: RNR NAKs sent by the device's RC
+ *	responders (a SEND found no receive WQE)
+ * @RNIC_NL_COUNTER_RCVD_SEQ_ERR: PSN sequence error NAKs received by the
+ *	device's RC requesters
+ * @RNIC_NL_COUNTER_RETRY_EXCEEDED_ERR: work requests completed with
+ *	IBV_WC_RETRY_EXC_ERR (the transport retries ran out)
+ * @RNIC_NL_COUNTER_RETRY_RNR_EXCEEDED_ERR: work requests completed with
+ *	IBV_WC_RNR_RETRY_EXC_ERR (the RNR retries ran out)
+ * @RNIC_NL_COUNTER_COMPLETER_RETRY_ERR: transport retries started (the
+ *	local ACK timeout expired with retries left)
+ * @RNIC_NL_COUNTER_SEND_ERR: packets the link failed to send; the local
+ *	link never fails (a packet nobody receives is dropped, below)
+ * @RNIC_NL_COUNTER_LINK_DOWNED: times port 1 went from ACTIVE to DOWN
+ * @RNIC_NL_COUNTER_DROP_NO_QP: packets that reached the device for a QP
+ *	number none of its QPs has; counted on the receiving device
+ * @RNIC_NL_COUNTER_DROP_NOT_REACHED: packets to a GID that no device of
+ *	the sender's network namespace owns (any more); counted on the
+ *	sending device
+ * @RNIC_NL_COUNTER_DROP_BAD_OPCODE: requests whose transport does not
+ *	match the receiving QP's type, or UD datagrams that are not a SEND
+ * @RNIC_NL_COUNTER_DROP_QP_STATE: requests for a QP that does not receive:
+ *	in RESET or INIT, or in ERR
+ * @RNIC_NL_COUNTER_DROP_BAD_QKEY: UD datagrams whose Q_Key is not the
+ *	receiving QP's
+ * @RNIC_NL_COUNTER_DROP_BAD_PKEY: packets whose P_Key does not match the
+ *	device's; the local link carries no P_Key, so only a wire link counts
+ *	them
+ * @RNIC_NL_COUNTER_DROP_LENGTH: UD datagrams longer than the receiving
+ *	QP's path MTU
  * @RNIC_NL_COUNTER_GSI_DROPPED: packets that arrived for QP 1, the
  *	device's GSI endpoint, and were dropped: rnic has no connection
  *	manager yet to take them
  *
  * Each counter is a u64 that counts from 0 since the device was created
- * and only grows. Userspace must skip counters it does not know.
+ * and only grows. Userspace must skip counters it does not know. The
+ * names rxe uses for the same events are those of SENT_PKTS to
+ * LINK_DOWNED in lower case.
  */
 enum rnic_nl_counter {
 	RNIC_NL_COUNTER_UNSPEC,
 	RNIC_NL_COUNTER_REQ_NOT_PEER,
 	RNIC_NL_COUNTER_RESP_NOT_PEER,
+	RNIC_NL_COUNTER_SENT_PKTS,
+	RNIC_NL_COUNTER_RCVD_PKTS,
+	RNIC_NL_COUNTER_DUPLICATE_REQUEST,
+	RNIC_NL_COUNTER_OUT_OF_SEQ_REQUEST,
+	RNIC_NL_COUNTER_RCVD_RNR_ERR,
+	RNIC_NL_COUNTER_SEND_RNR_ERR,
+	RNIC_NL_COUNTER_RCVD_SEQ_ERR,
+	RNIC_NL_COUNTER_RETRY_EXCEEDED_ERR,
+	RNIC_NL_COUNTER_RETRY_RNR_EXCEEDED_ERR,
+	RNIC_NL_COUNTER_COMPLETER_RETRY_ERR,
+	RNIC_NL_COUNTER_SEND_ERR,
+	RNIC_NL_COUNTER_LINK_DOWNED,
+	RNIC_NL_COUNTER_DROP_NO_QP,
+	RNIC_NL_COUNTER_DROP_NOT_REACHED,
+	RNIC_NL_COUNTER_DROP_BAD_OPCODE,
+	RNIC_NL_COUNTER_DROP_QP_STATE,
+	RNIC_NL_COUNTER_DROP_BAD_QKEY,
+	RNIC_NL_COUNTER_DROP_BAD_PKEY,
+	RNIC_NL_COUNTER_DROP_LENGTH,
 	RNIC_NL_COUNTER_GSI_DROPPED,
 
 	__RNIC_NL_COUNTER_MAX,

@@ -85,6 +85,13 @@ t "--help lists res"          0 "" "res\[ource\] \[ show \[ DEV \] \]" -- --help
 t "unknown res command"       2 "res: unknown command 'frob'" "" -- res frob
 t "res show extra"            2 "unexpected argument 'b'" "" -- res show a b
 t "res help extra argument"   2 "unexpected argument 'x'" "" -- res help x
+t "res show qp: no number"    2 "res show qp: lqpn: a number expected" "" -- res show qp lqpn
+t "res show qp: bad number"   2 "res show qp: lqpn: a number expected" "" -- res show qp lqpn 5x
+t "res show qp: two devices"  2 "res show qp: unexpected argument 'b'" "" -- res show qp a b
+t "res show mr: lqpn unknown" 2 "res show mr: unexpected argument '5'" "" -- res show mr lqpn 5
+t "res show mr: key too big"  2 "res show mr: rkey: a number expected" "" -- res show mr rkey 0x100000000
+t "stat help"                 0 "" "^Usage: rnic stat\[istic\]" -- stat help
+t "stat show extra"           2 "unexpected argument 'b'" "" -- stat show a b
 
 if [ -e /sys/module/rnic ]; then
 	echo "# rnic module loaded on this host: skipping 'module not loaded'"

@@ -304,6 +304,13 @@ static void test_format(void)
 	       "state: ACTIVE_DEFER");
 	ok_str(rnic_port_state_str(200, sbuf), "UNKNOWN(200)",
 	       "state: out of range");
+	ok_str(rnic_phys_state_str(5, sbuf), "LINK_UP", "phys_state: LINK_UP");
+	ok_str(rnic_phys_state_str(3, sbuf), "DISABLED",
+	       "phys_state: DISABLED");
+	ok_str(rnic_phys_state_str(0, sbuf), "UNKNOWN(0)",
+	       "phys_state: 0 has no name");
+	ok_str(rnic_phys_state_str(8, sbuf), "UNKNOWN(8)",
+	       "phys_state: out of range");
 }
 
 /* ---- LINK_GET parsing ---- */
@@ -362,7 +369,11 @@ static struct nlmsghdr *full_msg(bool netdev)
 	mnl_attr_put_strz(nlh, RNIC_NL_ATTR_UVERBS, "uverbs1024");
 	mnl_attr_put(nlh, RNIC_NL_ATTR_PAD, 0, NULL);
 	mnl_attr_put_u64(nlh, RNIC_NL_ATTR_NODE_GUID, guid);
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_PORT_INDEX, 1);
 	mnl_attr_put_u8(nlh, RNIC_NL_ATTR_PORT_STATE, 4);
+	/* the unbound device stands for a kernel without physical states */
+	if (netdev)
+		mnl_attr_put_u8(nlh, RNIC_NL_ATTR_PORT_PHYS_STATE, 5);
 	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_ACTIVE_MTU, 4096);
 	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_CONTEXTS, 0);
 	mnl_attr_put_u32(nlh, 200, 7);		/* unknown: skipped */
@@ -371,14 +382,6 @@ static struct nlmsghdr *full_msg(bool netdev)
 	if (netdev)
 		put_gid(nlh, 1, gid_v4, 16);
 	mnl_attr_nest_end(nlh, t);
-	/* the unbound device stands for a kernel without counters */
-	if (netdev) {
-		t = mnl_attr_nest_start(nlh, RNIC_NL_ATTR_COUNTERS);
-		mnl_attr_put_u64(nlh, RNIC_NL_COUNTER_REQ_NOT_PEER, 5);
-		mnl_attr_put_u64(nlh, RNIC_NL_COUNTER_RESP_NOT_PEER, 0);
-		mnl_attr_put_u64(nlh, 99, 7);	/* unknown: skipped */
-		mnl_attr_nest_end(nlh, t);
-	}
 	return nlh;
 }
 
@@ -397,7 +400,8 @@ static void test_parse(void)
 	ok(!strcmp(info->name, "rnic0") && info->index == 0 &&
 	   info->has_netdev && !strcmp(info->netdev, "lo") &&
 	   info->netdev_index == 1 && info->netdev_mtu == 65536 &&
-	   !strcmp(info->uverbs, "uverbs1024") && info->port_state == 4 &&
+	   !strcmp(info->uverbs, "uverbs1024") && info->port == 1 &&
+	   info->port_state == 4 && info->phys_state == 5 &&
 	   info->active_mtu == 4096 && info->contexts == 0 &&
 	   info->max_burst == 2048 &&
 	   !memcmp(&info->node_guid_be, guid_bytes, 8),
@@ -408,10 +412,6 @@ static void test_parse(void)
 	   "parse: GID table, unknown attribute in an entry skipped");
 	ok(!(info->attrs & (UINT64_C(1) << RNIC_NL_ATTR_PAD)),
 	   "parse: PAD not reported as present");
-	ok((info->attrs & (UINT64_C(1) << RNIC_NL_ATTR_COUNTERS)) &&
-	   info->counters[RNIC_NL_COUNTER_REQ_NOT_PEER] == 5 &&
-	   info->counters[RNIC_NL_COUNTER_RESP_NOT_PEER] == 0,
-	   "parse: counters, an unknown one skipped");
 
 	nlh = full_msg(false);
 	ok(rnic_link_parse(nlh, info) == 0 && !info->has_netdev &&
@@ -424,10 +424,8 @@ static void test_parse(void)
 
 	nlh = msg_start();
 	mnl_attr_put_strz(nlh, RNIC_NL_ATTR_DEV_NAME, "r");
-	t = mnl_attr_nest_start(nlh, RNIC_NL_ATTR_COUNTERS);
-	mnl_attr_put_u32(nlh, RNIC_NL_COUNTER_REQ_NOT_PEER, 5);
-	mnl_attr_nest_end(nlh, t);
-	ok(rnic_link_parse(nlh, info) == -EPROTO, "parse: counter of 4 bytes");
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_PORT_PHYS_STATE, 5);
+	ok(rnic_link_parse(nlh, info) == -EPROTO, "parse: u8 of 4 bytes");
 
 	nlh = msg_start();
 	mnl_attr_put_strz(nlh, RNIC_NL_ATTR_DEV_NAME, "r");
@@ -520,30 +518,28 @@ static void test_print(void)
 
 	rnic_link_parse(full_msg(true), info);
 	ok_str(print_one(&m, info, false, false),
-	       "0: rnic0: uverbs1024 state ACTIVE active_mtu 4096 netdev lo netdev_mtu 65536 max_burst 2048 contexts 0\n"
+	       "0: rnic0: uverbs1024 port 1 state ACTIVE physical_state LINK_UP active_mtu 4096 netdev lo netdev_mtu 65536 max_burst 2048 contexts 0\n"
 	       "    node_guid 0200:00ff:fe00:0000\n"
 	       "    gid 0 fe80::200:ff:fe00:0\n"
-	       "    gid 1 ::ffff:127.0.0.1\n"
-	       "    counters req_not_peer 5 resp_not_peer 0 gsi_dropped 0\n",
+	       "    gid 1 ::ffff:127.0.0.1\n",
 	       "print: text, bound device");
 	free(m.buf);
 
 	ok_str(print_one(&m, info, true, false),
 	       "[{\"ifindex\":0,\"ifname\":\"rnic0\",\"uverbs\":\"uverbs1024\","
-	       "\"state\":\"ACTIVE\",\"active_mtu\":4096,\"netdev\":\"lo\","
+	       "\"port\":1,\"state\":\"ACTIVE\",\"physical_state\":\"LINK_UP\","
+	       "\"active_mtu\":4096,\"netdev\":\"lo\","
 	       "\"netdev_index\":1,\"netdev_mtu\":65536,\"max_burst\":2048,"
 	       "\"contexts\":0,"
 	       "\"node_guid\":\"0200:00ff:fe00:0000\",\"gids\":["
 	       "{\"index\":0,\"gid\":\"fe80::200:ff:fe00:0\"},"
-	       "{\"index\":1,\"gid\":\"::ffff:127.0.0.1\"}],"
-	       "\"counters\":{\"req_not_peer\":5,\"resp_not_peer\":0,"
-	       "\"gsi_dropped\":0}}]\n",
+	       "{\"index\":1,\"gid\":\"::ffff:127.0.0.1\"}]}]\n",
 	       "print: JSON, bound device");
 	free(m.buf);
 
 	rnic_link_parse(full_msg(false), info);
 	ok_str(print_one(&m, info, false, false),
-	       "0: rnic0: uverbs1024 state ACTIVE active_mtu 4096 contexts 0\n"
+	       "0: rnic0: uverbs1024 port 1 state ACTIVE active_mtu 4096 contexts 0\n"
 	       "    node_guid 0200:00ff:fe00:0000\n"
 	       "    gid 0 fe80::200:ff:fe00:0\n",
 	       "print: text, unbound device");
@@ -555,6 +551,7 @@ static void test_print(void)
 	       "    \"ifindex\": 0,\n"
 	       "    \"ifname\": \"rnic0\",\n"
 	       "    \"uverbs\": \"uverbs1024\",\n"
+	       "    \"port\": 1,\n"
 	       "    \"state\": \"ACTIVE\",\n"
 	       "    \"active_mtu\": 4096,\n"
 	       "    \"contexts\": 0,\n"
@@ -581,6 +578,263 @@ static void test_print(void)
 	free(m.buf);
 
 	free(info);
+}
+
+/* ---- STAT_GET parsing and printing ---- */
+
+static void test_counter_names(void)
+{
+	unsigned int i, j, named = 0, dup = 0;
+	const char *a, *b;
+
+	for (i = 0; i <= RNIC_NL_COUNTER_MAX; i++) {
+		a = rnic_counter_name(i);
+		named += !!a;
+		for (j = 0; a && j < i; j++) {
+			b = rnic_counter_name(j);
+			dup += b && !strcmp(a, b);
+		}
+	}
+	ok(named == RNIC_NL_COUNTER_MAX && !dup,
+	   "counters: every counter has a name of its own");
+	ok(!rnic_counter_name(RNIC_NL_COUNTER_UNSPEC) &&
+	   !rnic_counter_name(RNIC_NL_COUNTER_MAX + 1),
+	   "counters: UNSPEC and unknown ones have none");
+	ok_str(rnic_counter_name(RNIC_NL_COUNTER_SENT_PKTS), "sent_pkts",
+	       "counters: rxe's names");
+	ok_str(rnic_counter_name(RNIC_NL_COUNTER_RETRY_RNR_EXCEEDED_ERR),
+	       "retry_rnr_exceeded_err", "counters: rxe's names, long one");
+}
+
+/* A STAT_GET reply with three counters and an unknown one. */
+static struct nlmsghdr *stat_msg(void)
+{
+	struct nlmsghdr *nlh = msg_start();
+	struct genlmsghdr *genl = mnl_nlmsg_get_payload(nlh);
+	struct nlattr *t;
+
+	genl->cmd = RNIC_NL_CMD_STAT_GET;
+	mnl_attr_put_strz(nlh, RNIC_NL_ATTR_DEV_NAME, "rnic0");
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_DEV_INDEX, 2);
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_PORT_INDEX, 1);
+	mnl_attr_put_u32(nlh, 200, 7);		/* unknown: skipped */
+	t = mnl_attr_nest_start(nlh, RNIC_NL_ATTR_COUNTERS);
+	mnl_attr_put_u64(nlh, RNIC_NL_COUNTER_REQ_NOT_PEER, 5);
+	mnl_attr_put_u64(nlh, RNIC_NL_COUNTER_SENT_PKTS, 1ull << 40);
+	mnl_attr_put_u64(nlh, RNIC_NL_COUNTER_DROP_LENGTH, 0);
+	mnl_attr_put_u64(nlh, 999, 7);		/* unknown: skipped */
+	mnl_attr_nest_end(nlh, t);
+	return nlh;
+}
+
+static const char *stat_print_one(struct membuf *m,
+				  const struct rnic_stat_info *info, bool json)
+{
+	struct rnic rd = { 0 };
+
+	mb_open(m);
+	rd.out = m->f;
+	if (json) {
+		rd.jw = rnic_json_new(m->f, false);
+		rnic_json_start_array(rd.jw);
+	}
+	stat_print(info, &rd);
+	if (json) {
+		rnic_json_end_array(rd.jw);
+		rnic_json_free(rd.jw);
+	}
+	return mb_close(m);
+}
+
+static void test_stat(void)
+{
+	struct rnic_stat_info *info = malloc(sizeof(*info));
+	struct nlmsghdr *nlh;
+	struct nlattr *t;
+	struct membuf m;
+
+	ok(rnic_stat_parse(stat_msg(), info) == 0 &&
+	   !strcmp(info->name, "rnic0") && info->index == 2 &&
+	   info->port == 1 &&
+	   info->counters[RNIC_NL_COUNTER_REQ_NOT_PEER] == 5 &&
+	   info->counters[RNIC_NL_COUNTER_SENT_PKTS] == 1ull << 40 &&
+	   info->has == ((UINT64_C(1) << RNIC_NL_COUNTER_REQ_NOT_PEER) |
+			 (UINT64_C(1) << RNIC_NL_COUNTER_SENT_PKTS) |
+			 (UINT64_C(1) << RNIC_NL_COUNTER_DROP_LENGTH)),
+	   "stat parse: counters kept, unknown ones skipped");
+
+	ok_str(stat_print_one(&m, info, false),
+	       "2: rnic0: port 1 req_not_peer 5 sent_pkts 1099511627776 drop_length 0\n",
+	       "stat print: text, only the counters sent");
+	free(m.buf);
+	ok_str(stat_print_one(&m, info, true),
+	       "[{\"ifindex\":2,\"ifname\":\"rnic0\",\"port\":1,"
+	       "\"req_not_peer\":5,\"sent_pkts\":1099511627776,"
+	       "\"drop_length\":0}]\n",
+	       "stat print: JSON");
+	free(m.buf);
+
+	nlh = msg_start();
+	mnl_attr_put_strz(nlh, RNIC_NL_ATTR_DEV_NAME, "r");
+	t = mnl_attr_nest_start(nlh, RNIC_NL_ATTR_COUNTERS);
+	mnl_attr_put_u32(nlh, RNIC_NL_COUNTER_REQ_NOT_PEER, 5);
+	mnl_attr_nest_end(nlh, t);
+	ok(rnic_stat_parse(nlh, info) == -EPROTO,
+	   "stat parse: counter of 4 bytes");
+
+	nlh = msg_start();
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_DEV_INDEX, 3);
+	ok(rnic_stat_parse(nlh, info) == -EPROTO, "stat parse: no DEV_NAME");
+
+	nlh = msg_start();
+	mnl_attr_put_strz(nlh, RNIC_NL_ATTR_DEV_NAME, "r");
+	mnl_attr_put_u8(nlh, RNIC_NL_ATTR_PORT_INDEX, 1);
+	ok(rnic_stat_parse(nlh, info) == -EPROTO,
+	   "stat parse: PORT_INDEX of 1 byte");
+	free(info);
+}
+
+/* ---- object listings (RES_QP_GET, RES_MR_GET) ---- */
+
+static struct nlmsghdr *obj_msg(bool qp, uint32_t id)
+{
+	struct nlmsghdr *nlh = msg_start();
+
+	mnl_attr_put_strz(nlh, RNIC_NL_ATTR_DEV_NAME, "rnic0");
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_DEV_INDEX, 2);
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_CTX_ID, 7);
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_CTX_PID, 1234);
+	mnl_attr_put_strz(nlh, RNIC_NL_ATTR_CTX_COMM, "app");
+	mnl_attr_put_u32(nlh, 200, 7);		/* unknown: skipped */
+	if (qp) {
+		mnl_attr_put_u32(nlh, RNIC_NL_ATTR_RES_LQPN, id);
+		mnl_attr_put_u32(nlh, RNIC_NL_ATTR_RES_RQPN, id + 1);
+		mnl_attr_put_u8(nlh, RNIC_NL_ATTR_RES_QP_TYPE, 2);
+		mnl_attr_put_u8(nlh, RNIC_NL_ATTR_RES_QP_STATE, 3);
+		mnl_attr_put_u32(nlh, RNIC_NL_ATTR_RES_SQ_PSN, 0x123456);
+		mnl_attr_put_u32(nlh, RNIC_NL_ATTR_RES_RQ_PSN, 0x79);
+	} else {
+		mnl_attr_put_u32(nlh, RNIC_NL_ATTR_RES_LKEY, id);
+		mnl_attr_put_u32(nlh, RNIC_NL_ATTR_RES_RKEY, id ^ 0xff00);
+		mnl_attr_put(nlh, RNIC_NL_ATTR_PAD, 0, NULL);
+		mnl_attr_put_u64(nlh, RNIC_NL_ATTR_RES_MRLEN, 1ull << 33);
+	}
+	return nlh;
+}
+
+/* Print @o through @print with the filters of @l; return the output. */
+static const char *obj_print_one(struct membuf *m, rnic_genl_each_t print,
+				 const struct rnic_res_obj *o,
+				 struct res_list *l, bool json)
+{
+	struct rnic rd = { 0 };
+
+	mb_open(m);
+	rd.out = m->f;
+	if (json) {
+		rd.jw = rnic_json_new(m->f, false);
+		rnic_json_start_array(rd.jw);
+	}
+	l->rd = &rd;
+	print(o, l);
+	if (json) {
+		rnic_json_end_array(rd.jw);
+		rnic_json_free(rd.jw);
+	}
+	return mb_close(m);
+}
+
+static void test_res_objs(void)
+{
+	struct rnic_res_obj o;
+	struct res_list l;
+	struct nlmsghdr *nlh;
+	struct membuf m;
+
+	memset(&l.f, 0xff, sizeof(l.f));
+	ok(rnic_res_obj_parse(obj_msg(true, 5), &o) == 0 &&
+	   !strcmp(o.name, "rnic0") && o.index == 2 && o.ctx == 7 &&
+	   o.pid == 1234 && !strcmp(o.comm, "app") && o.lqpn == 5 &&
+	   o.rqpn == 6 && o.qp_type == 2 && o.qp_state == 3 &&
+	   o.sq_psn == 0x123456 && o.rq_psn == 0x79,
+	   "obj parse: QP");
+	ok_str(obj_print_one(&m, res_qp_print, &o, &l, false),
+	       "2: rnic0: lqpn 5 rqpn 6 type RC state RTS sq-psn 1193046 rq-psn 121 ctx 7 pid 1234 comm app\n",
+	       "obj print: QP, text");
+	free(m.buf);
+	ok_str(obj_print_one(&m, res_qp_print, &o, &l, true),
+	       "[{\"ifindex\":2,\"ifname\":\"rnic0\",\"lqpn\":5,\"rqpn\":6,"
+	       "\"type\":\"RC\",\"state\":\"RTS\",\"sq-psn\":1193046,"
+	       "\"rq-psn\":121,\"ctx\":7,\"pid\":1234,\"comm\":\"app\"}]\n",
+	       "obj print: QP, JSON");
+	free(m.buf);
+	l.f.lqpn = 6;
+	ok_str(obj_print_one(&m, res_qp_print, &o, &l, false), "",
+	       "obj print: lqpn filter excludes");
+	free(m.buf);
+	l.f.lqpn = 5;
+	l.f.pid = 1;
+	ok_str(obj_print_one(&m, res_qp_print, &o, &l, false), "",
+	       "obj print: pid filter excludes");
+	free(m.buf);
+	l.f.pid = 1234;
+	ok(*obj_print_one(&m, res_qp_print, &o, &l, false),
+	   "obj print: matching filters print");
+	free(m.buf);
+
+	memset(&l.f, 0xff, sizeof(l.f));
+	ok(rnic_res_obj_parse(obj_msg(false, 0x1234), &o) == 0 &&
+	   o.lkey == 0x1234 && o.rkey == (0x1234 ^ 0xff00) &&
+	   o.mrlen == 1ull << 33 &&
+	   !(o.attrs & (UINT64_C(1) << RNIC_NL_ATTR_PAD)),
+	   "obj parse: MR");
+	ok_str(obj_print_one(&m, res_mr_print, &o, &l, false),
+	       "2: rnic0: lkey 0x00001234 rkey 0x0000ed34 mrlen 8589934592 ctx 7 pid 1234 comm app\n",
+	       "obj print: MR, text (keys in hex)");
+	free(m.buf);
+	ok_str(obj_print_one(&m, res_mr_print, &o, &l, true),
+	       "[{\"ifindex\":2,\"ifname\":\"rnic0\",\"lkey\":4660,"
+	       "\"rkey\":60724,\"mrlen\":8589934592,\"ctx\":7,\"pid\":1234,"
+	       "\"comm\":\"app\"}]\n",
+	       "obj print: MR, JSON (keys as numbers)");
+	free(m.buf);
+	l.f.rkey = 0x1234;
+	ok_str(obj_print_one(&m, res_mr_print, &o, &l, false), "",
+	       "obj print: rkey filter excludes");
+	free(m.buf);
+
+	nlh = msg_start();
+	mnl_attr_put_strz(nlh, RNIC_NL_ATTR_DEV_NAME, "rnic0");
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_CTX_PID, 9);
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_RES_HANDLE, 3);
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_RES_USERS, 2);
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_RES_CQE, 256);
+	memset(&l.f, 0xff, sizeof(l.f));
+	ok(rnic_res_obj_parse(nlh, &o) == 0 && o.handle == 3 && o.users == 2 &&
+	   o.cqe == 256, "obj parse: handle, users, cqe");
+	ok_str(obj_print_one(&m, res_cq_print, &o, &l, false),
+	       "rnic0: cqn 3 cqe 256 users 2 pid 9\n", "obj print: CQ, text");
+	free(m.buf);
+	ok_str(obj_print_one(&m, res_pd_print, &o, &l, true),
+	       "[{\"ifname\":\"rnic0\",\"pdn\":3,\"users\":2,\"pid\":9}]\n",
+	       "obj print: PD, JSON");
+	free(m.buf);
+	l.f.pid = 8;
+	ok_str(obj_print_one(&m, res_pd_print, &o, &l, false), "",
+	       "obj print: PD, pid filter excludes");
+	free(m.buf);
+
+	nlh = msg_start();
+	mnl_attr_put_strz(nlh, RNIC_NL_ATTR_DEV_NAME, "r");
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_RES_MRLEN, 5);
+	ok(rnic_res_obj_parse(nlh, &o) == -EPROTO, "obj parse: u64 of 4 bytes");
+	nlh = msg_start();
+	mnl_attr_put_strz(nlh, RNIC_NL_ATTR_DEV_NAME, "r");
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_RES_QP_STATE, 3);
+	ok(rnic_res_obj_parse(nlh, &o) == -EPROTO, "obj parse: u8 of 4 bytes");
+	nlh = msg_start();
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_RES_LQPN, 3);
+	ok(rnic_res_obj_parse(nlh, &o) == -EPROTO, "obj parse: no DEV_NAME");
 }
 
 /* ---- RES_GET parsing and printing ---- */
@@ -1107,6 +1361,9 @@ int main(void)
 	test_format();
 	test_parse();
 	test_print();
+	test_counter_names();
+	test_stat();
+	test_res_objs();
 	test_res_kinds();
 	test_res_parse();
 	test_res_print();

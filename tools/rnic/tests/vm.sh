@@ -92,19 +92,31 @@ long=$(printf '%063d' 0 | tr 0 a)
 t "add"                   0 "" "" -- link add "$a"
 t "add netdev lo"         0 "" "" -- link add "$b" netdev lo
 t "add max_burst"         0 "" "" -- link add "${pfx}2" max_burst 4096
-t "show one"              0 "" "^[0-9]*: $a: uverbs[0-9]* state ACTIVE active_mtu [0-9]* contexts 0\$" -- link show "$a"
+t "show one"              0 "" "^[0-9]*: $a: uverbs[0-9]* port 1 state ACTIVE physical_state LINK_UP active_mtu [0-9]* contexts 0\$" -- link show "$a"
 t "show bound"            0 "" "netdev lo netdev_mtu [0-9]* contexts" -- l s "$b"
 t "show max_burst"        0 "" "active_mtu [0-9]* max_burst 4096 contexts 0\$" -- l s "${pfx}2"
 t "json max_burst"        0 "" "\"active_mtu\":[0-9]*,\"max_burst\":4096,\"contexts\":0," -- -j link show "${pfx}2"
 t "del max_burst"         0 "" "" -- link del "${pfx}2"
 t "node_guid line"        0 "" "^    node_guid [0-9a-f]\{4\}:[0-9a-f]\{4\}:[0-9a-f]\{4\}:[0-9a-f]\{4\}\$" -- link show "$a"
+check "show: three lines, no counters" lines 3
 t "IPv4-mapped GID of lo" 0 "" "^    gid [0-9]* ::ffff:127.0.0.1\$" -- link show "$b"
-t "counters line"         0 "" "^    counters req_not_peer 0 resp_not_peer 0 gsi_dropped 0\$" -- link show "$a"
 t "dump lists both"       0 "" "^[0-9]*: $b: " -- link
 t "json dump"             0 "" "\"ifname\":\"$b\",\"uverbs\":\"uverbs" -- -j link show
 check "json dump parses"  valid_json "$tmp/out"
 t "json bound members"    0 "" "\"netdev\":\"lo\",\"netdev_index\":1,\"netdev_mtu\":" -- -j link show "$b"
-t "json counters"         0 "" "\"counters\":{\"req_not_peer\":0,\"resp_not_peer\":0,\"gsi_dropped\":0}}\]\$" -- -j link show "$a"
+t "json port"             0 "" "\"uverbs\":\"uverbs[0-9]*\",\"port\":1,\"state\":\"ACTIVE\",\"physical_state\":\"LINK_UP\",\"active_mtu\":" -- -j link show "$a"
+
+counters="req_not_peer 0 resp_not_peer 0 sent_pkts 0 rcvd_pkts 0 duplicate_request 0 out_of_seq_request 0 rcvd_rnr_err 0 send_rnr_err 0 rcvd_seq_err 0 retry_exceeded_err 0 retry_rnr_exceeded_err 0 completer_retry_err 0 send_err 0 link_downed 0 drop_no_qp 0 drop_not_reached 0 drop_bad_opcode 0 drop_qp_state 0 drop_bad_qkey 0 drop_bad_pkey 0 drop_length 0 gsi_dropped 0"
+t "stat show one"         0 "" "^[0-9]*: $a: port 1 $counters\$" -- stat show "$a"
+check "stat show: one line" lines 1
+t "bare stat lists both"  0 "" "^[0-9]*: $b: port 1 req_not_peer 0 " -- stat
+t "statistic prefixes"    0 "" "^[0-9]*: $a: port 1 " -- st l "$a"
+t "stat show nosuch"      1 "^rnic: no such rnic device\$" "" -- stat show ${pfx}nosuch
+t "stat extra argument"   2 "^rnic: stat show: unexpected argument 'x'\$" "" -- stat show "$a" x
+t "json stat show"        0 "" "^\[{\"ifindex\":[0-9]*,\"ifname\":\"$a\",\"port\":1,\"req_not_peer\":0,\"resp_not_peer\":0,\"sent_pkts\":0,.*,\"drop_length\":0,\"gsi_dropped\":0}\]\$" -- -j stat show "$a"
+check "json stat show parses" valid_json "$tmp/out"
+t "json stat dump"        0 "" "\"ifname\":\"$b\",\"port\":1," -- -j stat
+check "json stat dump parses" valid_json "$tmp/out"
 t "pretty json"           0 "" '^    "ifname": "'"$a"'",$' -- -p link show "$a"
 check "pretty json parses" valid_json "$tmp/out"
 
@@ -115,6 +127,9 @@ check "res show: no contexts" lines 1
 t "bare res lists both"   0 "" "^[0-9]*: $b: $zero\$" -- res
 t "resource prefixes"     0 "" "^[0-9]*: $a: $zero\$" -- r l "$a"
 t "res show nosuch"       1 "^rnic: no such rnic device\$" "" -- res show ${pfx}nosuch
+t "res show qp, none"     0 "" "" -- res show qp "$a"
+check "res show qp, none: empty" lines 0
+t "json res show mr, none" 0 "" "^\[\]\$" -- -j res show mr "$a" pid 1
 t "json res show"         0 "" "^\[{\"ifindex\":[0-9]*,\"ifname\":\"$a\",$jzero,\"contexts\":\[\]}\]\$" -- -j res show "$a"
 check "json res show parses" valid_json "$tmp/out"
 t "json res dump"         0 "" "\"ifname\":\"$b\",$jzero," -- -j res
