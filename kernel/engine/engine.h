@@ -105,7 +105,7 @@ enum rnic_oper {
  * struct rnic_req_step - one packet the requester sends
  * @pkt: the packet
  * @pl: its payload
- * @av: its path
+ * @av: a copy of its address: the QP's path's, or the UD WQE's AH's
  * @index: the WQE it belongs to
  * @last: it is the WQE's last packet
  * @gen: rnic_req.gen when it was built
