@@ -141,6 +141,7 @@ void out_label(struct rnic *rd, const char *text);
 #define RNIC_GID_STRLEN 46	/* INET6_ADDRSTRLEN */
 #define RNIC_GUID_STRLEN 20	/* "xxxx:xxxx:xxxx:xxxx" */
 #define RNIC_STATE_STRLEN 16
+#define RNIC_PPM_STRLEN 24	/* "429496.7295%" and more */
 
 /* GID as an IPv6 address (IPv4-mapped GIDs as ::ffff:a.b.c.d). */
 const char *rnic_fmt_gid(const uint8_t gid[16], char buf[RNIC_GID_STRLEN]);

@@ -582,6 +582,89 @@ static void test_print(void)
 
 /* ---- STAT_GET parsing and printing ---- */
 
+/* A LINK_GET reply of device "r" with a FAULT nest of the given settings. */
+static struct nlmsghdr *fault_msg(const uint32_t *val, uint32_t has)
+{
+	struct nlmsghdr *nlh = msg_start();
+	struct nlattr *t;
+	unsigned int i;
+
+	mnl_attr_put_strz(nlh, RNIC_NL_ATTR_DEV_NAME, "r");
+	t = mnl_attr_nest_start(nlh, RNIC_NL_ATTR_FAULT);
+	for (i = 0; i <= RNIC_NL_FAULT_MAX; i++)
+		if (has & (UINT32_C(1) << i))
+			mnl_attr_put_u32(nlh, i, val[i]);
+	mnl_attr_put_u32(nlh, RNIC_NL_FAULT_MAX + 7, 1);	/* skipped */
+	mnl_attr_nest_end(nlh, t);
+	return nlh;
+}
+
+static void test_fault(void)
+{
+	struct rnic_link_info *info = malloc(sizeof(*info));
+	uint32_t val[RNIC_NL_FAULT_MAX + 1] = { 0 };
+	uint32_t all = ((UINT32_C(1) << (RNIC_NL_FAULT_MAX + 1)) - 2);
+	unsigned int i, named = 0;
+	struct nlmsghdr *nlh;
+	struct membuf m;
+	struct nlattr *t;
+
+	for (i = 0; i <= RNIC_NL_FAULT_MAX; i++)
+		named += !!rnic_fault_name(i);
+	ok(named == RNIC_NL_FAULT_MAX && !rnic_fault_name(0) &&
+	   !rnic_fault_name(RNIC_NL_FAULT_MAX + 1) &&
+	   !strcmp(rnic_fault_name(RNIC_NL_FAULT_DELAY_US), "delay_us"),
+	   "fault: every setting has a name");
+
+	val[RNIC_NL_FAULT_DROP] = 200000;
+	val[RNIC_NL_FAULT_CORRUPT] = 5;
+	val[RNIC_NL_FAULT_DELAY_US] = 250;
+	val[RNIC_NL_FAULT_RNR] = 3;
+	nlh = fault_msg(val, all);
+	ok(rnic_link_parse(nlh, info) == 0 && info->fault.has == all &&
+	   !memcmp(info->fault.val, val, sizeof(val)) &&
+	   (info->attrs & (UINT64_C(1) << RNIC_NL_ATTR_FAULT)),
+	   "fault: parsed, an unknown setting skipped");
+	ok_str(print_one(&m, info, false, false),
+	       "r:\n"
+	       "    fault drop 20% duplicate 0% corrupt 0.0005% delay 0% delay_us 250 rnr 3 rem_access 0 retry_exc 0\n",
+	       "fault: text line, rates as percentages");
+	free(m.buf);
+	ok_str(print_one(&m, info, true, false),
+	       "[{\"ifname\":\"r\",\"fault\":{\"drop\":200000,\"duplicate\":0,"
+	       "\"corrupt\":5,\"delay\":0,\"delay_us\":250,\"rnr\":3,"
+	       "\"rem_access\":0,\"retry_exc\":0}}]\n",
+	       "fault: JSON object, rates in ppm");
+	free(m.buf);
+
+	memset(val, 0, sizeof(val));
+	rnic_link_parse(fault_msg(val, all), info);
+	ok_str(print_one(&m, info, false, false), "r:\n",
+	       "fault: no text line when none is set");
+	free(m.buf);
+
+	val[RNIC_NL_FAULT_RETRY_EXC] = 1;
+	rnic_link_parse(fault_msg(val, UINT32_C(1) << RNIC_NL_FAULT_RETRY_EXC),
+			info);
+	ok_str(print_one(&m, info, false, false),
+	       "r:\n    fault retry_exc 1\n",
+	       "fault: only the settings the kernel sent");
+	free(m.buf);
+
+	nlh = msg_start();
+	mnl_attr_put_strz(nlh, RNIC_NL_ATTR_DEV_NAME, "r");
+	t = mnl_attr_nest_start(nlh, RNIC_NL_ATTR_FAULT);
+	mnl_attr_put_u16(nlh, RNIC_NL_FAULT_DROP, 1);
+	mnl_attr_nest_end(nlh, t);
+	ok(rnic_link_parse(nlh, info) == -EPROTO, "fault: u32 of 2 bytes");
+
+	nlh = msg_start();
+	mnl_attr_put_strz(nlh, RNIC_NL_ATTR_DEV_NAME, "r");
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_FAULT, 1);
+	ok(rnic_link_parse(nlh, info) == -EPROTO, "fault: not a nest");
+	free(info);
+}
+
 static void test_counter_names(void)
 {
 	unsigned int i, j, named = 0, dup = 0;
@@ -1361,6 +1444,7 @@ int main(void)
 	test_format();
 	test_parse();
 	test_print();
+	test_fault();
 	test_counter_names();
 	test_stat();
 	test_res_objs();
