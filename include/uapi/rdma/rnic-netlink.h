@@ -270,7 +270,8 @@ enum rnic_nl_attr {
  *	injection corrupted) and were dropped; counted on the receiving
  *	device
  * @RNIC_NL_COUNTER_FAULT_DROP: packets the device's fault injection
- *	dropped instead of sending (RNIC_NL_FAULT_DROP)
+ *	dropped instead of sending (RNIC_NL_FAULT_DROP); SENT_PKTS counts
+ *	them, RCVD_PKTS of no device does
  * @RNIC_NL_COUNTER_FAULT_DUPLICATE: packets it sent twice
  *	(RNIC_NL_FAULT_DUPLICATE); SENT_PKTS counts them once
  * @RNIC_NL_COUNTER_FAULT_CORRUPT: packets it sent damaged
@@ -283,7 +284,8 @@ enum rnic_nl_attr {
  * @RNIC_NL_COUNTER_FAULT_REM_ACCESS: remote access error NAKs its RC
  *	responders sent because of RNIC_NL_FAULT_REM_ACCESS
  * @RNIC_NL_COUNTER_FAULT_RETRY_EXC: RC work requests of its requesters
- *	whose packets were all dropped because of RNIC_NL_FAULT_RETRY_EXC
+ *	whose packets were all dropped because of RNIC_NL_FAULT_RETRY_EXC;
+ *	those packets never reach the link (SENT_PKTS does not count them)
  *
  * Each counter is a u64 that counts from 0 since the device was created
  * and only grows. Userspace must skip counters it does not know. The
