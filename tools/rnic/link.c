@@ -54,16 +54,19 @@ static void link_help_text(FILE *f)
 		"                                    (all on one line)\n"
 		"      node_guid XXXX:XXXX:XXXX:XXXX\n"
 		"      [fault drop RATE duplicate RATE corrupt RATE delay RATE delay_us N\n"
-		"       rnr N rem_access N retry_exc N]  (on one line, if one is set;\n"
-		"                                    N: what is left of the counts)\n"
+		"       rnr N rem_access N retry_exc N  (on one line; N: what is left\n"
+		"                                    of the counts)\n"
+		"      fault_drop N fault_duplicate N ... fault_retry_exc N]\n"
+		"                                    (the faults applied; both lines if a\n"
+		"                                    fault is set or was applied)\n"
 		"      gid INDEX GID                 (one line per GID table entry)\n"
 		"JSON output (-j): an array of objects with the members ifindex, ifname,\n"
 		"uverbs, port, state, physical_state, active_mtu, netdev, netdev_index,\n"
 		"netdev_mtu, max_burst, contexts, node_guid, fault ({\"drop\": PPM, ...,\n"
-		"\"delay_us\": N, \"rnr\": N, ...}, rates in parts per million) and gids\n"
-		"([{\"index\": N, \"gid\": \"...\"}]); netdev members only for a bound\n"
-		"device, max_burst only if it was set. The counters, those of the faults\n"
-		"applied included (fault_*, drop_bad_icrc), are shown by 'rnic stat'.\n");
+		"\"delay_us\": N, \"rnr\": N, ..., \"fault_drop\": N, ...}, rates in parts\n"
+		"per million) and gids ([{\"index\": N, \"gid\": \"...\"}]); netdev members\n"
+		"only for a bound device, max_burst only if it was set. Every counter is\n"
+		"shown by 'rnic stat'.\n");
 }
 
 static bool has(const struct rnic_link_info *info, unsigned int attr)
@@ -184,18 +187,69 @@ static const char *fmt_ppm(uint32_t ppm, char buf[RNIC_PPM_STRLEN])
 	return buf;
 }
 
+/* The counters of the faults applied, shown with the settings. */
+static const unsigned int fault_counters[] = {
+	RNIC_NL_COUNTER_FAULT_DROP, RNIC_NL_COUNTER_FAULT_DUPLICATE,
+	RNIC_NL_COUNTER_FAULT_CORRUPT, RNIC_NL_COUNTER_FAULT_DELAY,
+	RNIC_NL_COUNTER_FAULT_RNR, RNIC_NL_COUNTER_FAULT_REM_ACCESS,
+	RNIC_NL_COUNTER_FAULT_RETRY_EXC,
+};
+#define N_FAULT_COUNTERS (sizeof(fault_counters) / sizeof(fault_counters[0]))
+
+/* The counters of device @name in rd->stats, or NULL. */
+static const struct rnic_stat_info *find_stats(const struct rnic *rd,
+					       const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < rd->n_stats; i++)
+		if (!strcmp(rd->stats[i].name, name))
+			return &rd->stats[i];
+	return NULL;
+}
+
+/* Did a fault counter of @st count anything? */
+static bool faults_counted(const struct rnic_stat_info *st)
+{
+	size_t i;
+
+	for (i = 0; st && i < N_FAULT_COUNTERS; i++)
+		if (st->counters[fault_counters[i]])
+			return true;
+	return false;
+}
+
+static void pr_fault_counters(struct rnic *rd, const struct rnic_stat_info *st)
+{
+	char fmt[48];
+	size_t i;
+
+	if (!st)
+		return;
+	out_newline(rd, 4);
+	for (i = 0; i < N_FAULT_COUNTERS; i++) {
+		const char *name = rnic_counter_name(fault_counters[i]);
+
+		if (!name || !(st->has & (UINT64_C(1) << fault_counters[i])))
+			continue;	/* a kernel without it */
+		snprintf(fmt, sizeof(fmt), "%s %%s", name);
+		out_uint(rd, name, fmt, st->counters[fault_counters[i]]);
+	}
+}
+
 static void pr_fault(struct rnic *rd, const struct rnic_link_info *info)
 {
+	const struct rnic_stat_info *st = find_stats(rd, info->name);
 	const struct rnic_link_fault *f = &info->fault;
 	char fmt[32], buf[RNIC_PPM_STRLEN];
-	bool set = false;
+	bool set = faults_counted(st);
 	unsigned int i;
 
 	if (!has(info, RNIC_NL_ATTR_FAULT))
 		return;
 	for (i = 0; i <= RNIC_NL_FAULT_MAX; i++)
 		set = set || f->val[i];
-	/* text: only when a fault is on; JSON: always */
+	/* text: only when a fault is on or was applied; JSON: always */
 	if (!rd->jw && !set)
 		return;
 	out_newline(rd, 4);
@@ -212,6 +266,7 @@ static void pr_fault(struct rnic *rd, const struct rnic_link_info *info)
 		else
 			out_uint(rd, name, fmt, f->val[i]);
 	}
+	pr_fault_counters(rd, st);
 	out_end_object(rd);
 }
 
@@ -263,9 +318,24 @@ int link_print(const void *dev, void *arg)
 	return 0;
 }
 
+/* rnic_genl_each_t: keep one device's counters in rd->stats. */
+static int keep_stats(const void *info, void *arg)
+{
+	struct rnic *rd = arg;
+	struct rnic_stat_info *more;
+
+	more = realloc(rd->stats, (rd->n_stats + 1) * sizeof(*more));
+	if (!more)
+		return -ENOMEM;
+	rd->stats = more;
+	memcpy(&rd->stats[rd->n_stats++], info, sizeof(*more));
+	return 0;
+}
+
 static int link_show(struct rnic *rd)
 {
 	const char *name = NULL;
+	int ret;
 
 	if (!rd_no_arg(rd)) {
 		name = rd_arg(rd);
@@ -274,9 +344,23 @@ static int link_show(struct rnic *rd)
 	if (!rd_no_arg(rd))
 		return rnic_usage_error(link_usage, "link show: unexpected argument '%s'",
 					rd_arg(rd));
-	return rnic_show_one_or_all(rd, RNIC_NL_CMD_LINK_GET, name,
-				    rnic_link_parse,
-				    sizeof(struct rnic_link_info), link_print);
+	ret = rnic_nl_open(rd);
+	if (ret)
+		return ret;
+	/*
+	 * The fault counters shown with the settings. Without them (no
+	 * such device: the GET below says so) the line has the settings.
+	 */
+	if (rnic_genl_dump(rd->nl, RNIC_NL_CMD_STAT_GET, name, rnic_stat_parse,
+			   sizeof(struct rnic_stat_info), keep_stats, rd))
+		rd->n_stats = 0;
+	ret = rnic_show_one_or_all(rd, RNIC_NL_CMD_LINK_GET, name,
+				   rnic_link_parse,
+				   sizeof(struct rnic_link_info), link_print);
+	free(rd->stats);
+	rd->stats = NULL;
+	rd->n_stats = 0;
+	return ret;
 }
 
 /* BYTES of max_burst: a decimal number from 1 to UINT32_MAX. */

@@ -36,6 +36,9 @@ struct rnic {
 	struct rnic_json *jw;	/* JSON writer on out, if json */
 	bool text_line_start;	/* text output: nothing yet on this line */
 	struct rnic_genl *nl;	/* opened by rnic_nl_open() */
+	/* link show: every device's counters, for its fault line; or NULL */
+	struct rnic_stat_info *stats;
+	size_t n_stats;
 };
 
 /* One keyword of a command table; tables end with an entry without name. */

@@ -492,10 +492,12 @@ static void test_parse(void)
 
 /* ---- printing ---- */
 
-static const char *print_one(struct membuf *m, const struct rnic_link_info *info,
-			     bool json, bool pretty)
+/* link_print() of @info, with the counters @st (NULL: none) */
+static const char *print_stats(struct membuf *m,
+			       const struct rnic_link_info *info, bool json,
+			       bool pretty, struct rnic_stat_info *st)
 {
-	struct rnic rd = { 0 };
+	struct rnic rd = { .stats = st, .n_stats = st ? 1 : 0 };
 
 	mb_open(m);
 	rd.out = m->f;
@@ -509,6 +511,12 @@ static const char *print_one(struct membuf *m, const struct rnic_link_info *info
 		rnic_json_free(rd.jw);
 	}
 	return mb_close(m);
+}
+
+static const char *print_one(struct membuf *m, const struct rnic_link_info *info,
+			     bool json, bool pretty)
+{
+	return print_stats(m, info, json, pretty, NULL);
 }
 
 static void test_print(void)
@@ -604,6 +612,7 @@ static void test_fault(void)
 	struct rnic_link_info *info = malloc(sizeof(*info));
 	uint32_t val[RNIC_NL_FAULT_MAX + 1] = { 0 };
 	uint32_t all = ((UINT32_C(1) << (RNIC_NL_FAULT_MAX + 1)) - 2);
+	struct rnic_stat_info *st;
 	unsigned int i, named = 0;
 	struct nlmsghdr *nlh;
 	struct membuf m;
@@ -642,6 +651,32 @@ static void test_fault(void)
 	ok_str(print_one(&m, info, false, false), "r:\n",
 	       "fault: no text line when none is set");
 	free(m.buf);
+
+	st = calloc(1, sizeof(*st));
+	strcpy(st->name, "r");
+	st->has = (UINT64_C(1) << (RNIC_NL_COUNTER_MAX + 1)) - 2;
+	st->counters[RNIC_NL_COUNTER_FAULT_DROP] = 7;
+	st->counters[RNIC_NL_COUNTER_FAULT_RETRY_EXC] = 2;
+	st->counters[RNIC_NL_COUNTER_DROP_BAD_ICRC] = 9;	/* not shown */
+	ok_str(print_stats(&m, info, false, false, st),
+	       "r:\n"
+	       "    fault drop 0% duplicate 0% corrupt 0% delay 0% delay_us 0 rnr 0 rem_access 0 retry_exc 0\n"
+	       "    fault_drop 7 fault_duplicate 0 fault_corrupt 0 fault_delay 0 fault_rnr 0 fault_rem_access 0 fault_retry_exc 2\n",
+	       "fault: lines when faults were applied, none set");
+	free(m.buf);
+	ok_str(print_stats(&m, info, true, false, st),
+	       "[{\"ifname\":\"r\",\"fault\":{\"drop\":0,\"duplicate\":0,"
+	       "\"corrupt\":0,\"delay\":0,\"delay_us\":0,\"rnr\":0,"
+	       "\"rem_access\":0,\"retry_exc\":0,\"fault_drop\":7,"
+	       "\"fault_duplicate\":0,\"fault_corrupt\":0,\"fault_delay\":0,"
+	       "\"fault_rnr\":0,\"fault_rem_access\":0,\"fault_retry_exc\":2}}]\n",
+	       "fault: JSON with the counters");
+	free(m.buf);
+	strcpy(st->name, "other");
+	ok_str(print_stats(&m, info, false, false, st), "r:\n",
+	       "fault: another device's counters are not this one's");
+	free(m.buf);
+	free(st);
 
 	val[RNIC_NL_FAULT_RETRY_EXC] = 1;
 	rnic_link_parse(fault_msg(val, UINT32_C(1) << RNIC_NL_FAULT_RETRY_EXC),

@@ -106,14 +106,15 @@ check "json dump parses"  valid_json "$tmp/out"
 t "json bound members"    0 "" "\"netdev\":\"lo\",\"netdev_index\":1,\"netdev_mtu\":" -- -j link show "$b"
 t "json port"             0 "" "\"uverbs\":\"uverbs[0-9]*\",\"port\":1,\"state\":\"ACTIVE\",\"physical_state\":\"LINK_UP\",\"active_mtu\":" -- -j link show "$a"
 
-jnofault='"fault":{"drop":0,"duplicate":0,"corrupt":0,"delay":0,"delay_us":0,"rnr":0,"rem_access":0,"retry_exc":0}'
+jnofault='"fault":{"drop":0,"duplicate":0,"corrupt":0,"delay":0,"delay_us":0,"rnr":0,"rem_access":0,"retry_exc":0,"fault_drop":0,"fault_duplicate":0,"fault_corrupt":0,"fault_delay":0,"fault_rnr":0,"fault_rem_access":0,"fault_retry_exc":0}'
 t "json fault, none"      0 "" "\"node_guid\":\"[0-9a-f:]*\",$jnofault,\"gids\":" -- -j link show "$a"
 t "set drop"              0 "" "" -- link set "$a" drop 20
 t "show fault line"       0 "" "^    fault drop 20% duplicate 0% corrupt 0% delay 0% delay_us 0 rnr 0 rem_access 0 retry_exc 0\$" -- link show "$a"
-check "show: four lines" lines 4
+check "show: five lines" lines 5
+t "fault counters line"   0 "" "^    fault_drop 0 fault_duplicate 0 fault_corrupt 0 fault_delay 0 fault_rnr 0 fault_rem_access 0 fault_retry_exc 0\$" -- link show "$a"
 t "set rates and counts"  0 "" "" -- link set "$a" dup 0.5% corrupt 5ppm delay 100 delay_us 250 rnr 3 rem 4 retry_exc 5
 t "show them"             0 "" "^    fault drop 20% duplicate 0.5% corrupt 0.0005% delay 100% delay_us 250 rnr 3 rem_access 4 retry_exc 5\$" -- link show "$a"
-t "json them"             0 "" '"fault":{"drop":200000,"duplicate":5000,"corrupt":5,"delay":1000000,"delay_us":250,"rnr":3,"rem_access":4,"retry_exc":5}' -- -j link show "$a"
+t "json them"             0 "" '"fault":{"drop":200000,"duplicate":5000,"corrupt":5,"delay":1000000,"delay_us":250,"rnr":3,"rem_access":4,"retry_exc":5,"fault_drop":0,' -- -j link show "$a"
 t "set clear and one"     0 "" "" -- link set "$a" clear rnr 1
 t "show after clear"      0 "" "^    fault drop 0% duplicate 0% corrupt 0% delay 0% delay_us 0 rnr 1 rem_access 0 retry_exc 0\$" -- link show "$a"
 t "set rate above 100%"   1 "^rnic: fault rate above 1000000 ppm (100%)\$" "" -- link set "$a" drop 100.0001
