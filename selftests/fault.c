@@ -473,6 +473,56 @@ TEST_F(fault, corrupt_all_ud_dropped)
 }
 
 /*
+ * Every multicast datagram damaged: dropped once per datagram on the
+ * device (the group's), counted; undamaged, the same datagram arrives.
+ */
+TEST_F(fault, corrupt_all_ud_multicast_dropped)
+{
+	union ibv_gid mgid = { .raw = { 0xff, 0x0e, [15] = 1 } };
+	struct dp_qp_opts o = dp_opts(IBV_QPT_UD);
+	struct ibv_ah *ah;
+	struct ibv_wc wc;
+	struct dp_sgl s;
+	struct dp_wr w = {
+		.op = IBV_WR_SEND, .sgl = &s, .rqpn = 0xffffff,
+		.qkey = DP_QKEY,
+	};
+	int i;
+
+	pair_new(_metadata, self, &o);
+	ASSERT_EQ(0, ibv_attach_mcast(self->p.qp[1], &mgid, 0));
+	ah = dp_ah(self->env.pd[0], &mgid, self->env.gid_index);
+	ASSERT_NE(NULL, ah);
+	w.ah = ah;
+	dp_sgl_one(&self->lb, 0, SMALL, &s);
+	dp_fill(self->lb.mem, SMALL, 3, 0);
+	post_recvs(_metadata, self, UD_N + 1, SMALL + DP_GRH);
+	do_fault_set(RNIC_NL_FAULT_CORRUPT, PPM_ALL);
+	stat_read(_metadata, self, self->before);
+	for (i = 0; i < UD_N; i++) {
+		w.wr_id = i;
+		ASSERT_EQ(0, dp_post(self->p.qp[0], &w));
+		ASSERT_POLL1(self->env.scq[0], &wc);
+		ASSERT_WC(&wc, i, IBV_WC_SUCCESS, IBV_WC_SEND);
+	}
+	ASSERT_QUIET(self->env.rcq[1]);
+	stat_read(_metadata, self, self->after);
+	ASSERT_GREW(RNIC_NL_COUNTER_FAULT_CORRUPT, UD_N);
+	ASSERT_GREW(RNIC_NL_COUNTER_DROP_BAD_ICRC, UD_N);
+	ASSERT_GREW(RNIC_NL_COUNTER_RCVD_PKTS, 0);
+
+	do_fault_set(RNIC_NL_FAULT_CORRUPT, 0);
+	w.wr_id = UD_N;
+	ASSERT_EQ(0, dp_post(self->p.qp[0], &w));
+	ASSERT_POLL1(self->env.scq[0], &wc);
+	ASSERT_POLL1(self->env.rcq[1], &wc);
+	ASSERT_WC(&wc, 1000, IBV_WC_SUCCESS, IBV_WC_RECV);
+	ASSERT_EQ(-1, dp_check(self->rb.mem + DP_GRH, SMALL, 3, 0));
+	ASSERT_EQ(0, ibv_detach_mcast(self->p.qp[1], &mgid, 0));
+	ASSERT_EQ(0, ibv_destroy_ah(ah));
+}
+
+/*
  * Every packet sent twice: each SEND, WRITE, READ and atomic takes
  * effect exactly once (the atomic's word says so), each duplicate
  * request is counted by the responder, and each packet arrives twice.
