@@ -123,8 +123,6 @@ static void rnic_link_deliver(struct rnic_dev *rdev, struct rnic_pkt *pkt)
 {
 	struct rnic_qp *qp = pkt->dst;
 
-	if (rnic_link_corrupt(rdev, pkt))
-		return;
 	if (pkt->dqpn == RNIC_QPN_GSI) {
 		rnic_link_gsi_rcv(rdev, pkt);
 		return;
@@ -163,10 +161,10 @@ void rnic_local_xmit(struct rnic_pkt *pkt)
 		break;
 	case RNIC_ROUTE_LOCAL:
 		rdev = rnic_gid_dev(rnic_dev_net(pkt->dev), pkt->av->dgid);
-		if (rdev)
-			rnic_link_deliver(rdev, pkt);
-		else	/* the GID left its device after the route was chosen */
+		if (!rdev)	/* the GID left its device after the route was chosen */
 			rnic_dev_count(pkt->dev, RNIC_NL_COUNTER_DROP_NOT_REACHED);
+		else if (!rnic_link_corrupt(rdev, pkt))
+			rnic_link_deliver(rdev, pkt);
 		break;
 	}
 }
