@@ -207,6 +207,40 @@ struct rnic_port {
 };
 
 /**
+ * struct rnic_fault - a device's fault injection (RNIC_NL_ATTR_FAULT)
+ * @pkt: one of the packet faults is on (@drop, @duplicate, @corrupt or
+ *	@delay is not 0): the one test rnic_link_xmit() makes for them
+ * @drop: parts per million of sent packets dropped (RNIC_NL_FAULT_DROP)
+ * @duplicate: sent twice (RNIC_NL_FAULT_DUPLICATE)
+ * @corrupt: sent damaged (RNIC_NL_FAULT_CORRUPT)
+ * @delay: held back @delay_us by a link that can (RNIC_NL_FAULT_DELAY)
+ * @delay_us: RNIC_NL_FAULT_DELAY_US
+ * @rnr: RC messages left that the responders answer with an RNR NAK
+ *	(RNIC_NL_FAULT_RNR)
+ * @rem_access: RC RDMA and atomic requests left that the responders NAK
+ *	with a remote access error (RNIC_NL_FAULT_REM_ACCESS)
+ * @retry_exc: RC work requests left whose packets the requesters drop
+ *	(RNIC_NL_FAULT_RETRY_EXC)
+ *
+ * Written by RNIC_NL_CMD_LINK_SET under rnic_devs_lock, with WRITE_ONCE;
+ * the data path reads it without a lock (READ_ONCE), so a packet racing
+ * a change sees each setting either old or new. The counts are taken by
+ * the data path with atomic_dec_if_positive() (link/fault.c), so that
+ * each is used exactly once. Everything 0: no fault (a new device).
+ */
+struct rnic_fault {
+	bool pkt;
+	u32 drop;
+	u32 duplicate;
+	u32 corrupt;
+	u32 delay;
+	u32 delay_us;
+	atomic_t rnr;
+	atomic_t rem_access;
+	atomic_t retry_exc;
+};
+
+/**
  * struct rnic_dev - one rnic device (rnic0, ...)
  * @dev: class device in /sys/class/rnic; its reference count is the
  *	lifetime of the whole struct, which is freed by its release callback
@@ -228,6 +262,7 @@ struct rnic_port {
  * @max_burst: bytes of a SEND or WRITE message one request may carry on
  *	the device's links, or 0 for what each link allows
  *	(RNIC_NL_ATTR_MAX_BURST); fixed at creation
+ * @fault: fault injection settings (struct rnic_fault)
  * @port: port 1
  * @live_rwsem: ioctls and opens run under it for reading; the second
  *	step of a removal takes it for writing, to wait for those that saw
@@ -293,6 +328,7 @@ struct rnic_dev {
 	possible_net_t net;
 	__be64 node_guid;
 	u32 max_burst;
+	struct rnic_fault fault;
 	struct rnic_port port;
 
 	struct percpu_rw_semaphore live_rwsem;
@@ -554,6 +590,8 @@ struct rnic_channel {
  * @contexts: open contexts
  * @gids: copy of the GID table
  * @max_burst: rnic_dev.max_burst
+ * @fault: rnic_dev.fault, indexed by enum rnic_nl_fault (what is left of
+ *	the counts)
  */
 struct rnic_dev_info {
 	char name[RNIC_DEV_NAME_MAX];
@@ -568,6 +606,7 @@ struct rnic_dev_info {
 	u32 contexts;
 	struct rnic_gid gids[RNIC_GID_TABLE_LEN];
 	u32 max_burst;
+	u32 fault[RNIC_NL_FAULT_MAX + 1];
 };
 
 static inline struct rnic_dev *to_rnic_dev(struct device *dev)
@@ -635,6 +674,7 @@ void rnic_dev_remove_queued(struct rnic_dev *rdev);
 struct rnic_dev *rnic_dev_find(struct net *net, const char *name);
 struct rnic_dev *rnic_dev_next(struct net *net, unsigned long *index);
 void rnic_dev_info(struct rnic_dev *rdev, struct rnic_dev_info *info);
+void rnic_dev_set_fault(struct rnic_dev *rdev, const u32 *fault, u32 mask);
 u32 rnic_active_mtu(u32 netdev_mtu);
 
 /* netdev.c: binding to a netdev, GID table */

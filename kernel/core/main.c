@@ -528,6 +528,54 @@ void rnic_dev_del_bound(struct net_device *netdev)
 	mutex_unlock(&rnic_devs_lock);
 }
 
+/* The fault settings of @rdev, indexed by enum rnic_nl_fault. */
+static void rnic_dev_fault_info(struct rnic_dev *rdev, u32 *fault)
+{
+	struct rnic_fault *f = &rdev->fault;
+
+	fault[RNIC_NL_FAULT_DROP] = READ_ONCE(f->drop);
+	fault[RNIC_NL_FAULT_DUPLICATE] = READ_ONCE(f->duplicate);
+	fault[RNIC_NL_FAULT_CORRUPT] = READ_ONCE(f->corrupt);
+	fault[RNIC_NL_FAULT_DELAY] = READ_ONCE(f->delay);
+	fault[RNIC_NL_FAULT_DELAY_US] = READ_ONCE(f->delay_us);
+	fault[RNIC_NL_FAULT_RNR] = atomic_read(&f->rnr);
+	fault[RNIC_NL_FAULT_REM_ACCESS] = atomic_read(&f->rem_access);
+	fault[RNIC_NL_FAULT_RETRY_EXC] = atomic_read(&f->retry_exc);
+}
+
+/**
+ * rnic_dev_set_fault() - change a device's fault injection settings
+ * @rdev: a published device
+ * @fault: new values, indexed by enum rnic_nl_fault, in their ranges
+ * @mask: bit N set: setting N changes; the others stay
+ *
+ * Context: rnic_devs_lock held (it serialises the writers of
+ * struct rnic_fault).
+ */
+void rnic_dev_set_fault(struct rnic_dev *rdev, const u32 *fault, u32 mask)
+{
+	struct rnic_fault *f = &rdev->fault;
+
+	lockdep_assert_held(&rnic_devs_lock);
+	if (mask & BIT(RNIC_NL_FAULT_DROP))
+		WRITE_ONCE(f->drop, fault[RNIC_NL_FAULT_DROP]);
+	if (mask & BIT(RNIC_NL_FAULT_DUPLICATE))
+		WRITE_ONCE(f->duplicate, fault[RNIC_NL_FAULT_DUPLICATE]);
+	if (mask & BIT(RNIC_NL_FAULT_CORRUPT))
+		WRITE_ONCE(f->corrupt, fault[RNIC_NL_FAULT_CORRUPT]);
+	if (mask & BIT(RNIC_NL_FAULT_DELAY))
+		WRITE_ONCE(f->delay, fault[RNIC_NL_FAULT_DELAY]);
+	if (mask & BIT(RNIC_NL_FAULT_DELAY_US))
+		WRITE_ONCE(f->delay_us, fault[RNIC_NL_FAULT_DELAY_US]);
+	if (mask & BIT(RNIC_NL_FAULT_RNR))
+		atomic_set(&f->rnr, fault[RNIC_NL_FAULT_RNR]);
+	if (mask & BIT(RNIC_NL_FAULT_REM_ACCESS))
+		atomic_set(&f->rem_access, fault[RNIC_NL_FAULT_REM_ACCESS]);
+	if (mask & BIT(RNIC_NL_FAULT_RETRY_EXC))
+		atomic_set(&f->retry_exc, fault[RNIC_NL_FAULT_RETRY_EXC]);
+	WRITE_ONCE(f->pkt, f->drop || f->duplicate || f->corrupt || f->delay);
+}
+
 /**
  * rnic_dev_info() - snapshot a device for reporting
  * @rdev: a published device
@@ -546,6 +594,7 @@ void rnic_dev_info(struct rnic_dev *rdev, struct rnic_dev_info *info)
 	info->uverbs_num = RNIC_UVERBS_BASE + rdev->index;
 	info->node_guid = rdev->node_guid;
 	info->max_burst = rdev->max_burst;
+	rnic_dev_fault_info(rdev, info->fault);
 	info->contexts = atomic_read(&rdev->ncontexts);
 
 	spin_lock_bh(&rnic_bind_lock);

@@ -10,11 +10,24 @@
 
 #include "rnic.h"
 
+/* Ranges are checked by the handler, for clearer messages. */
+static const struct nla_policy rnic_nl_fault_policy[RNIC_NL_FAULT_MAX + 1] = {
+	[RNIC_NL_FAULT_DROP] = { .type = NLA_U32 },
+	[RNIC_NL_FAULT_DUPLICATE] = { .type = NLA_U32 },
+	[RNIC_NL_FAULT_CORRUPT] = { .type = NLA_U32 },
+	[RNIC_NL_FAULT_DELAY] = { .type = NLA_U32 },
+	[RNIC_NL_FAULT_DELAY_US] = { .type = NLA_U32 },
+	[RNIC_NL_FAULT_RNR] = { .type = NLA_U32 },
+	[RNIC_NL_FAULT_REM_ACCESS] = { .type = NLA_U32 },
+	[RNIC_NL_FAULT_RETRY_EXC] = { .type = NLA_U32 },
+};
+
 static const struct nla_policy rnic_nl_policy[RNIC_NL_ATTR_MAX + 1] = {
 	/* Lengths are checked by the handlers, for clearer messages. */
 	[RNIC_NL_ATTR_DEV_NAME] = { .type = NLA_NUL_STRING },
 	[RNIC_NL_ATTR_NETDEV] = { .type = NLA_NUL_STRING },
 	[RNIC_NL_ATTR_MAX_BURST] = { .type = NLA_U32 },
+	[RNIC_NL_ATTR_FAULT] = NLA_POLICY_NESTED(rnic_nl_fault_policy),
 };
 
 static struct genl_family rnic_nl_family;
@@ -40,6 +53,22 @@ static int rnic_nl_put_gids(struct sk_buff *msg,
 		nla_nest_end(msg, entry);
 	}
 	nla_nest_end(msg, table);
+	return 0;
+}
+
+static int rnic_nl_put_fault(struct sk_buff *msg,
+			     const struct rnic_dev_info *info)
+{
+	struct nlattr *nest;
+	u32 i;
+
+	nest = nla_nest_start(msg, RNIC_NL_ATTR_FAULT);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = RNIC_NL_FAULT_UNSPEC + 1; i <= RNIC_NL_FAULT_MAX; i++)
+		if (nla_put_u32(msg, i, info->fault[i]))
+			return -EMSGSIZE;
+	nla_nest_end(msg, nest);
 	return 0;
 }
 
@@ -77,7 +106,7 @@ static int rnic_nl_put_link(struct sk_buff *msg,
 	if (info->max_burst &&
 	    nla_put_u32(msg, RNIC_NL_ATTR_MAX_BURST, info->max_burst))
 		goto err_cancel;
-	if (rnic_nl_put_gids(msg, info))
+	if (rnic_nl_put_fault(msg, info) || rnic_nl_put_gids(msg, info))
 		goto err_cancel;
 	genlmsg_end(msg, hdr);
 	return 0;
@@ -214,6 +243,97 @@ static int rnic_nl_link_del_doit(struct sk_buff *skb, struct genl_info *info)
 	if (!name)
 		return -EINVAL;
 	return rnic_dev_del(genl_info_net(info), name, info->extack);
+}
+
+/* Is fault setting @type's value @val in its range? 0 or -EINVAL. */
+static int rnic_nl_check_fault(u32 type, u32 val, const struct nlattr *attr,
+			       struct netlink_ext_ack *extack)
+{
+	switch (type) {
+	case RNIC_NL_FAULT_DELAY_US:
+		if (val <= RNIC_FAULT_DELAY_US_MAX)
+			return 0;
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "fault delay above 1000000 us (1 s)");
+		return -EINVAL;
+	case RNIC_NL_FAULT_RNR:
+	case RNIC_NL_FAULT_REM_ACCESS:
+	case RNIC_NL_FAULT_RETRY_EXC:
+		if (val <= INT_MAX)
+			return 0;
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "fault count above 2147483647");
+		return -EINVAL;
+	default:
+		if (val <= RNIC_FAULT_PPM_MAX)
+			return 0;
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "fault rate above 1000000 ppm (100%)");
+		return -EINVAL;
+	}
+}
+
+/*
+ * The settings of a FAULT nest into @fault (indexed by enum
+ * rnic_nl_fault), with a bit per setting it holds in *@mask.
+ * Return: 0, or -EINVAL for a value out of range or no setting at all.
+ */
+static int rnic_nl_parse_fault(struct genl_info *info, u32 *fault, u32 *mask)
+{
+	const struct nlattr *nest = info->attrs[RNIC_NL_ATTR_FAULT];
+	struct nlattr *tb[RNIC_NL_FAULT_MAX + 1];
+	u32 i;
+	int ret;
+
+	*mask = 0;
+	if (GENL_REQ_ATTR_CHECK(info, RNIC_NL_ATTR_FAULT))
+		return -EINVAL;
+	ret = nla_parse_nested(tb, RNIC_NL_FAULT_MAX, nest,
+			       rnic_nl_fault_policy, info->extack);
+	if (ret)
+		return ret;
+	for (i = RNIC_NL_FAULT_UNSPEC + 1; i <= RNIC_NL_FAULT_MAX; i++) {
+		if (!tb[i])
+			continue;
+		fault[i] = nla_get_u32(tb[i]);
+		ret = rnic_nl_check_fault(i, fault[i], tb[i], info->extack);
+		if (ret)
+			return ret;
+		*mask |= BIT(i);
+	}
+	if (!*mask) {
+		NL_SET_ERR_MSG_ATTR(info->extack, nest, "no fault setting given");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int rnic_nl_link_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	u32 fault[RNIC_NL_FAULT_MAX + 1] = {};
+	struct rnic_dev *rdev;
+	const char *name;
+	u32 mask;
+	int ret;
+
+	name = rnic_nl_dev_name(info);
+	if (!name)
+		return -EINVAL;
+	ret = rnic_nl_parse_fault(info, fault, &mask);
+	if (ret)
+		return ret;
+	mutex_lock(&rnic_devs_lock);
+	rdev = rnic_dev_find(genl_info_net(info), name);
+	if (rdev)
+		rnic_dev_set_fault(rdev, fault, mask);
+	mutex_unlock(&rnic_devs_lock);
+	if (!rdev) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[RNIC_NL_ATTR_DEV_NAME],
+				    "no such rnic device");
+		return -ENODEV;
+	}
+	return 0;
 }
 
 /* The netlink attribute of each kind of object a context owns. */
@@ -563,6 +683,11 @@ static const struct genl_small_ops rnic_nl_ops[] = {
 	{
 		.cmd = RNIC_NL_CMD_LINK_DEL,
 		.doit = rnic_nl_link_del_doit,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = RNIC_NL_CMD_LINK_SET,
+		.doit = rnic_nl_link_set_doit,
 		.flags = GENL_ADMIN_PERM,
 	},
 	{

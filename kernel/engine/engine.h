@@ -109,6 +109,7 @@ enum rnic_oper {
  * @index: the WQE it belongs to
  * @last: it is the WQE's last packet
  * @gen: rnic_req.gen when it was built
+ * @lost: its WQE's rnic_kwqe.lost: it is not sent
  */
 struct rnic_req_step {
 	struct rnic_pkt pkt;
@@ -117,6 +118,7 @@ struct rnic_req_step {
 	u32 index;
 	bool last;
 	u32 gen;
+	bool lost;
 };
 
 /**
@@ -147,6 +149,9 @@ struct rnic_qp_scratch {
  * @status: 0, or the WC status it fails with when its turn comes
  * @rd_credit: holds one of the QP's RDMA READ/atomic credits
  * @started: its first packet was sent since the last rewind
+ * @lost: RC, fault injection (RNIC_NL_FAULT_RETRY_EXC): none of its
+ *	packets is sent, first or again, so that it ends in
+ *	IBV_WC_RETRY_EXC_ERR; set when it starts
  * @dqpn: UD: destination QP
  * @qkey: UD: Q_Key to send with
  * @av: UD: the address of its address handle, copied when fetched
@@ -160,6 +165,7 @@ struct rnic_kwqe {
 	u32 status;
 	bool rd_credit;
 	bool started;
+	bool lost;
 	u32 dqpn;
 	u32 qkey;
 	struct rnic_av av;

@@ -474,6 +474,7 @@ static bool rnic_req_start(struct rnic_qp *qp, struct rnic_kwqe *kw)
 	kw->first_psn = req->psn;
 	kw->last_psn = rnic_psn_add(req->psn, npkts - 1);
 	kw->started = true;
+	kw->lost = qp->type == RNIC_QPT_RC && rnic_fault_retry_exc(qp->rdev);
 	return true;
 }
 
@@ -811,6 +812,7 @@ static int rnic_req_step(struct rnic_qp *qp, struct rnic_req_step *st,
 		rnic_req_timer_start(qp);
 	}
 	st->gen = req->gen;
+	st->lost = kw->lost;
 	return 1;
 
 drain:
@@ -873,7 +875,8 @@ static bool rnic_req_send(struct rnic_qp *qp)
 		ret = rnic_req_step(qp, st, budget == 1);
 		spin_unlock(&req->lock);
 		if (ret > 0) {
-			rnic_link_xmit(&st->pkt);
+			if (likely(!st->lost))
+				rnic_link_xmit(&st->pkt);
 			rnic_payload_put(&st->pl);
 			if (st->last && qp->type != RNIC_QPT_RC)
 				rnic_req_sent(qp, st);

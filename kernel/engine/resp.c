@@ -368,7 +368,12 @@ static bool rnic_resp_need_rwqe(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	struct rnic_resp *resp = &qp->resp;
 	int ret;
 
-	ret = rnic_resp_take(qp);
+	/* fault injection: as if no receive WQE was posted */
+	if (qp->type == RNIC_QPT_RC && !resp->has_rwqe &&
+	    rnic_fault_rnr(qp->rdev))
+		ret = -EAGAIN;
+	else
+		ret = rnic_resp_take(qp);
 	if (!ret)
 		return true;
 	if (ret == -EAGAIN) {
@@ -689,6 +694,20 @@ static bool rnic_resp_check_seq(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	return true;
 }
 
+/*
+ * Fault injection: is this new RC request, the start of an RDMA WRITE,
+ * an RDMA READ or an atomic, to fail as if its rkey did not allow it?
+ */
+static bool rnic_resp_forced_access_err(struct rnic_qp *qp, u8 oper)
+{
+	bool rkey = (rnic_oper_is_write(oper) && rnic_oper_starts(oper)) ||
+		    oper == RNIC_READ_REQ || oper == RNIC_CMP_SWAP ||
+		    oper == RNIC_FETCH_ADD;
+
+	return qp->type == RNIC_QPT_RC && rkey &&
+	       rnic_fault_rem_access(qp->rdev);
+}
+
 static void rnic_resp_rc_uc(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 {
 	struct rnic_resp *resp = &qp->resp;
@@ -698,6 +717,11 @@ static void rnic_resp_rc_uc(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 
 	if (!rnic_resp_check_seq(qp, pkt))
 		return;
+	if (rnic_resp_forced_access_err(qp, oper)) {
+		rnic_resp_nak(qp, pkt, RNIC_NAK_REM_ACCESS,
+			      RNIC_EVENT_QP_ACCESS_ERR);
+		return;
+	}
 	if (rnic_oper_is_send(oper)) {
 		resp->in_send = true;
 		done = rnic_resp_send_pkt(qp, pkt);

@@ -17,7 +17,10 @@
  * arrives there is dropped and counted. The packet is handed over in a
  * function call; its payload stays in the sender's memory until the
  * receiver copies it into its own (struct rnic_payload). A packet with no
- * receiver is lost, as on a wire: the RC requester's timer finds out.
+ * receiver is lost, as on a wire: the RC requester's timer finds out. A
+ * packet that fault injection damaged (RNIC_PKT_CORRUPT) is dropped by
+ * the receiving device before anything else, as a wire receiver drops a
+ * bad ICRC.
  *
  * A wire link (RoCEv2 over UDP) is another struct rnic_link_ops, with its
  * own route for destinations that are not local: its xmit builds an skb
@@ -101,6 +104,18 @@ static void rnic_link_gsi_rcv(struct rnic_dev *rdev,
 }
 
 /*
+ * Did @pkt arrive damaged at @rdev (fault injection, RNIC_PKT_CORRUPT)?
+ * Then it is dropped first, as a wire receiver drops a bad ICRC.
+ */
+static bool rnic_link_corrupt(struct rnic_dev *rdev, const struct rnic_pkt *pkt)
+{
+	if (likely(!(pkt->flags & RNIC_PKT_CORRUPT)))
+		return false;
+	rnic_dev_count(rdev, RNIC_NL_COUNTER_DROP_BAD_ICRC);
+	return true;
+}
+
+/*
  * Deliver @pkt to QP @pkt->dqpn of @rdev, the device of the sender's
  * namespace that owns the destination GID, if it has one.
  */
@@ -140,21 +155,24 @@ void rnic_local_xmit(struct rnic_pkt *pkt)
 	switch (pkt->av->route) {
 	case RNIC_ROUTE_MCAST:
 		/* UD only (a connected QP's path is unicast); the sender's groups. */
-		rnic_mcast_deliver(pkt->dev, pkt->av->dgid, rnic_link_rcv, pkt);
+		if (!rnic_link_corrupt(pkt->dev, pkt))
+			rnic_mcast_deliver(pkt->dev, pkt->av->dgid,
+					   rnic_link_rcv, pkt);
 		break;
 	case RNIC_ROUTE_LOCAL:
 		rdev = rnic_gid_dev(rnic_dev_net(pkt->dev), pkt->av->dgid);
-		if (rdev)
-			rnic_link_deliver(rdev, pkt);
-		else	/* the GID left its device after the route was chosen */
+		if (!rdev)	/* the GID left its device after the route was chosen */
 			rnic_dev_count(pkt->dev, RNIC_NL_COUNTER_DROP_NOT_REACHED);
+		else if (!rnic_link_corrupt(rdev, pkt))
+			rnic_link_deliver(rdev, pkt);
 		break;
 	}
 }
 
 /*
  * The local link delivers a burst of packets in one call: the receiver
- * copies its payload at once, and per-packet costs are paid once.
+ * copies its payload at once, and per-packet costs are paid once. It
+ * cannot hold a packet back (fault injection's delay).
  */
 const struct rnic_link_ops rnic_local_link = {
 	.name = "local",

@@ -143,6 +143,9 @@ struct rnic_payload_iter {
 	struct bio_vec bvec[RNIC_PAYLOAD_ITER_BVECS];
 };
 
+/* struct rnic_pkt.flags */
+#define RNIC_PKT_CORRUPT	BIT(0)
+
 /**
  * struct rnic_pkt - one transport packet
  * @opcode: BTH opcode
@@ -176,6 +179,15 @@ struct rnic_payload_iter {
  *	looks @dqpn up on the device that owns the destination GID
  * @len: payload bytes
  * @payload: where they are; NULL if @len is 0
+ * @flags: what fault injection did to it (link/fault.c), 0 otherwise:
+ *	RNIC_PKT_CORRUPT: it arrives damaged, and the receiving device
+ *	drops it as a packet with a bad ICRC (DROP_BAD_ICRC). A wire link
+ *	damages the packet it builds after the ICRC is computed; the local
+ *	link drops it at the receiving device
+ * @delay_us: fault injection: hold the packet back so many microseconds
+ *	before it leaves; only a link with rnic_link_ops.can_delay is
+ *	asked to (the local link cannot: it delivers in the sender's call,
+ *	with the payload in the sender's memory)
  */
 struct rnic_pkt {
 	u8 opcode;
@@ -201,6 +213,8 @@ struct rnic_pkt {
 	struct rnic_qp *dst;
 	u32 len;
 	const struct rnic_payload *payload;
+	u8 flags;
+	u32 delay_us;
 };
 
 /**
@@ -214,6 +228,7 @@ struct rnic_pkt {
  *	and at least one packet; so a link that carries every packet on
  *	its own says 0, and the requester segments exactly as the
  *	transport does on a wire (FIRST, MIDDLE, LAST).
+ * @can_delay: the link can hold a packet back (struct rnic_pkt.delay_us)
  *
  * A link is stateless here: one const instance per kind of link.
  */
@@ -221,6 +236,7 @@ struct rnic_link_ops {
 	const char *name;
 	void (*xmit)(struct rnic_pkt *pkt);
 	u32 max_burst;
+	bool can_delay;
 };
 
 /* link.c: the local link */
@@ -243,9 +259,23 @@ static inline const struct rnic_link_ops *rnic_av_link(const struct rnic_av *av)
 	return &rnic_local_link;
 }
 
+/* Hand a packet to its path's link, as it is; see rnic_link_xmit(). */
+static inline void rnic_link_send(struct rnic_pkt *pkt)
+{
+	INDIRECT_CALL_1(rnic_av_link(pkt->av)->xmit, rnic_local_xmit, pkt);
+}
+
+/* fault.c: fault injection (struct rnic_fault) */
+void rnic_fault_xmit(struct rnic_pkt *pkt);
+bool rnic_fault_take(struct rnic_dev *rdev, atomic_t *left,
+		     enum rnic_nl_counter counter);
+
 /**
  * rnic_link_xmit() - send a packet on its path's link
  * @pkt: the packet; its payload stays valid during the call
+ *
+ * A device with a packet fault set (struct rnic_fault.pkt) sends through
+ * rnic_fault_xmit(), which may drop, damage, delay or duplicate it.
  *
  * Context: BH disabled, in an RCU read-side critical section (the
  * requester's, rnic_req_send(): the local link's receivers look QPs and
@@ -255,7 +285,37 @@ static inline const struct rnic_link_ops *rnic_av_link(const struct rnic_av *av)
 static inline void rnic_link_xmit(struct rnic_pkt *pkt)
 {
 	rnic_dev_count(pkt->dev, RNIC_NL_COUNTER_SENT_PKTS);
-	INDIRECT_CALL_1(rnic_av_link(pkt->av)->xmit, rnic_local_xmit, pkt);
+	if (unlikely(READ_ONCE(pkt->dev->fault.pkt)))
+		rnic_fault_xmit(pkt);
+	else
+		rnic_link_send(pkt);
+}
+
+/*
+ * Fault injection's forced errors: does this RC message (responder:
+ * rnic_fault_rnr(), rnic_fault_rem_access()) or work request (requester:
+ * rnic_fault_retry_exc()) fail so? One use of the device's count each,
+ * counted. A count of 0 costs one read of a line nobody writes.
+ */
+static inline bool rnic_fault_rnr(struct rnic_dev *rdev)
+{
+	return unlikely(atomic_read(&rdev->fault.rnr)) &&
+	       rnic_fault_take(rdev, &rdev->fault.rnr,
+			       RNIC_NL_COUNTER_FAULT_RNR);
+}
+
+static inline bool rnic_fault_rem_access(struct rnic_dev *rdev)
+{
+	return unlikely(atomic_read(&rdev->fault.rem_access)) &&
+	       rnic_fault_take(rdev, &rdev->fault.rem_access,
+			       RNIC_NL_COUNTER_FAULT_REM_ACCESS);
+}
+
+static inline bool rnic_fault_retry_exc(struct rnic_dev *rdev)
+{
+	return unlikely(atomic_read(&rdev->fault.retry_exc)) &&
+	       rnic_fault_take(rdev, &rdev->fault.retry_exc,
+			       RNIC_NL_COUNTER_FAULT_RETRY_EXC);
 }
 
 #endif /* RNIC_LINK_H */

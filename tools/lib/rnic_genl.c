@@ -579,6 +579,65 @@ int rnic_link_del(struct rnic_genl *g, const char *name)
 				 &req);
 }
 
+/* The one table of fault setting names, indexed by enum rnic_nl_fault. */
+static const char *const fault_names[] = {
+	[RNIC_NL_FAULT_DROP] = "drop",
+	[RNIC_NL_FAULT_DUPLICATE] = "duplicate",
+	[RNIC_NL_FAULT_CORRUPT] = "corrupt",
+	[RNIC_NL_FAULT_DELAY] = "delay",
+	[RNIC_NL_FAULT_DELAY_US] = "delay_us",
+	[RNIC_NL_FAULT_RNR] = "rnr",
+	[RNIC_NL_FAULT_REM_ACCESS] = "rem_access",
+	[RNIC_NL_FAULT_RETRY_EXC] = "retry_exc",
+};
+_Static_assert(sizeof(fault_names) / sizeof(fault_names[0]) ==
+	       RNIC_NL_FAULT_MAX + 1, "a fault setting without a name");
+/* Presence is kept in a 32-bit mask indexed by setting. */
+_Static_assert(RNIC_NL_FAULT_MAX < 32, "rnic_link_fault.has is too small");
+
+const char *rnic_fault_name(unsigned int setting)
+{
+	if (setting < sizeof(fault_names) / sizeof(fault_names[0]))
+		return fault_names[setting];
+	return NULL;
+}
+
+struct fault_req {
+	const char *name;
+	const struct rnic_link_fault *fault;
+};
+
+static int fault_build(struct nlmsghdr *nlh, void *arg)
+{
+	const struct fault_req *req = arg;
+	struct nlattr *nest;
+	unsigned int i;
+
+	if (!mnl_attr_put_strz_check(nlh, RNIC_GENL_SEND_SIZE,
+				     RNIC_NL_ATTR_DEV_NAME, req->name))
+		return -EMSGSIZE;
+	nest = mnl_attr_nest_start_check(nlh, RNIC_GENL_SEND_SIZE,
+					 RNIC_NL_ATTR_FAULT);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = RNIC_NL_FAULT_UNSPEC + 1; i <= RNIC_NL_FAULT_MAX; i++)
+		if (req->fault->has & (UINT32_C(1) << i) &&
+		    !mnl_attr_put_u32_check(nlh, RNIC_GENL_SEND_SIZE, i,
+					    req->fault->val[i]))
+			return -EMSGSIZE;
+	mnl_attr_nest_end(nlh, nest);
+	return 0;
+}
+
+int rnic_link_set_fault(struct rnic_genl *g, const char *name,
+			const struct rnic_link_fault *fault)
+{
+	struct fault_req req = { .name = name, .fault = fault };
+
+	return rnic_genl_request(g, RNIC_NL_CMD_LINK_SET, 0, fault_build, NULL,
+				 &req);
+}
+
 /* Copy a validated NUL-terminated string attribute into a field. */
 static int copy_str(const struct nlattr *attr, char *dst, size_t size)
 {
@@ -644,6 +703,20 @@ static int gid_table_attr(const struct nlattr *attr, void *data)
 	info->gids[info->n_gids].index = e.index;
 	memcpy(info->gids[info->n_gids].gid, e.gid, sizeof(e.gid));
 	info->n_gids++;
+	return 0;
+}
+
+static int fault_attr(const struct nlattr *attr, void *data)
+{
+	struct rnic_link_fault *fault = data;
+	uint16_t type = mnl_attr_get_type(attr);
+
+	if (type == RNIC_NL_FAULT_UNSPEC || type > RNIC_NL_FAULT_MAX)
+		return 0;	/* newer kernel: skip */
+	if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
+		return -EPROTO;
+	fault->val[type] = mnl_attr_get_u32(attr);
+	fault->has |= UINT32_C(1) << type;
 	return 0;
 }
 
@@ -719,6 +792,14 @@ static int link_attr(const struct nlattr *attr, void *data)
 				 mnl_attr_get_payload_len(attr),
 				 gid_table_attr, info);
 		break;
+	case RNIC_NL_ATTR_FAULT:
+		if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
+			return -EPROTO;
+		memset(&info->fault, 0, sizeof(info->fault));
+		ret = walk_attrs(mnl_attr_get_payload(attr),
+				 mnl_attr_get_payload_len(attr),
+				 fault_attr, &info->fault);
+		break;
 	default:
 		return 0;	/* newer kernel: skip */
 	}
@@ -785,6 +866,14 @@ static const char *const counter_names[] = {
 	[RNIC_NL_COUNTER_DROP_BAD_PKEY] = "drop_bad_pkey",
 	[RNIC_NL_COUNTER_DROP_LENGTH] = "drop_length",
 	[RNIC_NL_COUNTER_GSI_DROPPED] = "gsi_dropped",
+	[RNIC_NL_COUNTER_DROP_BAD_ICRC] = "drop_bad_icrc",
+	[RNIC_NL_COUNTER_FAULT_DROP] = "fault_drop",
+	[RNIC_NL_COUNTER_FAULT_DUPLICATE] = "fault_duplicate",
+	[RNIC_NL_COUNTER_FAULT_CORRUPT] = "fault_corrupt",
+	[RNIC_NL_COUNTER_FAULT_DELAY] = "fault_delay",
+	[RNIC_NL_COUNTER_FAULT_RNR] = "fault_rnr",
+	[RNIC_NL_COUNTER_FAULT_REM_ACCESS] = "fault_rem_access",
+	[RNIC_NL_COUNTER_FAULT_RETRY_EXC] = "fault_retry_exc",
 };
 _Static_assert(sizeof(counter_names) / sizeof(counter_names[0]) ==
 	       RNIC_NL_COUNTER_MAX + 1, "a counter without a name");

@@ -210,6 +210,41 @@ int rnic_link_add_burst(struct rnic_genl *g, const char *name,
  */
 int rnic_link_del(struct rnic_genl *g, const char *name);
 
+/**
+ * struct rnic_link_fault - a device's fault injection settings
+ *	(RNIC_NL_ATTR_FAULT)
+ * @has: bit N is set when setting N (enum rnic_nl_fault) was present in
+ *	a LINK_GET answer, or is to be sent by rnic_link_set_fault()
+ * @val: the settings, indexed by enum rnic_nl_fault; 0 when absent
+ */
+struct rnic_link_fault {
+	uint32_t has;
+	uint32_t val[RNIC_NL_FAULT_MAX + 1];
+};
+
+/**
+ * rnic_fault_name() - the name of a fault setting, as the tool takes and
+ *	prints it
+ * @setting: a value of enum rnic_nl_fault
+ *
+ * Return: "drop", "delay_us", "rnr", ..., or NULL for
+ * RNIC_NL_FAULT_UNSPEC and settings this code does not know.
+ */
+const char *rnic_fault_name(unsigned int setting);
+
+/**
+ * rnic_link_set_fault() - RNIC_NL_CMD_LINK_SET with the settings of
+ *	@fault whose bit is set in @fault->has (needs CAP_NET_ADMIN)
+ * @g: open handle
+ * @name: device name
+ * @fault: what to set; the kernel checks the ranges
+ *
+ * Return: 0 or a negative errno (-EINVAL with a message for a value out
+ * of range or nothing to set, -ENODEV, -EPERM).
+ */
+int rnic_link_set_fault(struct rnic_genl *g, const char *name,
+			const struct rnic_link_fault *fault);
+
 #define RNIC_LINK_NAME_SIZE 64
 #define RNIC_LINK_NETDEV_SIZE 16
 #define RNIC_LINK_UVERBS_SIZE 32
@@ -233,6 +268,7 @@ int rnic_link_del(struct rnic_genl *g, const char *name);
  * @netdev_mtu: RNIC_NL_ATTR_NETDEV_MTU
  * @contexts: RNIC_NL_ATTR_CONTEXTS
  * @max_burst: RNIC_NL_ATTR_MAX_BURST, 0 when the device has none
+ * @fault: RNIC_NL_ATTR_FAULT (unknown settings skipped)
  * @n_gids: how many entries of @gids are filled, in the order received
  * @gids_truncated: the kernel sent more than RNIC_LINK_MAX_GIDS entries
  * @gids: RNIC_NL_ATTR_GID_TABLE entries (index and raw 16-byte GID)
@@ -253,6 +289,7 @@ struct rnic_link_info {
 	uint32_t netdev_mtu;
 	uint32_t contexts;
 	uint32_t max_burst;
+	struct rnic_link_fault fault;
 	unsigned int n_gids;
 	bool gids_truncated;
 	struct {

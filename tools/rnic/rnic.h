@@ -36,6 +36,9 @@ struct rnic {
 	struct rnic_json *jw;	/* JSON writer on out, if json */
 	bool text_line_start;	/* text output: nothing yet on this line */
 	struct rnic_genl *nl;	/* opened by rnic_nl_open() */
+	/* link show: every device's counters, for its fault line; or NULL */
+	struct rnic_stat_info *stats;
+	size_t n_stats;
 };
 
 /* One keyword of a command table; tables end with an entry without name. */
@@ -141,6 +144,7 @@ void out_label(struct rnic *rd, const char *text);
 #define RNIC_GID_STRLEN 46	/* INET6_ADDRSTRLEN */
 #define RNIC_GUID_STRLEN 20	/* "xxxx:xxxx:xxxx:xxxx" */
 #define RNIC_STATE_STRLEN 16
+#define RNIC_PPM_STRLEN 24	/* "429496.7295%" and more */
 
 /* GID as an IPv6 address (IPv4-mapped GIDs as ::ffff:a.b.c.d). */
 const char *rnic_fmt_gid(const uint8_t gid[16], char buf[RNIC_GID_STRLEN]);

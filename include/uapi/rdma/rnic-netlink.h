@@ -9,25 +9,26 @@
  * DOC: rnic generic netlink family
  *
  * Devices are created, removed and listed over the generic netlink family
- * RNIC_GENL_NAME. RNIC_NL_CMD_LINK_ADD and RNIC_NL_CMD_LINK_DEL need
- * CAP_NET_ADMIN; RNIC_NL_CMD_LINK_GET is open to everybody and supports
+ * RNIC_GENL_NAME. RNIC_NL_CMD_LINK_ADD, RNIC_NL_CMD_LINK_DEL and
+ * RNIC_NL_CMD_LINK_SET need CAP_NET_ADMIN; RNIC_NL_CMD_LINK_GET is open to everybody and supports
  * dumps (NLM_F_DUMP) as well as a single device named by
  * RNIC_NL_ATTR_DEV_NAME.
  *
  * Errors come back as a netlink error with an extended ACK message:
  *
  * - EINVAL: missing or malformed attribute (a name that is empty, too long
- *   or contains '/', ':' or white space).
+ *   or contains '/', ':' or white space; a fault setting out of its range,
+ *   enum rnic_nl_fault; a SET that sets nothing).
  * - EEXIST: a device of that name exists, or the netdev is already bound
  *   to another rnic device.
  * - ENODEV: no such rnic device (DEL, GET) or no such netdev (ADD).
  * - ENOSPC: all RNIC_MAX_DEVICES device slots are in use.
- * - EPERM: ADD or DEL without CAP_NET_ADMIN.
+ * - EPERM: ADD, DEL or SET without CAP_NET_ADMIN.
  *
- * ADD and DEL answer with an ACK. A LINK_GET answer carries, per device,
- * the RNIC_NL_ATTR_* attributes listed in enum rnic_nl_attr (NETDEV,
- * NETDEV_INDEX and NETDEV_MTU only for a bound device, MAX_BURST only if
- * it was set). Userspace must skip
+ * ADD, DEL and SET answer with an ACK. A LINK_GET answer carries, per
+ * device, the RNIC_NL_ATTR_* attributes listed in enum rnic_nl_attr
+ * (NETDEV, NETDEV_INDEX and NETDEV_MTU only for a bound device, MAX_BURST
+ * only if it was set, FAULT always). Userspace must skip
  * attributes it does not know.
  */
 
@@ -51,6 +52,8 @@
  * @RNIC_NL_CMD_RES_MR_GET: dump only: one message per MR, likewise
  * @RNIC_NL_CMD_RES_PD_GET: dump only: one message per PD, likewise
  * @RNIC_NL_CMD_RES_CQ_GET: dump only: one message per CQ, likewise
+ * @RNIC_NL_CMD_LINK_SET: change a device: DEV_NAME and FAULT (fault
+ *	injection); the settings FAULT holds change, the others stay
  */
 enum rnic_nl_cmd {
 	RNIC_NL_CMD_UNSPEC,
@@ -63,6 +66,7 @@ enum rnic_nl_cmd {
 	RNIC_NL_CMD_RES_MR_GET,
 	RNIC_NL_CMD_RES_PD_GET,
 	RNIC_NL_CMD_RES_CQ_GET,
+	RNIC_NL_CMD_LINK_SET,
 
 	__RNIC_NL_CMD_MAX,
 	RNIC_NL_CMD_MAX = __RNIC_NL_CMD_MAX - 1
@@ -132,6 +136,9 @@ enum rnic_nl_cmd {
  *	messages into bursts of whole packets: absent or 0, as large as the
  *	link allows (64 KiB on the local link); below the path MTU, one
  *	packet per request, as a wire link sends them
+ * @RNIC_NL_ATTR_FAULT: nest of the device's fault injection settings,
+ *	typed by enum rnic_nl_fault: what LINK_SET sets (the settings it
+ *	holds) and LINK_GET reports (every setting, 0 when off)
  *
  * A RES_GET answer has, per device, DEV_NAME, DEV_INDEX, the RES_* totals
  * of the device and a CTX_TABLE, followed by CTX_TRUNCATED when not every
@@ -197,6 +204,7 @@ enum rnic_nl_attr {
 	RNIC_NL_ATTR_RES_USERS,
 	RNIC_NL_ATTR_RES_CQE,
 	RNIC_NL_ATTR_MAX_BURST,
+	RNIC_NL_ATTR_FAULT,
 
 	__RNIC_NL_ATTR_MAX,
 	RNIC_NL_ATTR_MAX = __RNIC_NL_ATTR_MAX - 1
@@ -257,6 +265,27 @@ enum rnic_nl_attr {
  * @RNIC_NL_COUNTER_GSI_DROPPED: packets that arrived for QP 1, the
  *	device's GSI endpoint, and were dropped: rnic has no connection
  *	manager yet to take them
+ * @RNIC_NL_COUNTER_DROP_BAD_ICRC: packets that arrived damaged (a bad
+ *	ICRC on a wire; on the local link, packets the sender's fault
+ *	injection corrupted) and were dropped; counted on the receiving
+ *	device
+ * @RNIC_NL_COUNTER_FAULT_DROP: packets the device's fault injection
+ *	dropped instead of sending (RNIC_NL_FAULT_DROP); SENT_PKTS counts
+ *	them, RCVD_PKTS of no device does
+ * @RNIC_NL_COUNTER_FAULT_DUPLICATE: packets it sent twice
+ *	(RNIC_NL_FAULT_DUPLICATE); SENT_PKTS counts them once
+ * @RNIC_NL_COUNTER_FAULT_CORRUPT: packets it sent damaged
+ *	(RNIC_NL_FAULT_CORRUPT); the receiver drops them (DROP_BAD_ICRC)
+ * @RNIC_NL_COUNTER_FAULT_DELAY: packets it had a link hold back
+ *	(RNIC_NL_FAULT_DELAY); only a wire link can: on the local link it
+ *	stays 0
+ * @RNIC_NL_COUNTER_FAULT_RNR: RNR NAKs its RC responders sent because of
+ *	RNIC_NL_FAULT_RNR (also counted in SEND_RNR_ERR)
+ * @RNIC_NL_COUNTER_FAULT_REM_ACCESS: remote access error NAKs its RC
+ *	responders sent because of RNIC_NL_FAULT_REM_ACCESS
+ * @RNIC_NL_COUNTER_FAULT_RETRY_EXC: RC work requests of its requesters
+ *	whose packets were all dropped because of RNIC_NL_FAULT_RETRY_EXC;
+ *	those packets never reach the link (SENT_PKTS does not count them)
  *
  * Each counter is a u64 that counts from 0 since the device was created
  * and only grows. Userspace must skip counters it does not know. The
@@ -287,9 +316,65 @@ enum rnic_nl_counter {
 	RNIC_NL_COUNTER_DROP_BAD_PKEY,
 	RNIC_NL_COUNTER_DROP_LENGTH,
 	RNIC_NL_COUNTER_GSI_DROPPED,
+	RNIC_NL_COUNTER_DROP_BAD_ICRC,
+	RNIC_NL_COUNTER_FAULT_DROP,
+	RNIC_NL_COUNTER_FAULT_DUPLICATE,
+	RNIC_NL_COUNTER_FAULT_CORRUPT,
+	RNIC_NL_COUNTER_FAULT_DELAY,
+	RNIC_NL_COUNTER_FAULT_RNR,
+	RNIC_NL_COUNTER_FAULT_REM_ACCESS,
+	RNIC_NL_COUNTER_FAULT_RETRY_EXC,
 
 	__RNIC_NL_COUNTER_MAX,
 	RNIC_NL_COUNTER_MAX = __RNIC_NL_COUNTER_MAX - 1
+};
+
+/** RNIC_FAULT_PPM_MAX - a fault rate of 100%, in parts per million. */
+#define RNIC_FAULT_PPM_MAX 1000000
+/** RNIC_FAULT_DELAY_US_MAX - the longest fault delay: one second. */
+#define RNIC_FAULT_DELAY_US_MAX 1000000
+
+/**
+ * enum rnic_nl_fault - fault injection settings of a device, the
+ *	attributes of RNIC_NL_ATTR_FAULT; each a u32
+ * @RNIC_NL_FAULT_UNSPEC: unused
+ * @RNIC_NL_FAULT_DROP: parts per million of the packets the device sends
+ *	that are dropped instead (0 to RNIC_FAULT_PPM_MAX)
+ * @RNIC_NL_FAULT_DUPLICATE: parts per million sent twice
+ * @RNIC_NL_FAULT_CORRUPT: parts per million sent damaged, so that the
+ *	receiver drops them as a packet with a bad ICRC
+ * @RNIC_NL_FAULT_DELAY: parts per million held back by DELAY_US; a wire
+ *	link only: the local link delivers every packet in the sender's call
+ * @RNIC_NL_FAULT_DELAY_US: how long, in microseconds (0 to
+ *	RNIC_FAULT_DELAY_US_MAX)
+ * @RNIC_NL_FAULT_RNR: RC responders of the device answer the next so many
+ *	messages that would take a receive WQE (SEND, RDMA WRITE with
+ *	immediate) with an RNR NAK, as if none was posted
+ * @RNIC_NL_FAULT_REM_ACCESS: RC responders NAK the next so many RDMA
+ *	WRITE, RDMA READ and atomic requests with a remote access error
+ * @RNIC_NL_FAULT_RETRY_EXC: every packet of the next so many work
+ *	requests the device's RC requesters start is dropped, so that they
+ *	end in IBV_WC_RETRY_EXC_ERR once the QP's retries are used up
+ *
+ * A rate applies to each packet on its own; the local link carries a
+ * burst of up to 64 KiB of one message as one packet (SENT_PKTS). The
+ * three counts (RNR, REM_ACCESS, RETRY_EXC: 0 to INT32_MAX) go down by
+ * one for each use; LINK_GET reports what is left. A LINK_SET with a
+ * count replaces what was left.
+ */
+enum rnic_nl_fault {
+	RNIC_NL_FAULT_UNSPEC,
+	RNIC_NL_FAULT_DROP,
+	RNIC_NL_FAULT_DUPLICATE,
+	RNIC_NL_FAULT_CORRUPT,
+	RNIC_NL_FAULT_DELAY,
+	RNIC_NL_FAULT_DELAY_US,
+	RNIC_NL_FAULT_RNR,
+	RNIC_NL_FAULT_REM_ACCESS,
+	RNIC_NL_FAULT_RETRY_EXC,
+
+	__RNIC_NL_FAULT_MAX,
+	RNIC_NL_FAULT_MAX = __RNIC_NL_FAULT_MAX - 1
 };
 
 #endif /* _UAPI_RDMA_RNIC_NETLINK_H */

@@ -76,6 +76,19 @@ t "link add max_burst 2^32"   2 "max_burst: a number of bytes" "" -- link add r0
 t "link add max_burst 1k"     2 "max_burst: a number of bytes" "" -- link add r0 max_burst 1k
 t "link add max_burst twice"  2 "max_burst given twice" "" -- link add r0 max_burst 1 max_burst 1
 t "link del without name"     2 "device name expected" "" -- link del
+t "link set without name"     2 "link set: device name expected" "" -- link set
+t "link set nothing"          2 "link set: nothing to set" "" -- link set r0
+t "link set rate no value"    2 "drop: a rate (20, 0.5%, 5000ppm) expected" "" -- link set r0 drop
+t "link set rate 5 decimals"  2 "drop: a rate" "" -- link set r0 drop 1.23456
+t "link set rate no decimals" 2 "corrupt: a rate" "" -- link set r0 corrupt 5.
+t "link set rate word"        2 "delay: a rate" "" -- link set r0 delay x
+t "link set rate negative"    2 "duplicate: a rate" "" -- link set r0 duplicate -1
+t "link set rate 1k ppm"      2 "drop: a rate" "" -- link set r0 drop 1kppm
+t "link set count negative"   2 "rnr: a number from 0 expected" "" -- link set r0 rnr -1
+t "link set count 2^32"       2 "retry_exc: a number from 0" "" -- link set r0 retry_exc 4294967296
+t "link set ambiguous"        2 "link set: 'd' is ambiguous" "" -- link set r0 d 5
+t "link set unknown"          2 "link set: unknown option 'foo'" "" -- link set r0 foo 1
+t "link set twice"            2 "link set: drop given twice" "" -- link set r0 drop 1 drop 2
 t "link delete extra"         2 "unexpected argument 'b'" "" -- link delete a b
 t "link show extra"           2 "unexpected argument 'b'" "" -- link show a b
 t "res help"                  0 "" "^Usage: rnic res\[ource\]" -- res help
@@ -103,6 +116,7 @@ else
 	t "json: module not loaded"       1 "$nf" "" -- -j link show
 	t "add: module not loaded"        1 "$nf" "" -- link add r0 netdev lo
 	t "del: module not loaded"        1 "$nf" "" -- link del r0
+	t "set: module not loaded"        1 "$nf" "" -- link set r0 drop 1
 	t "res: module not loaded"        1 "$nf" "" -- res
 	t "res show DEV: module not loaded" 1 "$nf" "" -- resource show rnic0
 	t "json res: module not loaded"   1 "$nf" "" -- -j res show

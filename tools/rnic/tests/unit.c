@@ -492,10 +492,12 @@ static void test_parse(void)
 
 /* ---- printing ---- */
 
-static const char *print_one(struct membuf *m, const struct rnic_link_info *info,
-			     bool json, bool pretty)
+/* link_print() of @info, with the counters @st (NULL: none) */
+static const char *print_stats(struct membuf *m,
+			       const struct rnic_link_info *info, bool json,
+			       bool pretty, struct rnic_stat_info *st)
 {
-	struct rnic rd = { 0 };
+	struct rnic rd = { .stats = st, .n_stats = st ? 1 : 0 };
 
 	mb_open(m);
 	rd.out = m->f;
@@ -509,6 +511,12 @@ static const char *print_one(struct membuf *m, const struct rnic_link_info *info
 		rnic_json_free(rd.jw);
 	}
 	return mb_close(m);
+}
+
+static const char *print_one(struct membuf *m, const struct rnic_link_info *info,
+			     bool json, bool pretty)
+{
+	return print_stats(m, info, json, pretty, NULL);
 }
 
 static void test_print(void)
@@ -581,6 +589,116 @@ static void test_print(void)
 }
 
 /* ---- STAT_GET parsing and printing ---- */
+
+/* A LINK_GET reply of device "r" with a FAULT nest of the given settings. */
+static struct nlmsghdr *fault_msg(const uint32_t *val, uint32_t has)
+{
+	struct nlmsghdr *nlh = msg_start();
+	struct nlattr *t;
+	unsigned int i;
+
+	mnl_attr_put_strz(nlh, RNIC_NL_ATTR_DEV_NAME, "r");
+	t = mnl_attr_nest_start(nlh, RNIC_NL_ATTR_FAULT);
+	for (i = 0; i <= RNIC_NL_FAULT_MAX; i++)
+		if (has & (UINT32_C(1) << i))
+			mnl_attr_put_u32(nlh, i, val[i]);
+	mnl_attr_put_u32(nlh, RNIC_NL_FAULT_MAX + 7, 1);	/* skipped */
+	mnl_attr_nest_end(nlh, t);
+	return nlh;
+}
+
+static void test_fault(void)
+{
+	struct rnic_link_info *info = malloc(sizeof(*info));
+	uint32_t val[RNIC_NL_FAULT_MAX + 1] = { 0 };
+	uint32_t all = ((UINT32_C(1) << (RNIC_NL_FAULT_MAX + 1)) - 2);
+	struct rnic_stat_info *st;
+	unsigned int i, named = 0;
+	struct nlmsghdr *nlh;
+	struct membuf m;
+	struct nlattr *t;
+
+	for (i = 0; i <= RNIC_NL_FAULT_MAX; i++)
+		named += !!rnic_fault_name(i);
+	ok(named == RNIC_NL_FAULT_MAX && !rnic_fault_name(0) &&
+	   !rnic_fault_name(RNIC_NL_FAULT_MAX + 1) &&
+	   !strcmp(rnic_fault_name(RNIC_NL_FAULT_DELAY_US), "delay_us"),
+	   "fault: every setting has a name");
+
+	val[RNIC_NL_FAULT_DROP] = 200000;
+	val[RNIC_NL_FAULT_CORRUPT] = 5;
+	val[RNIC_NL_FAULT_DELAY_US] = 250;
+	val[RNIC_NL_FAULT_RNR] = 3;
+	nlh = fault_msg(val, all);
+	ok(rnic_link_parse(nlh, info) == 0 && info->fault.has == all &&
+	   !memcmp(info->fault.val, val, sizeof(val)) &&
+	   (info->attrs & (UINT64_C(1) << RNIC_NL_ATTR_FAULT)),
+	   "fault: parsed, an unknown setting skipped");
+	ok_str(print_one(&m, info, false, false),
+	       "r:\n"
+	       "    fault drop 20% duplicate 0% corrupt 0.0005% delay 0% delay_us 250 rnr 3 rem_access 0 retry_exc 0\n",
+	       "fault: text line, rates as percentages");
+	free(m.buf);
+	ok_str(print_one(&m, info, true, false),
+	       "[{\"ifname\":\"r\",\"fault\":{\"drop\":200000,\"duplicate\":0,"
+	       "\"corrupt\":5,\"delay\":0,\"delay_us\":250,\"rnr\":3,"
+	       "\"rem_access\":0,\"retry_exc\":0}}]\n",
+	       "fault: JSON object, rates in ppm");
+	free(m.buf);
+
+	memset(val, 0, sizeof(val));
+	rnic_link_parse(fault_msg(val, all), info);
+	ok_str(print_one(&m, info, false, false), "r:\n",
+	       "fault: no text line when none is set");
+	free(m.buf);
+
+	st = calloc(1, sizeof(*st));
+	strcpy(st->name, "r");
+	st->has = (UINT64_C(1) << (RNIC_NL_COUNTER_MAX + 1)) - 2;
+	st->counters[RNIC_NL_COUNTER_FAULT_DROP] = 7;
+	st->counters[RNIC_NL_COUNTER_FAULT_RETRY_EXC] = 2;
+	st->counters[RNIC_NL_COUNTER_DROP_BAD_ICRC] = 9;	/* not shown */
+	ok_str(print_stats(&m, info, false, false, st),
+	       "r:\n"
+	       "    fault drop 0% duplicate 0% corrupt 0% delay 0% delay_us 0 rnr 0 rem_access 0 retry_exc 0\n"
+	       "    fault_drop 7 fault_duplicate 0 fault_corrupt 0 fault_delay 0 fault_rnr 0 fault_rem_access 0 fault_retry_exc 2\n",
+	       "fault: lines when faults were applied, none set");
+	free(m.buf);
+	ok_str(print_stats(&m, info, true, false, st),
+	       "[{\"ifname\":\"r\",\"fault\":{\"drop\":0,\"duplicate\":0,"
+	       "\"corrupt\":0,\"delay\":0,\"delay_us\":0,\"rnr\":0,"
+	       "\"rem_access\":0,\"retry_exc\":0,\"fault_drop\":7,"
+	       "\"fault_duplicate\":0,\"fault_corrupt\":0,\"fault_delay\":0,"
+	       "\"fault_rnr\":0,\"fault_rem_access\":0,\"fault_retry_exc\":2}}]\n",
+	       "fault: JSON with the counters");
+	free(m.buf);
+	strcpy(st->name, "other");
+	ok_str(print_stats(&m, info, false, false, st), "r:\n",
+	       "fault: another device's counters are not this one's");
+	free(m.buf);
+	free(st);
+
+	val[RNIC_NL_FAULT_RETRY_EXC] = 1;
+	rnic_link_parse(fault_msg(val, UINT32_C(1) << RNIC_NL_FAULT_RETRY_EXC),
+			info);
+	ok_str(print_one(&m, info, false, false),
+	       "r:\n    fault retry_exc 1\n",
+	       "fault: only the settings the kernel sent");
+	free(m.buf);
+
+	nlh = msg_start();
+	mnl_attr_put_strz(nlh, RNIC_NL_ATTR_DEV_NAME, "r");
+	t = mnl_attr_nest_start(nlh, RNIC_NL_ATTR_FAULT);
+	mnl_attr_put_u16(nlh, RNIC_NL_FAULT_DROP, 1);
+	mnl_attr_nest_end(nlh, t);
+	ok(rnic_link_parse(nlh, info) == -EPROTO, "fault: u32 of 2 bytes");
+
+	nlh = msg_start();
+	mnl_attr_put_strz(nlh, RNIC_NL_ATTR_DEV_NAME, "r");
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_FAULT, 1);
+	ok(rnic_link_parse(nlh, info) == -EPROTO, "fault: not a nest");
+	free(info);
+}
 
 static void test_counter_names(void)
 {
@@ -1361,6 +1479,7 @@ int main(void)
 	test_format();
 	test_parse();
 	test_print();
+	test_fault();
 	test_counter_names();
 	test_stat();
 	test_res_objs();

@@ -106,14 +106,33 @@ check "json dump parses"  valid_json "$tmp/out"
 t "json bound members"    0 "" "\"netdev\":\"lo\",\"netdev_index\":1,\"netdev_mtu\":" -- -j link show "$b"
 t "json port"             0 "" "\"uverbs\":\"uverbs[0-9]*\",\"port\":1,\"state\":\"ACTIVE\",\"physical_state\":\"LINK_UP\",\"active_mtu\":" -- -j link show "$a"
 
-counters="req_not_peer 0 resp_not_peer 0 sent_pkts 0 rcvd_pkts 0 duplicate_request 0 out_of_seq_request 0 rcvd_rnr_err 0 send_rnr_err 0 rcvd_seq_err 0 retry_exceeded_err 0 retry_rnr_exceeded_err 0 completer_retry_err 0 send_err 0 link_downed 0 drop_no_qp 0 drop_not_reached 0 drop_bad_opcode 0 drop_qp_state 0 drop_bad_qkey 0 drop_bad_pkey 0 drop_length 0 gsi_dropped 0"
+jnofault='"fault":{"drop":0,"duplicate":0,"corrupt":0,"delay":0,"delay_us":0,"rnr":0,"rem_access":0,"retry_exc":0,"fault_drop":0,"fault_duplicate":0,"fault_corrupt":0,"fault_delay":0,"fault_rnr":0,"fault_rem_access":0,"fault_retry_exc":0}'
+t "json fault, none"      0 "" "\"node_guid\":\"[0-9a-f:]*\",$jnofault,\"gids\":" -- -j link show "$a"
+t "set drop"              0 "" "" -- link set "$a" drop 20
+t "show fault line"       0 "" "^    fault drop 20% duplicate 0% corrupt 0% delay 0% delay_us 0 rnr 0 rem_access 0 retry_exc 0\$" -- link show "$a"
+check "show: five lines" lines 5
+t "fault counters line"   0 "" "^    fault_drop 0 fault_duplicate 0 fault_corrupt 0 fault_delay 0 fault_rnr 0 fault_rem_access 0 fault_retry_exc 0\$" -- link show "$a"
+t "set rates and counts"  0 "" "" -- link set "$a" dup 0.5% corrupt 5ppm delay 100 delay_us 250 rnr 3 rem 4 retry_exc 5
+t "show them"             0 "" "^    fault drop 20% duplicate 0.5% corrupt 0.0005% delay 100% delay_us 250 rnr 3 rem_access 4 retry_exc 5\$" -- link show "$a"
+t "json them"             0 "" '"fault":{"drop":200000,"duplicate":5000,"corrupt":5,"delay":1000000,"delay_us":250,"rnr":3,"rem_access":4,"retry_exc":5,"fault_drop":0,' -- -j link show "$a"
+t "set clear and one"     0 "" "" -- link set "$a" clear rnr 1
+t "show after clear"      0 "" "^    fault drop 0% duplicate 0% corrupt 0% delay 0% delay_us 0 rnr 1 rem_access 0 retry_exc 0\$" -- link show "$a"
+t "set rate above 100%"   1 "^rnic: fault rate above 1000000 ppm (100%)\$" "" -- link set "$a" drop 100.0001
+t "set delay above 1 s"   1 "^rnic: fault delay above 1000000 us (1 s)\$" "" -- link set "$a" delay_us 1000001
+t "set count above max"   1 "^rnic: fault count above 2147483647\$" "" -- link set "$a" retry_exc 2147483648
+t "set nosuch"            1 "^rnic: no such rnic device\$" "" -- link set ${pfx}nosuch drop 1
+t "set clear"             0 "" "" -- link set "$a" clear
+t "show after set clear"  0 "" "^    node_guid " -- link show "$a"
+check "show: no fault line" lines 3
+
+counters="req_not_peer 0 resp_not_peer 0 sent_pkts 0 rcvd_pkts 0 duplicate_request 0 out_of_seq_request 0 rcvd_rnr_err 0 send_rnr_err 0 rcvd_seq_err 0 retry_exceeded_err 0 retry_rnr_exceeded_err 0 completer_retry_err 0 send_err 0 link_downed 0 drop_no_qp 0 drop_not_reached 0 drop_bad_opcode 0 drop_qp_state 0 drop_bad_qkey 0 drop_bad_pkey 0 drop_length 0 gsi_dropped 0 drop_bad_icrc 0 fault_drop 0 fault_duplicate 0 fault_corrupt 0 fault_delay 0 fault_rnr 0 fault_rem_access 0 fault_retry_exc 0"
 t "stat show one"         0 "" "^[0-9]*: $a: port 1 $counters\$" -- stat show "$a"
 check "stat show: one line" lines 1
 t "bare stat lists both"  0 "" "^[0-9]*: $b: port 1 req_not_peer 0 " -- stat
 t "statistic prefixes"    0 "" "^[0-9]*: $a: port 1 " -- st l "$a"
 t "stat show nosuch"      1 "^rnic: no such rnic device\$" "" -- stat show ${pfx}nosuch
 t "stat extra argument"   2 "^rnic: stat show: unexpected argument 'x'\$" "" -- stat show "$a" x
-t "json stat show"        0 "" "^\[{\"ifindex\":[0-9]*,\"ifname\":\"$a\",\"port\":1,\"req_not_peer\":0,\"resp_not_peer\":0,\"sent_pkts\":0,.*,\"drop_length\":0,\"gsi_dropped\":0}\]\$" -- -j stat show "$a"
+t "json stat show"        0 "" "^\[{\"ifindex\":[0-9]*,\"ifname\":\"$a\",\"port\":1,\"req_not_peer\":0,\"resp_not_peer\":0,\"sent_pkts\":0,.*,\"gsi_dropped\":0,\"drop_bad_icrc\":0,\"fault_drop\":0,.*,\"fault_retry_exc\":0}\]\$" -- -j stat show "$a"
 check "json stat show parses" valid_json "$tmp/out"
 t "json stat dump"        0 "" "\"ifname\":\"$b\",\"port\":1," -- -j stat
 check "json stat dump parses" valid_json "$tmp/out"
