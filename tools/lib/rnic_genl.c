@@ -866,6 +866,7 @@ static const char *const counter_names[] = {
 	[RNIC_NL_COUNTER_DROP_BAD_PKEY] = "drop_bad_pkey",
 	[RNIC_NL_COUNTER_DROP_LENGTH] = "drop_length",
 	[RNIC_NL_COUNTER_GSI_DROPPED] = "gsi_dropped",
+	[RNIC_NL_COUNTER_DROP_BAD_HEADER] = "drop_bad_header",
 	[RNIC_NL_COUNTER_DROP_BAD_ICRC] = "drop_bad_icrc",
 	[RNIC_NL_COUNTER_FAULT_DROP] = "fault_drop",
 	[RNIC_NL_COUNTER_FAULT_DUPLICATE] = "fault_duplicate",

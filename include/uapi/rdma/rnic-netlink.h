@@ -244,7 +244,8 @@ enum rnic_nl_attr {
  * @RNIC_NL_COUNTER_COMPLETER_RETRY_ERR: transport retries started (the
  *	local ACK timeout expired with retries left)
  * @RNIC_NL_COUNTER_SEND_ERR: packets the link failed to send; the local
- *	link never fails (a packet nobody receives is dropped, below)
+ *	link never fails (a packet nobody receives is dropped, below), the
+ *	udp link fails without a route, a bound netdev or memory
  * @RNIC_NL_COUNTER_LINK_DOWNED: times port 1 went from ACTIVE to DOWN
  * @RNIC_NL_COUNTER_DROP_NO_QP: packets that reached the device for a QP
  *	number none of its QPs has; counted on the receiving device
@@ -258,17 +259,24 @@ enum rnic_nl_attr {
  * @RNIC_NL_COUNTER_DROP_BAD_QKEY: UD datagrams whose Q_Key is not the
  *	receiving QP's
  * @RNIC_NL_COUNTER_DROP_BAD_PKEY: packets whose P_Key does not match the
- *	device's; the local link carries no P_Key, so only a wire link counts
+ *	device's (the default P_Key, 0xffff: the low 15 bits must be
+ *	0x7fff); the local link carries no P_Key, so only the udp link counts
  *	them
  * @RNIC_NL_COUNTER_DROP_LENGTH: UD datagrams longer than the receiving
  *	QP's path MTU
  * @RNIC_NL_COUNTER_GSI_DROPPED: packets that arrived for QP 1, the
  *	device's GSI endpoint, and were dropped: rnic has no connection
  *	manager yet to take them
- * @RNIC_NL_COUNTER_DROP_BAD_ICRC: packets that arrived damaged (a bad
- *	ICRC on a wire; on the local link, packets the sender's fault
- *	injection corrupted) and were dropped; counted on the receiving
- *	device
+ * @RNIC_NL_COUNTER_DROP_BAD_HEADER: RoCEv2 packets (UDP port 4791 to a GID
+ *	of the device) the udp link dropped because a header lies: the IP
+ *	header (checksum, lengths, options, a fragment), the UDP length, the
+ *	BTH (TVer not 0, an opcode rnic does not know, extended headers cut
+ *	short) or the pad count and payload length (a payload where the
+ *	opcode has none, longer than the port's active MTU)
+ * @RNIC_NL_COUNTER_DROP_BAD_ICRC: packets that arrived damaged and were
+ *	dropped: RoCEv2 packets the udp link received with a wrong
+ *	invariant CRC, and on the local link packets the sender's fault
+ *	injection corrupted; counted on the receiving device
  * @RNIC_NL_COUNTER_FAULT_DROP: packets the device's fault injection
  *	dropped instead of sending (RNIC_NL_FAULT_DROP); SENT_PKTS counts
  *	them, RCVD_PKTS of no device does
@@ -316,6 +324,7 @@ enum rnic_nl_counter {
 	RNIC_NL_COUNTER_DROP_BAD_PKEY,
 	RNIC_NL_COUNTER_DROP_LENGTH,
 	RNIC_NL_COUNTER_GSI_DROPPED,
+	RNIC_NL_COUNTER_DROP_BAD_HEADER,
 	RNIC_NL_COUNTER_DROP_BAD_ICRC,
 	RNIC_NL_COUNTER_FAULT_DROP,
 	RNIC_NL_COUNTER_FAULT_DUPLICATE,
