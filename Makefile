@@ -5,7 +5,8 @@
 #   make          build the module, librnic, the tools, the selftests and
 #                 the verbs man pages (installs nothing; stops with "run
 #                 make deps" if linux-source-6.1 is missing)
-#   make run      install what is missing, build, boot the VM and demo rnic
+#   make run      install what is missing, build, boot the VM and demo rnic;
+#                 then two VMs (two hosts) with rnic talking over a link
 #   make check    install what is missing, static checks, unit tests and
 #                 every kselftest in the VM; ends with "N passed, N failed"
 #   make fuzz     the ioctl/ring fuzzer in the VM: SEED=, ITERS= (default
@@ -74,6 +75,8 @@ deps:
 run: deps
 	$(MAKE) all
 	$(TOP)/tools/dev/vm/run -- $(TOP)/tools/dev/demo
+	@printf '\n# two hosts: tools/dev/vm/run --hosts 2, rnic on each eth0\n'
+	$(TOP)/tools/dev/vm/run --hosts 2 -- $(TOP)/tools/dev/demo
 
 check: deps
 	$(TOP)/tools/dev/check
