@@ -228,10 +228,13 @@ echo "# rxe0 GIDs: $rxe_ip $g4_rxe, $rxe_ip6 $g6_rxe;" \
 pingpong() {
 	local ex=$1 fam=$2 grxe grnic arxe arnic
 	shift 2
+	# the GIDs choose the family of the RoCE packets; TCP stays on IPv4,
+	# where rdma-core's servers listen (the first address getaddrinfo gives)
+	arxe=$rxe_ip arnic=$rnic_ip
 	if [ "$fam" = 6 ]; then
-		grxe=$g6_rxe grnic=$g6_rnic arxe=$rxe_ip6 arnic=$rnic_ip6
+		grxe=$g6_rxe grnic=$g6_rnic
 	else
-		grxe=$g4_rxe grnic=$g4_rnic arxe=$rxe_ip arnic=$rnic_ip
+		grxe=$g4_rxe grnic=$g4_rnic
 	fi
 	tcp_port=$((tcp_port + 1))
 	pair - env -u LD_LIBRARY_PATH ibv_${ex}_pingpong -d rxe0 -g "$grxe" -c -e \
