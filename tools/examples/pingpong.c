@@ -24,7 +24,7 @@
  *
  * The data is rdma-core's: whatever the client sends first on a QP is
  * echoed back and forth for the whole run. This client's first message
- * on QP i is pp_pattern(i, offset), with a zero byte at every page offset
+ * on every QP is pp_pattern(offset), with a zero byte at every page offset
  * (what rdma-core's -c checks on its side); rdma-core's client sends 0x7b
  * bytes (zeros on the SRQ example). The client checks every byte of every
  * answer against what it sent; the server keeps the first message of each
@@ -1061,18 +1061,19 @@ out:
 /* ---- the ping-pong ------------------------------------------------------ */
 
 /*
- * Byte @off of this client's first message on QP @qp_index: a hash of the
- * offset catches data in the wrong place, the QP index data from another
- * QP. Every page offset holds 0, as rdma-core's -c expects.
+ * Byte @off of this client's first message on every QP: a hash of the
+ * offset catches data in the wrong place. Every page offset holds 0, as
+ * rdma-core's -c expects. The QPs cannot differ: rdma-core's SRQ server
+ * receives every QP's message into one buffer and answers from it, so an
+ * answer may carry another QP's message.
  */
-static uint8_t pp_pattern(unsigned int qp_index, size_t off, size_t page)
+static uint8_t pp_pattern(size_t off, size_t page)
 {
 	uint32_t word = (uint32_t)(off / 4) * 2654435761u;
 
 	if (off % page == 0)
 		return 0;
-	return (uint8_t)((word >> (off % 4 * 8)) + (word >> 24) +
-			 qp_index * 101 + 1);
+	return (uint8_t)((word >> (off % 4 * 8)) + (word >> 24) + 1);
 }
 
 /* The client fills its send buffers with the messages it will echo. */
@@ -1086,7 +1087,7 @@ static void pp_fill(struct pp_ctx *c)
 	for (i = 0; i < c->o->num_qp; i++) {
 		buf = pp_send_buf(c, i);
 		for (off = 0; off < c->o->size; off++)
-			buf[off] = pp_pattern(i, off, page);
+			buf[off] = pp_pattern(off, page);
 	}
 }
 
