@@ -263,15 +263,17 @@ fi
 # ---- 2. rnic-perf ------------------------------------------------------------
 
 # perf TEST ARGS...: rnic-perf on rnic0 against rdma-core's on rxe0, each
-# way; the client's JSON of the rnic-client run is kept in $tmp/TEST.json
+# way; the client's JSON of the rnic-client run is kept in
+# $tmp/TEST-SIZE.json
 perf() {
-	local test=$1 why
+	local test=$1 why size
 	shift
+	size=$(echo " $* " | sed -n 's/.* -s \([0-9]*\) .*/\1/p')
 	tcp_port=$((tcp_port + 1))
 	pair - env -u LD_LIBRARY_PATH "$perf_rxe" "$test" -d rxe0 -x "$g4_rxe" \
 		-p $tcp_port "$@" -- \
 		ip netns exec $ns "$perf_rnic" "$test" -d rnic0 -x "$g4_rnic" -p $tcp_port \
-		"$@" --json "$tmp/$test.json" $rxe_ip
+		"$@" --json "$tmp/$test-${size:-default}.json" $rxe_ip
 	why=
 	[ $src -eq 0 ] || why="rxe server exit $src;"
 	[ $crc -eq 0 ] || why="$why rnic client exit $crc;"
@@ -295,7 +297,7 @@ perf atomic_lat -n 500
 perf write_lat -s 8 -n 2000
 perf send_bw -s 65536 -n 200 -q 2
 
-for t in write_bw send_bw write_lat; do
+for t in write_bw-65536 send_bw-64 write_lat-8; do
 	[ -s "$tmp/$t.json" ] && echo "# measure rnic->rxe $t: $(tr -d '\n' <"$tmp/$t.json")"
 done
 fi
