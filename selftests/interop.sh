@@ -357,22 +357,27 @@ capture() {
 }
 
 # decode FILE SRC FILTER: how many RoCE packets from SRC in FILE match the
-# display FILTER
+# display FILTER; -1 if tshark fails (a bad filter must not count as 0)
 decode() {
-	tshark -r "$1" -Y "ip.src == $2 && udp.dstport == 4791 && ($3)" \
-		2>/dev/null | wc -l
+	local out
+	out=$(tshark -r "$1" -Y "ip.src == $2 && udp.dstport == 4791 && ($3)" \
+		2>/dev/null) || {
+		echo -1
+		return
+	}
+	[ -n "$out" ] && echo "$out" | wc -l || echo 0
 }
 
 # check_capture FILE SRC WHO: the decode and ICRC verdicts on SRC's packets
 check_capture() {
 	local total ib bad rc why
-	total=$(decode "$1" "$2" 1)
+	total=$(decode "$1" "$2" frame)
 	ib=$(decode "$1" "$2" infiniband.bth)
 	bad=$(decode "$1" "$2" '_ws.malformed || _ws.expert.severity >= warning')
 	why=
 	[ "$total" -gt 0 ] || why="no RoCE packet from $3 in the capture;"
 	[ "$ib" -eq "$total" ] || why="$why only $ib of $total packets decode as InfiniBand BTH;"
-	[ "$bad" -eq 0 ] || why="$why $bad malformed or flagged packets;"
+	[ "$bad" -eq 0 ] || why="$why $bad malformed or flagged packets (-1: tshark failed);"
 	result "capture: $total RoCE packets from $3 decode as InfiniBand, none malformed" "$why"
 	python3 "$dir/roce_icrc.py" "$1" --src "$2" >"$tmp/icrc.out"
 	rc=$?
