@@ -2,30 +2,38 @@
 /*
  * The engine of the ping-pong examples (see pingpong.h).
  *
- * A run: the server waits on a TCP port, the client connects to it. Each
- * side opens the device, creates its QPs (one, or -q of them sharing an
- * SRQ), posts -r receives, and the two exchange a hello line (example,
- * number of QPs, size, iterations: both sides must agree) and one address
- * line per QP (LID, QPN, PSN, GID) over TCP. The server moves its QPs to
- * RTS before it answers, so the client may send as soon as it has the
- * answer.
+ * A run speaks the TCP exchange of rdma-core's ibv_rc_pingpong,
+ * ibv_uc_pingpong, ibv_ud_pingpong and ibv_srq_pingpong, so that either
+ * side may be one of those programs (on rdma_rxe, say). The server waits
+ * on a TCP port, the client connects to it. Each side opens the device,
+ * creates its QPs (one, or -q of them sharing an SRQ) and posts -r
+ * receives. The client sends one address record per QP: 52 bytes,
+ * "LLLL:QQQQQQ:PPPPPP:" (LID, QPN, PSN in hex), the GID's 16 bytes as 32
+ * hex digits in memory order, and a NUL; the SRQ example always sends
+ * PP_SRQ_RECORDS of them, zero records after the last QP. The server
+ * reads them, moves its QPs to RTS, answers with its own records; the
+ * client writes "done" and its NUL, and both close the connection.
+ * Nothing else goes over TCP, so the two sides cannot compare -s or -n:
+ * a mismatch shows up as a wrong length or a stall.
  *
- * Then, on every QP, the client sends message 0, the server answers with
- * its message 0 once it has received and checked the client's, the client
- * sends message 1 once it has received and checked that, and so on for -n
- * messages each way. A side sends message k only when its previous send
- * has completed. Every payload byte depends on the sender, the QP, the
- * message number and the byte's offset (pp_pattern()); the receiver
- * checks all of them and stops with an error on the first mismatch.
- * Each posted receive has its own buffer, so -r times -s bytes are
- * registered for receiving.
+ * Then the client sends on every QP, the server answers each message it
+ * receives on the QP it came on, and so on, until -n messages have gone
+ * each way (in total over all QPs, as rdma-core counts them). A side
+ * sends on a QP only when its previous send there has completed, and the
+ * client only once the answer to its previous message has arrived.
  *
- * At the end each side writes "done" on the TCP connection and waits for
- * the peer's, so that neither destroys its QPs while the other still
- * needs them (an RC sender still waiting for the last ACK, say). While
- * the messages fly the TCP connection is watched: if the peer goes away,
- * or no completion comes for a minute (a UC or UD message lost, say), the
- * run stops with an error instead of waiting forever.
+ * The data is rdma-core's: whatever the client sends first on a QP is
+ * echoed back and forth for the whole run. This client's first message
+ * on every QP is pp_pattern(offset), with a zero byte at every page offset
+ * (what rdma-core's -c checks on its side); rdma-core's client sends 0x7b
+ * bytes (zeros on the SRQ example). The client checks every byte of every
+ * answer against what it sent; the server keeps the first message of each
+ * QP and checks every later one against it. Receive buffers are filled
+ * with PP_POISON before they are posted, so a completion whose data never
+ * arrived does not pass for an echo. The first mismatch stops the run.
+ *
+ * No completion for --timeout seconds (a UC or UD message lost, a peer
+ * that died) stops the run with an error instead of waiting forever.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -48,11 +56,12 @@
 #define PP_QKEY 0x11111111
 #define PP_SEND_WRID (1ULL << 63)	/* send: this | QP index; receive: buffer */
 #define PP_CQ_BATCH 16
-#define PP_IDLE_POLLS 16384	/* empty CQ polls between looks at the peer */
-#define PP_DRAIN_MS 5000	/* how long to wait for messages once the peer is done */
-#define PP_STALL_MS 60000	/* longest wait for a completion before giving up */
-#define PP_MAX_QP 1024
-#define PP_LINE_MAX 128
+#define PP_IDLE_POLLS 16384	/* empty CQ polls between looks at the clock */
+#define PP_TIMEOUT_S 60		/* default longest wait for a completion */
+#define PP_SRQ_RECORDS 256	/* address records each way, srq example */
+#define PP_RECORD_LEN 52	/* "LLLL:QQQQQQ:PPPPPP:" 32 hex digits, NUL */
+#define PP_DONE "done"		/* the client's last word, sent with its NUL */
+#define PP_POISON 0xa5		/* fills receive buffers before they are posted */
 
 static const char *prog;
 
@@ -82,50 +91,101 @@ struct pp_opts {
 	bool events;
 	int gid_index;		/* -1: not given */
 	unsigned int num_qp;
+	unsigned int timeout_s;
 };
 
+/* Which examples an option exists for: rdma-core's sets. */
+enum {
+	PP_RC = 1 << 0,
+	PP_UC = 1 << 1,
+	PP_UD = 1 << 2,
+	PP_SRQ = 1 << 3,
+	PP_ALL = PP_RC | PP_UC | PP_UD | PP_SRQ,
+};
+
+/**
+ * struct pp_opt - one command-line option
+ * @lo: its long and short name and whether it takes an argument
+ * @arg: the argument's name in the help, or NULL
+ * @help: what it does
+ * @examples: PP_RC, PP_UC, PP_UD, PP_SRQ: the programs that take it
+ * @unsupported: NULL, or why an rdma-core option is refused here
+ */
 static const struct pp_opt {
 	struct option lo;
 	const char *arg;
 	const char *help;
+	unsigned int examples;
+	const char *unsupported;
 } pp_opt_table[] = {
 	{ { "port", required_argument, NULL, 'p' }, "PORT",
-	  "listen on / connect to TCP port PORT (default 18515)" },
+	  "listen on / connect to TCP port PORT (default 18515)", PP_ALL, NULL },
 	{ { "ib-dev", required_argument, NULL, 'd' }, "DEV",
-	  "use RDMA device DEV (default: the first one found)" },
+	  "use RDMA device DEV (default: the first one found)", PP_ALL, NULL },
 	{ { "ib-port", required_argument, NULL, 'i' }, "PORT",
-	  "use port PORT of the device (default 1)" },
+	  "use port PORT of the device (default 1)", PP_ALL, NULL },
 	{ { "size", required_argument, NULL, 's' }, "SIZE",
-	  "message size in bytes" },
+	  "message size in bytes", PP_ALL, NULL },
 	{ { "mtu", required_argument, NULL, 'm' }, "MTU",
-	  "path MTU: 256, 512, 1024, 2048 or 4096 (default 1024)" },
-	{ { "rx-depth", required_argument, NULL, 'r' }, "DEPTH",
-	  "receives kept posted (default 500)" },
-	{ { "iters", required_argument, NULL, 'n' }, "ITERS",
-	  "messages each way (per QP) (default 1000)" },
-	{ { "sl", required_argument, NULL, 'l' }, "SL",
-	  "service level (default 0)" },
-	{ { "events", no_argument, NULL, 'e' }, NULL,
-	  "sleep on completion events (default: busy poll)" },
-	{ { "gid-idx", required_argument, NULL, 'g' }, "INDEX",
-	  "local GID index (default 0 on Ethernet ports)" },
+	  "path MTU: 256, 512, 1024, 2048 or 4096 (default 1024)",
+	  PP_RC | PP_UC | PP_SRQ, NULL },
 	{ { "num-qp", required_argument, NULL, 'q' }, "NUM",
-	  "number of QPs sharing the SRQ (default 16)" },
+	  "number of QPs sharing the SRQ (default 16)", PP_SRQ, NULL },
+	{ { "rx-depth", required_argument, NULL, 'r' }, "DEPTH",
+	  "receives kept posted (default 500)", PP_ALL, NULL },
+	{ { "iters", required_argument, NULL, 'n' }, "ITERS",
+	  "messages each way, over all QPs (default 1000)", PP_ALL, NULL },
+	{ { "sl", required_argument, NULL, 'l' }, "SL",
+	  "service level (default 0)", PP_ALL, NULL },
+	{ { "events", no_argument, NULL, 'e' }, NULL,
+	  "sleep on completion events (default: busy poll)", PP_ALL, NULL },
+	{ { "gid-idx", required_argument, NULL, 'g' }, "INDEX",
+	  "local GID index (default 0 on Ethernet ports)", PP_ALL, NULL },
 	{ { "chk", no_argument, NULL, 'c' }, NULL,
-	  "check received data (always done)" },
+	  "check received data (always done)", PP_ALL, NULL },
+	{ { "timeout", required_argument, NULL, 'T' }, "SECONDS",
+	  "longest wait for a completion (default 60)", PP_ALL, NULL },
+	{ { "odp", no_argument, NULL, 'o' }, NULL,
+	  "on-demand paging", PP_RC | PP_SRQ,
+	  "on-demand paging is not supported by rnic" },
+	{ { "iodp", no_argument, NULL, 'O' }, NULL,
+	  "implicit on-demand paging", PP_RC,
+	  "on-demand paging is not supported by rnic" },
+	{ { "prefetch", no_argument, NULL, 'P' }, NULL,
+	  "prefetch an on-demand MR", PP_RC,
+	  "on-demand paging is not supported by rnic" },
+	{ { "ts", no_argument, NULL, 't' }, NULL,
+	  "completion timestamps", PP_RC,
+	  "completion timestamps (ibv_create_cq_ex) are not supported by rnic" },
+	{ { "dm", no_argument, NULL, 'j' }, NULL,
+	  "device memory", PP_RC,
+	  "device memory is not supported by rnic" },
+	{ { "new_send", no_argument, NULL, 'N' }, NULL,
+	  "the ibv_wr_* send API", PP_RC,
+	  "the ibv_wr_* send API is not supported by rnic" },
 	{ { "help", no_argument, NULL, 'h' }, NULL,
-	  "print this help" },
+	  "print this help", PP_ALL, NULL },
 };
 
 #define PP_NR_OPTS (sizeof(pp_opt_table) / sizeof(pp_opt_table[0]))
 
-static bool pp_opt_applies(const struct pp_example *ex, int c)
+static unsigned int pp_example_bit(const struct pp_example *ex)
 {
-	if (c == 'm')
-		return ex->qp_type != IBV_QPT_UD;
-	if (c == 'q')
-		return ex->srq;
-	return true;
+	if (ex->srq)
+		return PP_SRQ;
+	if (ex->qp_type == IBV_QPT_UD)
+		return PP_UD;
+	return ex->qp_type == IBV_QPT_UC ? PP_UC : PP_RC;
+}
+
+static const struct pp_opt *pp_find_opt(int c)
+{
+	const struct pp_opt *o;
+
+	for (o = pp_opt_table; o < pp_opt_table + PP_NR_OPTS; o++)
+		if (o->lo.val == c)
+			return o;
+	return NULL;
 }
 
 static void pp_usage(FILE *f, const struct pp_example *ex)
@@ -138,15 +198,22 @@ static void pp_usage(FILE *f, const struct pp_example *ex)
 		"  %s [OPTIONS] HOST     connect to the server on HOST\n"
 		"\nOptions:\n", prog, prog);
 	for (o = pp_opt_table; o < pp_opt_table + PP_NR_OPTS; o++) {
-		if (!pp_opt_applies(ex, o->lo.val))
+		if (!(o->examples & pp_example_bit(ex)) || o->unsupported)
 			continue;
-		snprintf(left, sizeof(left), "--%s%s%s", o->lo.name,
-			 o->arg ? "=" : "", o->arg ? o->arg : "");
-		fprintf(f, "  -%c, %-20s %s", o->lo.val, left, o->help);
+		if (o->lo.val == 'T')
+			snprintf(left, sizeof(left), "    --%s=%s", o->lo.name,
+				 o->arg);
+		else
+			snprintf(left, sizeof(left), "-%c, --%s%s%s",
+				 o->lo.val, o->lo.name, o->arg ? "=" : "",
+				 o->arg ? o->arg : "");
+		fprintf(f, "  %-24s %s", left, o->help);
 		if (o->lo.val == 's')
 			fprintf(f, " (default %u)", ex->default_size);
 		fputc('\n', f);
 	}
+	fprintf(f, "\nrdma-core's options for on-demand paging, timestamps, device memory\n"
+		"and the ibv_wr_* API are refused: rnic has none of them.\n");
 }
 
 /* @s as an unsigned number in [@min, @max] into *@val; false if it is not one. */
@@ -187,23 +254,69 @@ static bool pp_parse_mtu(const char *s, enum ibv_mtu *mtu)
 	return false;
 }
 
+/* Stores option @c's argument in @o; false if the argument is bad. */
+static bool pp_set_opt(struct pp_opts *o, int c, const char *arg)
+{
+	unsigned int v;
+
+	switch (c) {
+	case 'p':
+		if (!pp_parse_uint(arg, 1, 65535, &v))
+			return false;
+		snprintf(o->tcp_port, sizeof(o->tcp_port), "%u", v);
+		return true;
+	case 'd':
+		o->ib_dev = arg;
+		return true;
+	case 'i':
+		return pp_parse_uint(arg, 1, 255, &o->ib_port);
+	case 's':
+		return pp_parse_uint(arg, 1, 1u << 30, &o->size);
+	case 'm':
+		return pp_parse_mtu(arg, &o->mtu);
+	case 'r':
+		return pp_parse_uint(arg, 1, 1u << 20, &o->rx_depth);
+	case 'n':
+		return pp_parse_uint(arg, 1, INT32_MAX, &o->iters);
+	case 'l':
+		return pp_parse_uint(arg, 0, 15, &o->sl);
+	case 'e':
+		o->events = true;
+		return true;
+	case 'g':
+		if (!pp_parse_uint(arg, 0, 255, &v))
+			return false;
+		o->gid_index = v;
+		return true;
+	case 'q':
+		/* one record must stay zero: rdma-core wants fewer than 256 */
+		return pp_parse_uint(arg, 1, PP_SRQ_RECORDS - 1, &o->num_qp);
+	case 'T':
+		return pp_parse_uint(arg, 1, 86400, &o->timeout_s);
+	}
+	return true;	/* -c */
+}
+
 /* Fills @o from the command line: -1 to go on, else the exit status to leave with. */
 static int pp_parse_args(int argc, char **argv, const struct pp_example *ex,
 			 struct pp_opts *o)
 {
 	struct option longopts[PP_NR_OPTS + 1] = {};
 	char shortopts[2 * PP_NR_OPTS + 1] = "";
-	unsigned int n = 0, v;
+	const struct pp_opt *opt;
+	unsigned int n = 0;
 	size_t i, len = 0;
 	int c;
 
 	for (i = 0; i < PP_NR_OPTS; i++) {
-		c = pp_opt_table[i].lo.val;
-		if (!pp_opt_applies(ex, c))
+		opt = &pp_opt_table[i];
+		if (!(opt->examples & pp_example_bit(ex)))
 			continue;
-		longopts[n++] = pp_opt_table[i].lo;
-		shortopts[len++] = c;
-		if (pp_opt_table[i].lo.has_arg)
+		longopts[n++] = opt->lo;
+		if (opt->lo.val == 'T')
+			continue;	/* long only: rdma-core's -t is another option */
+		shortopts[len++] = opt->lo.val;
+		if (opt->lo.has_arg)
 			shortopts[len++] = ':';
 	}
 
@@ -216,60 +329,29 @@ static int pp_parse_args(int argc, char **argv, const struct pp_example *ex,
 		.iters = 1000,
 		.gid_index = -1,
 		.num_qp = ex->srq ? 16 : 1,
+		.timeout_s = PP_TIMEOUT_S,
 	};
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		bool ok = true;
-
-		switch (c) {
-		case 'p':
-			ok = pp_parse_uint(optarg, 1, 65535, &v);
-			if (ok)
-				snprintf(o->tcp_port, sizeof(o->tcp_port),
-					 "%u", v);
-			break;
-		case 'd':
-			o->ib_dev = optarg;
-			break;
-		case 'i':
-			ok = pp_parse_uint(optarg, 1, 255, &o->ib_port);
-			break;
-		case 's':
-			ok = pp_parse_uint(optarg, 1, 1u << 30, &o->size);
-			break;
-		case 'm':
-			ok = pp_parse_mtu(optarg, &o->mtu);
-			break;
-		case 'r':
-			ok = pp_parse_uint(optarg, 1, 1u << 20, &o->rx_depth);
-			break;
-		case 'n':
-			ok = pp_parse_uint(optarg, 1, UINT32_MAX, &o->iters);
-			break;
-		case 'l':
-			ok = pp_parse_uint(optarg, 0, 15, &o->sl);
-			break;
-		case 'e':
-			o->events = true;
-			break;
-		case 'g':
-			ok = pp_parse_uint(optarg, 0, 255, &v);
-			if (ok)
-				o->gid_index = v;
-			break;
-		case 'q':
-			ok = pp_parse_uint(optarg, 1, PP_MAX_QP, &o->num_qp);
-			break;
-		case 'c':
-			break;
-		case 'h':
+		if (c == 'h') {
 			pp_usage(stdout, ex);
 			return 0;
-		default:
+		}
+		opt = pp_find_opt(c);
+		if (!opt) {
 			pp_usage(stderr, ex);
 			return 1;
 		}
-		if (!ok) {
-			pp_err("invalid value '%s' for -%c", optarg, c);
+		if (opt->unsupported) {
+			pp_err("-%c (--%s): %s", c, opt->lo.name,
+			       opt->unsupported);
+			return 1;
+		}
+		if (!pp_set_opt(o, c, optarg)) {
+			if (c == 'T')
+				pp_err("invalid value '%s' for --%s", optarg,
+				       opt->lo.name);
+			else
+				pp_err("invalid value '%s' for -%c", optarg, c);
 			return 1;
 		}
 	}
@@ -363,13 +445,15 @@ static int pp_tcp_connect(const char *host, const char *port)
 	return fd;
 }
 
-static int pp_send_line(int fd, const char *line)
+/* Sends @len bytes of @buf on @fd; 0 or -1. */
+static int pp_send_all(int fd, const void *buf, size_t len)
 {
-	size_t len = strlen(line), done = 0;
+	size_t done = 0;
 	ssize_t n;
 
 	while (done < len) {
-		n = send(fd, line + done, len - done, MSG_NOSIGNAL);
+		n = send(fd, (const char *)buf + done, len - done,
+			 MSG_NOSIGNAL);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -381,15 +465,14 @@ static int pp_send_line(int fd, const char *line)
 	return 0;
 }
 
-/* One '\n'-terminated line into @line (without the '\n'); 0 or -1. */
-static int pp_recv_line(int fd, char *line, size_t size)
+/* Receives exactly @len bytes into @buf from @fd; 0 or -1. */
+static int pp_recv_all(int fd, void *buf, size_t len)
 {
-	size_t len = 0;
+	size_t done = 0;
 	ssize_t n;
-	char ch;
 
-	for (;;) {
-		n = recv(fd, &ch, 1, 0);
+	while (done < len) {
+		n = recv(fd, (char *)buf + done, len - done, 0);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
@@ -397,15 +480,8 @@ static int pp_recv_line(int fd, char *line, size_t size)
 			       "the peer closed the connection");
 			return -1;
 		}
-		if (ch == '\n')
-			break;
-		if (len + 1 >= size) {
-			pp_err("TCP receive: line too long");
-			return -1;
-		}
-		line[len++] = ch;
+		done += n;
 	}
-	line[len] = '\0';
 	return 0;
 }
 
@@ -425,8 +501,8 @@ struct pp_dest {
  * @ah: UD: the address of the peer's QP
  * @local: this side's address
  * @remote: the peer's address
- * @sent: sends posted
- * @received: receives completed and checked
+ * @sent: sends posted on this QP
+ * @received: receives completed and checked on this QP
  * @send_busy: a send is posted and not completed yet
  */
 struct pp_qp {
@@ -444,8 +520,10 @@ struct pp_qp {
  * @ex: which example
  * @o: the options
  * @server: this side is the server
- * @sock: the TCP connection to the peer
- * @peer_done: the peer's "done" line has arrived
+ * @sock: the TCP connection to the peer, until the addresses are exchanged
+ * @sent: sends posted, all QPs
+ * @send_done: sends completed, all QPs
+ * @received: receives completed and checked, all QPs
  * @ctx: the device
  * @port: its port's attributes
  * @gid_index: local GID index, -1 for none (LID addressing)
@@ -464,7 +542,9 @@ struct pp_ctx {
 	const struct pp_opts *o;
 	bool server;
 	int sock;
-	bool peer_done;
+	unsigned int sent;
+	unsigned int send_done;
+	unsigned int received;
 	struct ibv_context *ctx;
 	struct ibv_port_attr port;
 	int gid_index;
@@ -604,6 +684,7 @@ static int pp_post_recv(struct pp_ctx *c, uint64_t buf_index)
 	struct ibv_recv_wr *bad;
 	int ret;
 
+	memset(pp_recv_buf(c, buf_index), PP_POISON, c->recv_len);
 	if (c->srq)
 		ret = ibv_post_srq_recv(c->srq, &wr, &bad);
 	else
@@ -846,129 +927,175 @@ static void pp_print_dest(const char *what, const struct pp_dest *d)
 	       d->lid, d->qpn, d->psn, gid);
 }
 
-static void pp_hello(struct pp_ctx *c, char *line, size_t size)
+/* Address records each way: rdma-core's srq_pingpong always sends 256. */
+static unsigned int pp_nr_records(const struct pp_ctx *c)
 {
-	snprintf(line, size, "rnic-pingpong %s qps %u size %u iters %u",
-		 c->ex->tag, c->o->num_qp, c->o->size, c->o->iters);
+	return c->ex->srq ? PP_SRQ_RECORDS : 1;
 }
 
-/* Both sides say what they run and check that the other runs the same. */
-static int pp_exchange_hello(struct pp_ctx *c)
+/* @d as an address record (a zero record for NULL) into @rec. */
+static void pp_format_record(const struct pp_dest *d,
+			     char rec[PP_RECORD_LEN])
 {
-	char line[PP_LINE_MAX], mine[PP_LINE_MAX];
+	static const struct pp_dest none;
+	char *p = rec;
+	unsigned int j;
 
-	pp_hello(c, mine, sizeof(mine));
-	if (pp_send_line(c->sock, mine) || pp_send_line(c->sock, "\n") ||
-	    pp_recv_line(c->sock, line, sizeof(line)))
-		return -1;
-	if (strcmp(line, mine)) {
-		pp_err("the peer does not match: it runs \"%s\", this side \"%s\"",
-		       line, mine);
-		return -1;
+	if (!d)
+		d = &none;
+	p += sprintf(p, "%04x:%06x:%06x:", d->lid & 0xffff, d->qpn & 0xffffff,
+		     d->psn & 0xffffff);
+	for (j = 0; j < sizeof(d->gid.raw); j++)
+		p += sprintf(p, "%02x", d->gid.raw[j]);
+}
+
+/* Parses record @rec into @d; false if it is not one. */
+static bool pp_parse_record(char rec[PP_RECORD_LEN], struct pp_dest *d)
+{
+	unsigned int j, byte;
+	char gid[33];
+
+	if (rec[PP_RECORD_LEN - 1])
+		return false;
+	if (sscanf(rec, "%x:%x:%x:%32s", &d->lid, &d->qpn, &d->psn,
+		   gid) != 4 || strlen(gid) != 32)
+		return false;
+	for (j = 0; j < sizeof(d->gid.raw); j++) {
+		if (sscanf(gid + 2 * j, "%2x", &byte) != 1)
+			return false;
+		d->gid.raw[j] = byte;
 	}
-	return 0;
+	return true;
 }
 
 static int pp_send_dests(struct pp_ctx *c)
 {
-	char line[PP_LINE_MAX];
-	unsigned int i, j;
-	struct pp_dest *d;
-	int len;
+	char rec[PP_RECORD_LEN];
+	unsigned int i;
 
-	for (i = 0; i < c->o->num_qp; i++) {
-		d = &c->qps[i].local;
-		len = snprintf(line, sizeof(line), "%04x %06x %06x ", d->lid,
-			       d->qpn, d->psn);
-		for (j = 0; j < sizeof(d->gid.raw); j++)
-			len += snprintf(line + len, sizeof(line) - len,
-					"%02x", d->gid.raw[j]);
-		strcat(line, "\n");
-		if (pp_send_line(c->sock, line))
+	for (i = 0; i < pp_nr_records(c); i++) {
+		pp_format_record(i < c->o->num_qp ? &c->qps[i].local : NULL,
+				 rec);
+		if (pp_send_all(c->sock, rec, sizeof(rec)))
 			return -1;
 	}
 	return 0;
-}
-
-static int pp_recv_dests(struct pp_ctx *c)
-{
-	char line[PP_LINE_MAX], gid[33];
-	unsigned int i, j, byte;
-	struct pp_dest *d;
-
-	for (i = 0; i < c->o->num_qp; i++) {
-		d = &c->qps[i].remote;
-		if (pp_recv_line(c->sock, line, sizeof(line)))
-			return -1;
-		if (sscanf(line, "%x %x %x %32s", &d->lid, &d->qpn, &d->psn,
-			   gid) != 4 || strlen(gid) != 32)
-			goto bad;
-		for (j = 0; j < sizeof(d->gid.raw); j++) {
-			if (sscanf(gid + 2 * j, "%2x", &byte) != 1)
-				goto bad;
-			d->gid.raw[j] = byte;
-		}
-	}
-	return 0;
-bad:
-	pp_err("bad address line from the peer: \"%s\"", line);
-	return -1;
 }
 
 /*
- * Exchanges addresses with the peer and connects every QP: the server
- * connects before it answers, the client after the answer. 0 or -1.
+ * Reads the peer's records; the first -q must name a QP, the others (SRQ)
+ * must be zero: a peer with another number of QPs is refused. 0 or -1.
+ */
+static int pp_recv_dests(struct pp_ctx *c)
+{
+	char rec[PP_RECORD_LEN];
+	struct pp_dest d;
+	unsigned int i;
+
+	for (i = 0; i < pp_nr_records(c); i++) {
+		if (pp_recv_all(c->sock, rec, sizeof(rec)))
+			return -1;
+		if (!pp_parse_record(rec, &d)) {
+			rec[PP_RECORD_LEN - 1] = '\0';
+			pp_err("bad address record %u from the peer: \"%s\"",
+			       i, rec);
+			return -1;
+		}
+		if ((i < c->o->num_qp) != (d.qpn != 0)) {
+			pp_err("the peer has %s QPs than -q %u",
+			       d.qpn ? "more" : "fewer", c->o->num_qp);
+			return -1;
+		}
+		if (i < c->o->num_qp)
+			c->qps[i].remote = d;
+	}
+	return 0;
+}
+
+/*
+ * The client sends its records, reads the server's and says "done"; the
+ * server reads, connects its QPs, answers and waits for the "done".
+ * Then the client connects. 0 or -1; the connection is closed either way.
  */
 static int pp_exchange(struct pp_ctx *c)
 {
+	char done[sizeof(PP_DONE)];
 	unsigned int i;
+	int ret = -1;
 
-	if (pp_exchange_hello(c))
-		return -1;
-	if (!c->server && pp_send_dests(c))
-		return -1;
-	if (pp_recv_dests(c))
-		return -1;
 	for (i = 0; i < c->o->num_qp; i++)
-		if (pp_connect(c, &c->qps[i]))
-			return -1;
-	if (c->server && pp_send_dests(c))
-		return -1;
-	for (i = 0; i < c->o->num_qp; i++) {
 		pp_print_dest("local address:", &c->qps[i].local);
-		pp_print_dest("remote address:", &c->qps[i].remote);
+	fflush(stdout);
+	if (!c->server && pp_send_dests(c))
+		goto out;
+	if (pp_recv_dests(c))
+		goto out;
+	for (i = 0; c->server && i < c->o->num_qp; i++)
+		if (pp_connect(c, &c->qps[i]))
+			goto out;
+	if (c->server && pp_send_dests(c))
+		goto out;
+	if (!c->server && pp_send_all(c->sock, PP_DONE, sizeof(PP_DONE)))
+		goto out;
+	if (c->server) {
+		if (pp_recv_all(c->sock, done, sizeof(done)))
+			goto out;
+		if (memcmp(done, PP_DONE, sizeof(done))) {
+			pp_err("the peer did not end the exchange with \"%s\"",
+			       PP_DONE);
+			goto out;
+		}
 	}
-	return 0;
+	for (i = 0; !c->server && i < c->o->num_qp; i++)
+		if (pp_connect(c, &c->qps[i]))
+			goto out;
+	for (i = 0; i < c->o->num_qp; i++)
+		pp_print_dest("remote address:", &c->qps[i].remote);
+	ret = 0;
+out:
+	close(c->sock);
+	c->sock = -1;
+	return ret;
 }
 
 /* ---- the ping-pong ------------------------------------------------------ */
 
 /*
- * Byte @off of message @iter from sender @seed. Every four consecutive
- * bytes hold the whole message number, so a stale or repeated message of
- * four bytes or more never matches; a hash of the offset catches data in
- * the wrong place, and @seed data from the wrong sender or QP.
+ * Byte @off of this client's first message on every QP: a hash of the
+ * offset catches data in the wrong place. Every page offset holds 0, as
+ * rdma-core's -c expects. The QPs cannot differ: rdma-core's SRQ server
+ * receives every QP's message into one buffer and answers from it, so an
+ * answer may carry another QP's message.
  */
-static uint8_t pp_pattern(unsigned int seed, unsigned int iter, size_t off)
+static uint8_t pp_pattern(size_t off, size_t page)
 {
 	uint32_t word = (uint32_t)(off / 4) * 2654435761u;
 
-	return (uint8_t)((iter >> (off % 4 * 8)) + (word >> 24) + seed * 101);
+	if (off % page == 0)
+		return 0;
+	return (uint8_t)((word >> (off % 4 * 8)) + (word >> 24) + 1);
 }
 
-/* Who sends on QP @qp_index: the client and the server differ. */
-static unsigned int pp_seed(unsigned int qp_index, bool server)
+/* The client fills its send buffers with the messages it will echo. */
+static void pp_fill(struct pp_ctx *c)
 {
-	return 2 * qp_index + server;
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned int i;
+	uint8_t *buf;
+	size_t off;
+
+	for (i = 0; i < c->o->num_qp; i++) {
+		buf = pp_send_buf(c, i);
+		for (off = 0; off < c->o->size; off++)
+			buf[off] = pp_pattern(off, page);
+	}
 }
 
 static int pp_post_send(struct pp_ctx *c, unsigned int qp_index)
 {
 	struct pp_qp *p = &c->qps[qp_index];
-	uint8_t *buf = pp_send_buf(c, qp_index);
-	unsigned int seed = pp_seed(qp_index, c->server);
 	struct ibv_sge sge = {
-		.addr = (uintptr_t)buf,
+		.addr = (uintptr_t)pp_send_buf(c, qp_index),
 		.length = c->o->size,
 		.lkey = c->mr->lkey,
 	};
@@ -980,11 +1107,8 @@ static int pp_post_send(struct pp_ctx *c, unsigned int qp_index)
 		.send_flags = IBV_SEND_SIGNALED,
 	};
 	struct ibv_send_wr *bad;
-	size_t off;
 	int ret;
 
-	for (off = 0; off < c->o->size; off++)
-		buf[off] = pp_pattern(seed, p->sent, off);
 	if (p->ah) {
 		wr.wr.ud.ah = p->ah;
 		wr.wr.ud.remote_qpn = p->remote.qpn;
@@ -998,15 +1122,20 @@ static int pp_post_send(struct pp_ctx *c, unsigned int qp_index)
 	}
 	p->send_busy = true;
 	p->sent++;
+	c->sent++;
 	return 0;
 }
 
-/* The client sends message k after k answers, the server after k + 1 messages. */
+/*
+ * Sends on QP @qp_index if it is its turn: the client once the answer to
+ * its last message is in, the server once a message is waiting for its
+ * answer; neither beyond -n sends in all.
+ */
 static int pp_next_send(struct pp_ctx *c, unsigned int qp_index)
 {
 	struct pp_qp *p = &c->qps[qp_index];
 
-	if (p->send_busy || p->sent == c->o->iters ||
+	if (p->send_busy || c->sent == c->o->iters ||
 	    p->received != p->sent + c->server)
 		return 0;
 	return pp_post_send(c, qp_index);
@@ -1014,25 +1143,19 @@ static int pp_next_send(struct pp_ctx *c, unsigned int qp_index)
 
 static bool pp_finished(struct pp_ctx *c)
 {
-	unsigned int i;
-
-	for (i = 0; i < c->o->num_qp; i++) {
-		struct pp_qp *p = &c->qps[i];
-
-		if (p->send_busy || p->sent < c->o->iters ||
-		    p->received < c->o->iters)
-			return false;
-	}
-	return true;
+	return c->send_done >= c->o->iters && c->received >= c->o->iters;
 }
 
-/* Checks a received message of QP @qp_index; 0 or -1. */
+/*
+ * Checks a message received on QP @qp_index against the message of this
+ * QP (the server takes the client's first one as it comes); 0 or -1.
+ */
 static int pp_check(struct pp_ctx *c, unsigned int qp_index,
 		    const struct ibv_wc *wc)
 {
 	const struct pp_qp *p = &c->qps[qp_index];
-	unsigned int seed = pp_seed(qp_index, !c->server);
 	const uint8_t *buf = pp_recv_buf(c, wc->wr_id);
+	uint8_t *want = pp_send_buf(c, qp_index);
 	size_t off;
 
 	if (wc->byte_len != c->recv_len) {
@@ -1041,11 +1164,15 @@ static int pp_check(struct pp_ctx *c, unsigned int qp_index,
 		return -1;
 	}
 	buf += c->recv_len - c->o->size;
+	if (c->server && !p->received) {
+		memcpy(want, buf, c->o->size);
+		return 0;
+	}
 	for (off = 0; off < c->o->size; off++) {
-		if (buf[off] != pp_pattern(seed, p->received, off)) {
+		if (buf[off] != want[off]) {
 			pp_err("QP 0x%06x: message %u: byte %zu is 0x%02x, expected 0x%02x",
 			       p->local.qpn, p->received, off, buf[off],
-			       pp_pattern(seed, p->received, off));
+			       want[off]);
 			return -1;
 		}
 	}
@@ -1076,6 +1203,7 @@ static int pp_complete(struct pp_ctx *c, const struct ibv_wc *wc)
 	if (send) {
 		i = wc->wr_id & ~PP_SEND_WRID;
 		c->qps[i].send_busy = false;
+		c->send_done++;
 	} else {
 		i = pp_qp_index(c, wc->qp_num);
 		if (i < 0) {
@@ -1083,14 +1211,15 @@ static int pp_complete(struct pp_ctx *c, const struct ibv_wc *wc)
 			       wc->qp_num);
 			return -1;
 		}
-		if (c->qps[i].received == c->o->iters) {
-			pp_err("QP 0x%06x: more than %u messages arrived",
-			       wc->qp_num, c->o->iters);
+		if (!c->server && c->qps[i].received == c->qps[i].sent) {
+			pp_err("QP 0x%06x: a message arrived that answers none",
+			       wc->qp_num);
 			return -1;
 		}
 		if (pp_check(c, i, wc))
 			return -1;
 		c->qps[i].received++;
+		c->received++;
 		if (pp_post_recv(c, wc->wr_id))
 			return -1;
 	}
@@ -1105,58 +1234,40 @@ static long long pp_now_us(void)
 	return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
 }
 
-/*
- * Looks at the TCP connection, waiting up to @timeout_ms for it or, with
- * -e, for a completion event. The peer closing the connection is an
- * error; its "done" line is left for pp_finish(), and from then on
- * pp_run() waits at most PP_DRAIN_MS for what is still missing. 0 or -1.
- */
+/* With -e: waits up to @timeout_ms for a completion event; 0 or -1. */
 static int pp_wait(struct pp_ctx *c, int timeout_ms)
 {
-	struct pollfd fds[2] = {
-		{ .fd = c->peer_done ? -1 : c->sock, .events = POLLIN },
-		{ .fd = c->channel ? c->channel->fd : -1, .events = POLLIN },
-	};
+	struct pollfd pfd = { .fd = c->channel->fd, .events = POLLIN };
 	struct ibv_cq *cq;
 	void *cq_ctx;
-	char ch;
 	int n;
 
-	n = poll(fds, 2, timeout_ms);
+	n = poll(&pfd, 1, timeout_ms);
 	if (n < 0 && errno != EINTR) {
 		pp_err("poll: %s", strerror(errno));
 		return -1;
 	}
 	if (n <= 0)
 		return 0;
-	if (fds[0].revents) {
-		if (recv(c->sock, &ch, 1, MSG_PEEK) <= 0) {
-			pp_err("the peer closed the connection before the end");
-			return -1;
-		}
-		c->peer_done = true;
+	if (ibv_get_cq_event(c->channel, &cq, &cq_ctx)) {
+		pp_err("can't get a completion event");
+		return -1;
 	}
-	if (fds[1].revents) {
-		if (ibv_get_cq_event(c->channel, &cq, &cq_ctx)) {
-			pp_err("can't get a completion event");
-			return -1;
-		}
-		ibv_ack_cq_events(cq, 1);
-		if (ibv_req_notify_cq(c->cq, 0)) {
-			pp_err("can't request completion events");
-			return -1;
-		}
+	ibv_ack_cq_events(cq, 1);
+	if (ibv_req_notify_cq(c->cq, 0)) {
+		pp_err("can't request completion events");
+		return -1;
 	}
 	return 0;
 }
 
-/* Ping-pong until every QP has sent and received -n messages; 0 or -1. */
+/* Ping-pong until -n messages went each way; 0 or -1. */
 static int pp_run(struct pp_ctx *c)
 {
 	struct ibv_wc wc[PP_CQ_BATCH];
 	long long last = pp_now_us(), quiet;
 	unsigned int idle = 0, i;
-	int n, ret;
+	int n;
 
 	if (c->channel && ibv_req_notify_cq(c->cq, 0)) {
 		pp_err("can't request completion events");
@@ -1179,46 +1290,25 @@ static int pp_run(struct pp_ctx *c)
 			last = pp_now_us();
 			continue;
 		}
-		if (c->channel)
-			ret = pp_wait(c, 1000);
-		else if (++idle % PP_IDLE_POLLS)
+		if (c->channel) {
+			if (pp_wait(c, 1000))
+				return -1;
+		} else if (++idle % PP_IDLE_POLLS) {
 			continue;
-		else
-			ret = pp_wait(c, 0);
-		if (ret)
-			return -1;
-		quiet = (pp_now_us() - last) / 1000;
-		if (c->peer_done && quiet > PP_DRAIN_MS) {
-			pp_err("the peer has finished but messages are missing");
+		}
+		quiet = (pp_now_us() - last) / 1000000;
+		if (quiet >= c->o->timeout_s) {
+			pp_err("no completion for %lld s: a message was lost or the peer is gone",
+			       quiet);
 			return -1;
 		}
-		if (quiet > PP_STALL_MS) {
-			pp_err("no completion for %lld s: a message was lost",
-			       quiet / 1000);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-/* Tells the peer this side is done and waits until it is too; 0 or -1. */
-static int pp_finish(struct pp_ctx *c)
-{
-	char line[PP_LINE_MAX];
-
-	if (pp_send_line(c->sock, "done\n") ||
-	    pp_recv_line(c->sock, line, sizeof(line)))
-		return -1;
-	if (strcmp(line, "done")) {
-		pp_err("unexpected line from the peer: \"%s\"", line);
-		return -1;
 	}
 	return 0;
 }
 
 static void pp_report(struct pp_ctx *c, long long usec)
 {
-	long long bytes = 2LL * c->o->size * c->o->iters * c->o->num_qp;
+	long long bytes = 2LL * c->o->size * c->o->iters;
 	double sec;
 
 	if (usec < 1)
@@ -1249,21 +1339,17 @@ int pp_main(int argc, char **argv, const struct pp_example *ex)
 	ret = 1;
 	c.sock = c.server ? pp_tcp_accept(o.tcp_port) :
 			    pp_tcp_connect(o.server, o.tcp_port);
-	if (c.sock < 0)
-		goto out_close;
-	if (pp_exchange(&c))
-		goto out_sock;
+	if (c.sock < 0 || pp_exchange(&c))
+		goto out;
+	if (!c.server)
+		pp_fill(&c);
 	fflush(stdout);
 	start = pp_now_us();
 	if (pp_run(&c))
-		goto out_sock;
+		goto out;
 	pp_report(&c, pp_now_us() - start);
-	if (pp_finish(&c))
-		goto out_sock;
 	ret = 0;
-out_sock:
-	close(c.sock);
-out_close:
+out:
 	pp_close(&c);
 	return ret;
 }

@@ -4,8 +4,8 @@
  * messages between their QPs and check every byte. rnic-rc-pingpong,
  * rnic-uc-pingpong, rnic-ud-pingpong and rnic-srq-pingpong differ only in
  * the struct pp_example they hand to pp_main(); everything else (options,
- * the TCP exchange of QP numbers and GIDs, the verbs, the payload check,
- * the report) is in pingpong.c.
+ * rdma-core's TCP exchange of QP numbers, PSNs and GIDs, the verbs, the
+ * payload check, the report) is in pingpong.c.
  *
  * Only <infiniband/verbs.h> is used, so the same source builds against
  * librnic (-lrnic) and against rdma-core (-libverbs).
@@ -18,14 +18,11 @@
 
 /**
  * struct pp_example - what makes one example different from the others
- * @tag: short name exchanged with the peer ("rc", "uc", "ud", "srq") so
- *	that two different examples refuse to talk to each other
  * @qp_type: IBV_QPT_RC, IBV_QPT_UC or IBV_QPT_UD
  * @srq: the QPs share a shared receive queue; -q sets how many QPs
  * @default_size: message size without -s
  */
 struct pp_example {
-	const char *tag;
 	enum ibv_qp_type qp_type;
 	bool srq;
 	unsigned int default_size;

@@ -8,7 +8,6 @@
 int main(int argc, char **argv)
 {
 	static const struct pp_example rc = {
-		.tag = "rc",
 		.qp_type = IBV_QPT_RC,
 		.default_size = 4096,
 	};

@@ -9,7 +9,6 @@
 int main(int argc, char **argv)
 {
 	static const struct pp_example srq = {
-		.tag = "srq",
 		.qp_type = IBV_QPT_RC,
 		.srq = true,
 		.default_size = 4096,

@@ -8,7 +8,6 @@
 int main(int argc, char **argv)
 {
 	static const struct pp_example uc = {
-		.tag = "uc",
 		.qp_type = IBV_QPT_UC,
 		.default_size = 4096,
 	};

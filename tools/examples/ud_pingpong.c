@@ -9,7 +9,6 @@
 int main(int argc, char **argv)
 {
 	static const struct pp_example ud = {
-		.tag = "ud",
 		.qp_type = IBV_QPT_UD,
 		.default_size = 2048,
 	};

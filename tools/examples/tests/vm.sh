@@ -74,7 +74,8 @@ report() {
 
 # pair EXAMPLE QPS SIZE ITERS ARGS...: server and client with ARGS (and
 # -r 32 unless ARGS say otherwise); both must succeed and print QPS pairs
-# of address lines and the report for SIZE-byte messages.
+# of address lines and the report for ITERS SIZE-byte messages each way
+# (over all QPs, as rdma-core counts them).
 pair() {
 	ex=$1 qps=$2 size=$3 iters=$4
 	shift 4
@@ -88,7 +89,7 @@ pair() {
 	why=
 	[ $src -eq 0 ] || why="server exit $src;"
 	[ $crc -eq 0 ] || why="$why client exit $crc;"
-	bytes=$((2 * size * iters * qps))
+	bytes=$((2 * size * iters))
 	for side in server client; do
 		lacks=$(report "$tmp/$side.out" "$qps" "$bytes" "$iters")
 		[ -z "$lacks" ] || why="$why $side:$lacks"
@@ -168,22 +169,33 @@ fails "empty GID index: error exit" "GID 60 of port 1 is empty" \
 fails "SRQ -r below -q: error exit" "-r 2 is less than -q 4" \
 	rnic-srq-pingpong -d $dev -q 4 -r 2
 
-# Two different examples refuse to talk.
-server rnic-rc-pingpong -n 10 -r 8
-fails "RC server, UC client: error exit" "the peer does not match" \
-	rnic-uc-pingpong -d $dev -p $tcp_port -n 10 -r 8 127.0.0.1
-server_failed "RC server, UC client: server error exit" \
-	'the peer does not match'
+fails "rdma-core's -o: error exit" "-o (--odp): on-demand paging is not supported by rnic" \
+	rnic-rc-pingpong -d $dev -o 127.0.0.1
+fails "rdma-core's -t: error exit" "-t (--ts): completion timestamps" \
+	rnic-rc-pingpong -d $dev -t 127.0.0.1
+fails "UC has no -o" "invalid option" rnic-uc-pingpong -d $dev -o
+fails "SRQ -q beyond rdma-core's 255: error exit" "invalid value '256' for -q" \
+	rnic-srq-pingpong -d $dev -q 256 -r 300
+
+# The address records say how many QPs the peer has: the server refuses
+# an SRQ client with fewer QPs and hangs up on it.
+server rnic-srq-pingpong -q 4 -n 10 -r 8
+fails "SRQ client with fewer QPs: error exit" \
+	'TCP \(send\|receive\): \(Connection reset by peer\|the peer closed the connection\)' \
+	rnic-srq-pingpong -d $dev -p $tcp_port -q 2 -n 10 -r 8 127.0.0.1
+server_failed "SRQ client with fewer QPs: server error exit" \
+	'the peer has fewer QPs than -q 4'
 
 # One flipped byte is caught: the client's message 5 has its last byte
 # changed after the example filled it (tests/corrupt.c); the server stops
-# on it and the client sees the server go.
+# on it, and the client, whose answer never comes, gives up after
+# --timeout.
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 server rnic-rc-pingpong -s 100 -n 20 -r 32
-fails "corrupted message: client error exit" "the peer closed the connection" \
+fails "corrupted message: client error exit" "no completion for 2 s" \
 	env LD_PRELOAD="$top/build/obj/tools/examples/pp-corrupt.so" \
 	PP_CORRUPT_SEND=5 rnic-rc-pingpong -d $dev -p $tcp_port -s 100 -n 20 \
-	-r 32 127.0.0.1
+	-r 32 --timeout 2 127.0.0.1
 server_failed "corrupted message: server reports the byte" \
 	'message 5: byte 99 is 0x[0-9a-f]*, expected 0x'
 
