@@ -10,7 +10,10 @@
 #   make check    install what is missing, static checks, unit tests and
 #                 every kselftest in the VM; ends with "N passed, N failed"
 #   make fuzz     the ioctl/ring fuzzer in the VM: SEED=, ITERS= (default
-#                 the short pass of make check), REPLAY=seed:worker:chunk
+#                 the short pass of make check), REPLAY=seed:worker:chunk;
+#                 MODE=wire: the wire fuzzer instead (mutated RoCEv2
+#                 packets from a raw socket), SEED=, PKTS= (default the
+#                 short pass of make check)
 #   make bench    build, then rnic against rdma_rxe in one VM boot: prints the
 #                 table, writes bench/results/latest.{md,json}
 #                 (tools/dev/bench)
@@ -82,12 +85,20 @@ check: deps
 	$(TOP)/tools/dev/check
 
 # One million operations take 9 to 15 minutes under TCG.
+ifeq ($(MODE),wire)
+fuzz: all
+	$(TOP)/tools/dev/vm/run --timeout $(or $(FUZZ_TIMEOUT),3600) -- env \
+		$(if $(SEED),RNIC_WIRE_FUZZ_SEED=$(SEED)) \
+		$(if $(PKTS),RNIC_WIRE_FUZZ_PKTS=$(PKTS)) \
+		$(BUILD)/selftests/wire_fuzz
+else
 fuzz: all
 	$(TOP)/tools/dev/vm/run --timeout $(or $(FUZZ_TIMEOUT),3600) -- env \
 		$(if $(SEED),RNIC_FUZZ_SEED=$(SEED)) \
 		$(if $(ITERS),RNIC_FUZZ_ITERS=$(ITERS)) \
 		$(if $(REPLAY),RNIC_FUZZ_REPLAY=$(REPLAY)) \
 		$(BUILD)/selftests/fuzz
+endif
 
 bench: deps
 	$(MAKE) all

@@ -766,7 +766,8 @@ static enum rnic_nl_counter rnic_rx_bth(struct rnic_rx *rx)
 	hdr_len = rnic_wire_hdr_len(hdrs);
 	pad = (bth->flags & RNIC_BTH_PAD_MASK) >> RNIC_BTH_PAD_SHIFT;
 	room = rx->end - off;
-	if (room < hdr_len + pad + RNIC_ICRC_LEN ||
+	/* headers and ICRC are whole words; the pad makes the payload one */
+	if (room % 4 || room < hdr_len + pad + RNIC_ICRC_LEN ||
 	    !pskb_may_pull(rx->skb, off + hdr_len))
 		return RNIC_NL_COUNTER_DROP_BAD_HEADER;
 	bth = (const struct rnic_bth *)(rx->skb->data + off);

@@ -272,7 +272,8 @@ enum rnic_nl_attr {
  *	header (checksum, lengths, options, a fragment), the UDP length, the
  *	BTH (TVer not 0, an opcode rnic does not know, extended headers cut
  *	short) or the pad count and payload length (a payload where the
- *	opcode has none, longer than the port's active MTU)
+ *	opcode has none, payload and pad that are no multiple of 4 bytes,
+ *	a payload longer than the port's active MTU)
  * @RNIC_NL_COUNTER_DROP_BAD_ICRC: packets that arrived damaged and were
  *	dropped: RoCEv2 packets the udp link received with a wrong
  *	invariant CRC, and on the local link packets the sender's fault
