@@ -187,6 +187,13 @@ void rnic_req_complete(struct rnic_qp *qp, u32 status)
 		cqe.qp_num = qp->qpn;
 	}
 	if (req->next == req->done) {
+		/*
+		 * The requester was sending it again (a READ or an atomic
+		 * answered while it went back): the next one goes on after
+		 * its last PSN, not from where the resending got to.
+		 */
+		if (kw->started)
+			req->psn = rnic_psn_add(kw->last_psn, 1);
 		req->next++;
 		req->offset = 0;
 	}
