@@ -156,6 +156,28 @@ static u32 rnic_nak_status(u32 code)
 	}
 }
 
+/*
+ * The last PSN an AETH acknowledges into @psn: an ACK's own; the one
+ * before an RNR NAK's or a PSN sequence error NAK's (the peer took
+ * everything up to there). Return: false for the NAKs that end the QP.
+ */
+static bool rnic_aeth_acked(const struct rnic_pkt *pkt, u32 *psn)
+{
+	u32 type = pkt->syndrome & RNIC_SYN_TYPE_MASK;
+
+	if (type == RNIC_SYN_ACK) {
+		*psn = pkt->psn;
+		return true;
+	}
+	if (type == RNIC_SYN_RNR ||
+	    (type == RNIC_SYN_NAK &&
+	     (pkt->syndrome & RNIC_SYN_VALUE_MASK) == RNIC_NAK_PSN_SEQ)) {
+		*psn = rnic_psn_add(pkt->psn, -1);
+		return true;
+	}
+	return false;
+}
+
 /* An ACK or NAK (AETH). Return: true if the requester should look. */
 static bool rnic_comp_aeth(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 {
@@ -214,7 +236,7 @@ void rnic_comp_rcv(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	u8 oper = pkt->opcode & RNIC_OPER_MASK;
 	int result = RNIC_COMP_IGNORED;
 	bool poke = false;
-	u32 state;
+	u32 state, acked;
 
 	if (qp->type != RNIC_QPT_RC ||
 	    (pkt->opcode & RNIC_TRANSPORT_MASK) != RNIC_TRANSPORT_RC)
@@ -237,11 +259,16 @@ void rnic_comp_rcv(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 			rnic_comp_progress(req, pkt->psn);
 		poke = poke || result == RNIC_COMP_DONE;
 	} else if (oper == RNIC_ACK) {
+		/*
+		 * A new PSN acknowledged, by an ACK or a NAK that asks for
+		 * the packets after it: the peer makes progress. Before the
+		 * NAK is handled, so that an RNR NAK for a new PSN uses one
+		 * of a fresh set of RNR retries.
+		 */
+		if (rnic_aeth_acked(pkt, &acked) &&
+		    rnic_psn_before(req->ack_psn, acked))
+			rnic_comp_progress(req, acked);
 		poke = rnic_comp_aeth(qp, pkt);
-		/* a new PSN acknowledged: the peer makes progress */
-		if ((pkt->syndrome & RNIC_SYN_TYPE_MASK) == RNIC_SYN_ACK &&
-		    rnic_psn_before(req->ack_psn, pkt->psn))
-			rnic_comp_progress(req, pkt->psn);
 	}
 out:
 	spin_unlock(&req->lock);
