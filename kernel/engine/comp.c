@@ -72,9 +72,13 @@ enum rnic_comp_result {
 	RNIC_COMP_IGNORED,	/* stale or unexpected */
 	RNIC_COMP_PLACED,	/* progress */
 	RNIC_COMP_DONE,		/* the WQE is complete (or failed) */
+	RNIC_COMP_REWOUND,	/* a response is missing: asked again */
 };
 
-/* Place a READ response. */
+/*
+ * Place a READ response, in order: the WQE completes with its last
+ * response only when every one before it was placed.
+ */
 static int rnic_comp_read(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 {
 	struct rnic_req *req = &qp->req;
@@ -84,8 +88,7 @@ static int rnic_comp_read(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 
 	if (req->done == req->fetched || !kw->started ||
 	    kw->wqe.opcode != RNIC_WR_RDMA_READ ||
-	    rnic_psn_before(pkt->psn, kw->first_psn) ||
-	    rnic_psn_before(kw->last_psn, pkt->psn))
+	    pkt->psn != kw->resp_psn)
 		return RNIC_COMP_IGNORED;
 	off = (u64)rnic_psn_add(pkt->psn, -kw->first_psn) * qp->path.mtu;
 	if (off + pkt->len > kw->length)
@@ -103,6 +106,8 @@ static int rnic_comp_read(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 		rnic_payload_copy(dst, 0, pkt->payload, pkt->len);
 		rnic_payload_put(dst);
 	}
+	kw->resp_psn = rnic_psn_add(pkt->psn, 1);
+	kw->resp_gap = false;
 	if (pkt->psn != kw->last_psn)
 		return RNIC_COMP_PLACED;
 	rnic_req_complete(qp, RNIC_WC_SUCCESS);
@@ -132,6 +137,26 @@ static int rnic_comp_atomic(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	rnic_payload_put(dst);
 	rnic_req_complete(qp, RNIC_WC_SUCCESS);
 	return RNIC_COMP_DONE;
+}
+
+/*
+ * A response that is not the one the READ or atomic at done waits for
+ * (rnic_kwqe.resp_psn). One after it means that one was lost, or is late:
+ * ask again from it, once until it comes; the transport timer covers a
+ * request that is lost again.
+ */
+static int rnic_comp_gap(struct rnic_qp *qp, u32 psn)
+{
+	struct rnic_req *req = &qp->req;
+	struct rnic_kwqe *kw = rnic_kwqe(qp, req->done);
+
+	if (req->done == req->fetched || !kw->started ||
+	    !rnic_wqe_is_rd_atomic(kw->wqe.opcode) || kw->resp_gap ||
+	    !rnic_psn_before(kw->resp_psn, psn) ||
+	    !rnic_req_rewind(qp, kw->resp_psn))
+		return RNIC_COMP_IGNORED;
+	kw->resp_gap = true;
+	return RNIC_COMP_REWOUND;
 }
 
 /* The peer answered up to @psn: transport and RNR retries start afresh. */
@@ -255,9 +280,12 @@ void rnic_comp_rcv(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 		poke = rnic_comp_ack(qp, rnic_psn_add(pkt->psn, -1));
 		result = oper == RNIC_ATOMIC_ACK ? rnic_comp_atomic(qp, pkt) :
 						   rnic_comp_read(qp, pkt);
-		if (result != RNIC_COMP_IGNORED)
+		if (result == RNIC_COMP_IGNORED)
+			result = rnic_comp_gap(qp, pkt->psn);
+		if (result == RNIC_COMP_PLACED || result == RNIC_COMP_DONE)
 			rnic_comp_progress(req, pkt->psn);
-		poke = poke || result == RNIC_COMP_DONE;
+		poke = poke || result == RNIC_COMP_DONE ||
+		       result == RNIC_COMP_REWOUND;
 	} else if (oper == RNIC_ACK) {
 		/*
 		 * A new PSN acknowledged, by an ACK or a NAK that asks for
