@@ -217,7 +217,9 @@ static bool rnic_comp_aeth(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	case RNIC_SYN_RNR:
 		rnic_dev_count(qp->rdev, RNIC_NL_COUNTER_RCVD_RNR_ERR);
 		rnic_comp_ack(qp, prev);
-		if (!rnic_req_find_psn(qp, pkt->psn, &index))
+		/* nothing was sent during the wait: a duplicate or a late one */
+		if (req->rnr_wait ||
+		    !rnic_req_find_psn(qp, pkt->psn, &index))
 			return false;
 		if (req->rnr_retry != RNIC_RNR_INFINITE) {
 			if (!req->rnr_left) {
