@@ -253,7 +253,10 @@ struct rnic_port {
  *	xa_lock
  * @netdev: bound netdev (a held reference) or NULL; written under
  *	rnic_bind_lock, before the device is published and after it is
- *	unpublished, so it is also stable under rnic_devs_lock while published
+ *	unpublished, so it is also stable under rnic_devs_lock while
+ *	published. The udp link reads it under RCU without a lock
+ *	(READ_ONCE): unbinding clears it, then waits for a grace period
+ *	before the reference goes
  * @netdev_tracker: reference tracker for @netdev
  * @netdev_name: name of @netdev, kept current on renames; rnic_bind_lock
  * @bind_node: entry in the list of bound devices; rnic_bind_lock
@@ -647,6 +650,12 @@ int rnic_netdev_bind(struct rnic_dev *rdev, struct net_device *netdev,
 void rnic_netdev_unbind(struct rnic_dev *rdev);
 int rnic_netdev_init(void);
 void rnic_netdev_exit(void);
+
+/*
+ * link/udp.c: the udp link's receive path, the rx_handler netdev.c gives
+ * a bound netdev (a named exception to the layers' directions)
+ */
+rx_handler_result_t rnic_udp_rcv(struct sk_buff **pskb);
 
 /* uverbs.c: char device, contexts, ioctls */
 extern const struct file_operations rnic_uverbs_fops;

@@ -5,7 +5,8 @@
  * AH limit, teardown on close; ibv_init_ah_from_wc() and
  * ibv_create_ah_from_wc() on hand-built IPv6 and IPv4 headers; the size
  * contract of the ioctls; ENETUNREACH for a destination no rnic device of
- * the namespace owns.
+ * the namespace owns and the kernel does not route through the device's
+ * netdev.
  *
  * The peers of the hand-built headers (2001:db8::99, 10.0.0.7) are the
  * addresses of DEV_PEER's dummy netdev: reachable, and not DEV_LO's.
@@ -271,7 +272,8 @@ TEST_F(ah, invalid_addresses)
 
 /*
  * A unicast destination that no rnic device of the namespace owns is
- * unreachable (rnic has no wire link yet): ENETUNREACH, no AH. It is
+ * unreachable (the devices are unbound, or the kernel has no route to it
+ * through their netdev): ENETUNREACH, no AH. It is
  * reachable while a device owns the address, and no more once it is gone.
  */
 TEST_F(ah, unreachable_destination)

@@ -258,10 +258,11 @@ static void rnic_make_guid(struct rnic_dev *rdev, struct net_device *netdev)
 /*
  * Removal happens in two steps:
  *
- * 1. rnic_dev_stop(), under rnic_devs_lock and, when a netdev goes, under
- *    rtnl_lock: the device becomes unfindable, new ioctls and opens fail
- *    with ENODEV, its name is free (char device and sysfs entry gone), the
- *    netdev reference is dropped, the port is DOWN with no GID, the
+ * 1. rnic_dev_stop(), under rtnl_lock (unless the device is unbound, as
+ *    when its namespace goes) and rnic_devs_lock: the device becomes
+ *    unfindable, new ioctls and opens fail with ENODEV, its name is free
+ *    (char device and sysfs entry gone), the device stops being the
+ *    netdev's rx_handler and the netdev reference is dropped, the port is DOWN with no GID, the
  *    polling thread stops, every QP is in ERR with its WQEs flushed and
  *    its timers and work stopped, and every open context gets
  *    IBV_EVENT_DEVICE_FATAL. It does not wait for ioctls in flight: one
@@ -273,8 +274,8 @@ static void rnic_make_guid(struct rnic_dev *rdev, struct net_device *netdev)
  *    drops the registry's reference. Open contexts keep the struct until
  *    they are closed.
  *
- * rnic_dev_del() (`rnic link del`) runs both. A removal under rtnl_lock
- * (rnic_dev_remove_queued()) leaves step 2 to a work item on
+ * rnic_dev_del() (`rnic link del`) runs both. A removal from a notifier or
+ * a namespace exit (rnic_dev_remove_queued()) leaves step 2 to a work item on
  * rnic_remove_wq, which module exit drains.
  */
 static struct workqueue_struct *rnic_remove_wq;
@@ -290,9 +291,9 @@ static void rnic_dev_halt(struct rnic_dev *rdev)
  * rnic_dev_stop() - step 1 of a removal: unpublish and stop a device
  * @rdev: a published device
  *
- * Context: process, rnic_devs_lock held, rtnl_lock may be held. The
- * caller then owns the registry's reference and must pass it to
- * rnic_dev_finish().
+ * Context: process, rnic_devs_lock held, and rtnl_lock if the device is
+ * bound (rnic_netdev_unbind()). The caller then owns the registry's
+ * reference and must pass it to rnic_dev_finish().
  */
 static void rnic_dev_stop(struct rnic_dev *rdev)
 {
@@ -470,7 +471,8 @@ err_unlock:
  * registry's reference. When this returns, the device is stopped and its
  * name is free.
  *
- * Context: process, rnic_devs_lock held, rtnl_lock may be held.
+ * Context: process, rnic_devs_lock held, and rtnl_lock if the device is
+ * bound.
  */
 void rnic_dev_remove_queued(struct rnic_dev *rdev)
 {
@@ -486,7 +488,8 @@ void rnic_dev_remove_queued(struct rnic_dev *rdev)
  *
  * Both steps of the removal: when it returns, no ioctl runs on the device.
  *
- * Context: process, takes rnic_devs_lock; no rtnl_lock held.
+ * Context: process, no rtnl_lock held; takes it (to unbind) and
+ * rnic_devs_lock.
  * Return: 0 or -ENODEV.
  */
 int rnic_dev_del(struct net *net, const char *name,
@@ -494,11 +497,13 @@ int rnic_dev_del(struct net *net, const char *name,
 {
 	struct rnic_dev *rdev;
 
+	rtnl_lock();
 	mutex_lock(&rnic_devs_lock);
 	rdev = rnic_dev_find(net, name);
 	if (rdev)
 		rnic_dev_stop(rdev);
 	mutex_unlock(&rnic_devs_lock);
+	rtnl_unlock();
 	if (!rdev) {
 		NL_SET_ERR_MSG(extack, "no such rnic device");
 		return -ENODEV;
@@ -589,10 +594,12 @@ static void rnic_dev_del_all(void)
 	struct rnic_dev *rdev;
 	unsigned long index;
 
+	rtnl_lock();
 	mutex_lock(&rnic_devs_lock);
 	xa_for_each(&rnic_devs, index, rdev)
 		rnic_dev_remove_queued(rdev);
 	mutex_unlock(&rnic_devs_lock);
+	rtnl_unlock();
 }
 
 /*

@@ -6,7 +6,11 @@
  * A bound device follows its netdev: the port is ACTIVE while the netdev is
  * up with carrier, the active MTU follows the netdev MTU, every IPv4 address
  * gives a GID ::ffff:a.b.c.d and every IPv6 address one GID, and removing
- * the netdev removes the device. When the netdev moves to another network
+ * the netdev removes the device. The device is the netdev's rx_handler
+ * (rnic_udp_rcv(), the udp link's receive path) while bound, so a netdev
+ * that has one already (a bridge port, a bond slave, the lower device of
+ * a macvlan) cannot be bound: bind the master instead. When the netdev
+ * moves to another network
  * namespace the device moves with it (struct rnic_dev.net), keeping its
  * open contexts; the addresses of the old namespace leave the GID table as
  * the netdev core removes them. GID entry 0 is the link-local GID
@@ -322,9 +326,13 @@ static int rnic_netdev_gids(struct net_device *netdev, struct in6_addr *gids,
  * @netdev: the netdev; a reference is taken
  * @extack: netlink extended ACK for error messages
  *
+ * The device becomes @netdev's rx_handler (rnic_udp_rcv()).
+ *
  * Context: process, rtnl_lock held, so that no address event is missed
  * between reading the addresses and listing the device as bound.
- * Return: 0, -EEXIST if another device is bound to @netdev, -ENOMEM.
+ * Return: 0, -EEXIST if another device is bound to @netdev, -EBUSY if
+ * it has another rx_handler (a bridge port, a bond slave, a macvlan's
+ * lower device), -ENOMEM.
  */
 int rnic_netdev_bind(struct rnic_dev *rdev, struct net_device *netdev,
 		     struct netlink_ext_ack *extack)
@@ -347,6 +355,13 @@ int rnic_netdev_bind(struct rnic_dev *rdev, struct net_device *netdev,
 			ret = -EEXIST;
 			goto out_unlock;
 		}
+	}
+	/* does not sleep: checks and publishes two pointers */
+	ret = netdev_rx_handler_register(netdev, rnic_udp_rcv, rdev);
+	if (ret) {
+		NL_SET_ERR_MSG(extack,
+			       "the netdev has an rx handler (bridge port, bond slave, macvlan lower device?): bind its master");
+		goto out_unlock;
 	}
 	strscpy(rdev->netdev_name, netdev->name, sizeof(rdev->netdev_name));
 	netdev_hold(netdev, &rdev->netdev_tracker, GFP_ATOMIC);
@@ -371,7 +386,11 @@ out_unlock:
  * Address and link changes of the netdev no longer reach the port: call
  * it before rnic_port_remove(). Removing a netdev must drop the reference
  * while rtnl_lock is held in NETDEV_UNREGISTER, or netdev_wait_allrefs()
- * waits for it.
+ * waits for it. The device stops being the netdev's rx_handler; the
+ * grace period that takes waits for the udp link's receivers and senders
+ * that saw the netdev (struct rnic_dev.netdev) before the reference goes.
+ *
+ * Context: process, rtnl_lock held if the device is bound.
  */
 void rnic_netdev_unbind(struct rnic_dev *rdev)
 {
@@ -381,12 +400,14 @@ void rnic_netdev_unbind(struct rnic_dev *rdev)
 	netdev = rdev->netdev;
 	if (netdev) {
 		list_del_init(&rdev->bind_node);
-		rdev->netdev = NULL;
+		WRITE_ONCE(rdev->netdev, NULL);
 		rdev->netdev_name[0] = '\0';
 	}
 	spin_unlock_bh(&rnic_bind_lock);
-	if (netdev)
-		netdev_put(netdev, &rdev->netdev_tracker);
+	if (!netdev)
+		return;
+	netdev_rx_handler_unregister(netdev);
+	netdev_put(netdev, &rdev->netdev_tracker);
 }
 
 static void rnic_netdev_rename(struct net_device *netdev)

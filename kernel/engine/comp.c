@@ -103,7 +103,7 @@ static int rnic_comp_read(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 			rnic_req_fail(qp, RNIC_WC_LOC_PROT_ERR);
 			return RNIC_COMP_DONE;
 		}
-		rnic_payload_copy(dst, 0, pkt->payload, pkt->len);
+		rnic_pkt_copy_payload(dst, 0, pkt);
 		rnic_payload_put(dst);
 	}
 	kw->resp_psn = rnic_psn_add(pkt->psn, 1);

@@ -211,6 +211,9 @@ u32 rnic_payload_iter_next(struct rnic_payload_iter *it, u32 len,
 			   unsigned int dir);
 void rnic_payload_copy_in(const struct rnic_payload *dst, u32 dst_off,
 			  const void *buf, u32 len);
+void rnic_payload_copy_out(void *buf, const struct rnic_payload *src, u32 len);
+void rnic_pkt_copy_payload(const struct rnic_payload *dst, u32 dst_off,
+			   const struct rnic_pkt *pkt);
 u64 *rnic_payload_map_u64(const struct rnic_payload *pl);
 
 /* qp_engine.c */

@@ -10,11 +10,15 @@
  * Two ways to copy: rnic_payload_copy() maps page after page of both
  * payloads and copies between them (the local link's one copy, in bursts
  * of up to 64 KiB, and inline sends); rnic_payload_iter_next() describes
- * a payload's pages as an iov_iter, so that bytes from elsewhere (a GRH
- * or an atomic's original value today, an skb's on a wire link) go
- * through the kernel's own copy routines.
+ * a payload's pages as an iov_iter, so that bytes from elsewhere (a GRH,
+ * an atomic's original value, a packet the udp link received, with
+ * skb_copy_datagram_iter()) go through the kernel's own copy routines.
+ * rnic_pkt_copy_payload() copies a received packet's payload from either
+ * place; rnic_payload_copy_out() copies a payload into the skb the udp
+ * link sends.
  */
 #include <linux/highmem.h>
+#include <linux/skbuff.h>
 #include <linux/uio.h>
 
 #include "engine/engine.h"
@@ -287,6 +291,74 @@ void rnic_payload_copy(const struct rnic_payload *dst, u32 dst_off,
 		rnic_cursor_advance(&d, n);
 		len -= n;
 	}
+}
+
+/**
+ * rnic_payload_copy_out() - copy a payload's bytes into a kernel buffer,
+ *	as the udp link does to build a packet
+ * @buf: where they go
+ * @src: the payload: memory regions or inline data
+ * @len: bytes; @src has that many
+ *
+ * Context: any; does not sleep.
+ */
+void rnic_payload_copy_out(void *buf, const struct rnic_payload *src, u32 len)
+{
+	struct rnic_cursor s;
+	u32 avail, n;
+	u8 *sp;
+
+	rnic_cursor_init(&s, src, 0);
+	while (len) {
+		sp = rnic_cursor_map(&s, &avail);
+		n = min(len, avail);
+		memcpy(buf, sp, n);
+		rnic_cursor_unmap(&s, sp);
+		rnic_cursor_advance(&s, n);
+		buf += n;
+		len -= n;
+	}
+}
+
+/* Copy @len bytes of @skb from @off into @dst from @dst_off. */
+static void rnic_payload_copy_skb(const struct rnic_payload *dst, u32 dst_off,
+				  const struct sk_buff *skb, u32 off, u32 len)
+{
+	struct rnic_payload_iter it;
+	u32 n;
+
+	rnic_payload_iter_init(&it, dst, dst_off);
+	while (len) {
+		n = rnic_payload_iter_next(&it, len, ITER_DEST);
+		/* the receive path checked the skb has the bytes */
+		if (WARN_ON_ONCE(skb_copy_datagram_iter(skb, off, &it.iter, n)))
+			return;
+		off += n;
+		len -= n;
+	}
+}
+
+/**
+ * rnic_pkt_copy_payload() - copy a received packet's payload into a
+ *	payload, the one copy of a received packet
+ * @dst: where the bytes go; memory regions only, @pkt->len bytes from
+ *	@dst_off
+ * @dst_off: first byte of @dst to write
+ * @pkt: the packet: its payload is in the sender's memory (the local
+ *	link, @pkt->payload) or in an skb (the udp link, @pkt->skb)
+ *
+ * Context: any; does not sleep.
+ */
+void rnic_pkt_copy_payload(const struct rnic_payload *dst, u32 dst_off,
+			   const struct rnic_pkt *pkt)
+{
+	if (!pkt->len)
+		return;
+	if (pkt->skb)
+		rnic_payload_copy_skb(dst, dst_off, pkt->skb, pkt->skb_off,
+				      pkt->len);
+	else
+		rnic_payload_copy(dst, dst_off, pkt->payload, pkt->len);
 }
 
 /**

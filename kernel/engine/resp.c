@@ -6,8 +6,9 @@
  * rnic_resp.lock: checks the PSN (RC: duplicates are acknowledged again
  * or, for READs and atomics, answered again; a gap is NAKed once; UC:
  * a gap drops the message), the opcode sequence, the keys and access
- * rights, then places the payload with the one copy of the local link
- * (rnic_payload_copy()) and completes receive WQEs. RC requests get their
+ * rights, then places the payload with the one copy of a received packet
+ * (rnic_pkt_copy_payload(), from the sender's memory or from an skb) and
+ * completes receive WQEs. RC requests get their
  * ACK, NAK, READ responses or atomic ACK back through the link while the
  * lock is held; the requester's completer takes only its own lock.
  *
@@ -249,11 +250,11 @@ static u64 rnic_resp_room(struct rnic_resp *resp)
 }
 
 /*
- * Place @len bytes at @off of the receive WQE: those of @src, or if it is
- * NULL those at @buf. Return: 0 or a WC status.
+ * Place @len bytes at @off of the receive WQE: the payload of @pkt (@len
+ * is its length), or if it is NULL those at @buf. Return: 0 or a WC status.
  */
 static u32 rnic_resp_place(struct rnic_qp *qp, u32 off,
-			   const struct rnic_payload *src, const void *buf,
+			   const struct rnic_pkt *pkt, const void *buf,
 			   u32 len)
 {
 	struct rnic_resp *resp = &qp->resp;
@@ -271,8 +272,8 @@ static u32 rnic_resp_place(struct rnic_qp *qp, u32 off,
 				  resp->rwqe.num_sge, off, len,
 				  RNIC_ACCESS_LOCAL_WRITE))
 		status = RNIC_WC_LOC_PROT_ERR;
-	else if (src)
-		rnic_payload_copy(dst, 0, src, len);
+	else if (pkt)
+		rnic_pkt_copy_payload(dst, 0, pkt);
 	else
 		rnic_payload_copy_in(dst, 0, buf, len);
 	rnic_payload_put(dst);
@@ -351,7 +352,7 @@ static void rnic_resp_ud(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	rnic_resp_grh(pkt, grh);
 	status = rnic_resp_place(qp, 0, NULL, grh, RNIC_GRH_LEN);
 	if (!status && pkt->len)
-		status = rnic_resp_place(qp, RNIC_GRH_LEN, pkt->payload, NULL,
+		status = rnic_resp_place(qp, RNIC_GRH_LEN, pkt, NULL,
 					 pkt->len);
 	rnic_resp_complete(qp, status, RNIC_WC_RECV,
 			   status ? 0 : RNIC_GRH_LEN + pkt->len, pkt);
@@ -428,8 +429,8 @@ static bool rnic_resp_send_pkt(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	if ((u64)resp->recv_off + pkt->len > RNIC_IB_MAX_MSG_SZ)
 		status = RNIC_WC_LOC_LEN_ERR;
 	else
-		status = rnic_resp_place(qp, resp->recv_off, pkt->payload,
-					 NULL, pkt->len);
+		status = rnic_resp_place(qp, resp->recv_off, pkt, NULL,
+					 pkt->len);
 	if (status) {
 		rnic_resp_recv_error(qp, pkt, status);
 		return false;
@@ -487,8 +488,7 @@ static bool rnic_resp_write_pkt(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 			      RNIC_EVENT_QP_ACCESS_ERR);
 		return false;
 	}
-	if (pkt->len)
-		rnic_payload_copy(dst, 0, pkt->payload, pkt->len);
+	rnic_pkt_copy_payload(dst, 0, pkt);
 	rnic_payload_put(dst);
 	resp->write_va += pkt->len;
 	resp->write_left -= pkt->len;

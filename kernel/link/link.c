@@ -19,18 +19,19 @@
  * receiver copies it into its own (struct rnic_payload). A packet with no
  * receiver is lost, as on a wire: the RC requester's timer finds out.
  *
- * A wire link (RoCEv2 over UDP) is another struct rnic_link_ops, with its
- * own route for destinations that are not local: its xmit builds an skb
- * from the struct rnic_pkt, with a max_burst of 0 so that every request
- * is one packet, and its receive path parses an skb into a struct
- * rnic_pkt and dispatches it the same way: device by destination GID,
- * then QP by number. What a link can vouch for about a packet's sender
- * is its own: rnic_link_from_peer() is the local link's rule.
+ * The udp link (link/udp.c, RoCEv2 through the bound netdev) is another
+ * struct rnic_link_ops, with its own route for destinations that are not
+ * local. Its receive path parses an skb into a struct rnic_pkt and hands
+ * it to rnic_link_deliver() here, as the local link does: one dispatch,
+ * device by destination GID, then QP by number. What a link can vouch
+ * for about a packet's sender is its own: rnic_local_from_peer() is the
+ * local link's rule, rnic_udp_from_peer() the udp link's.
  */
 #include "engine/engine.h"
 
 /**
- * rnic_link_from_peer() - did an RC or UC packet come from the QP's peer?
+ * rnic_local_from_peer() - did an RC or UC packet the local link carried
+ *	come from the QP's peer?
  * @pkt: a request or a response that arrived for a connected QP
  * @path: the QP's path (rnic_qp.path)
  *
@@ -50,8 +51,8 @@
  * Context: one of the QP's engine locks held (struct rnic_path).
  * Return: true if it did; false: drop it, rnic_link_drop_stranger().
  */
-bool rnic_link_from_peer(const struct rnic_pkt *pkt,
-			 const struct rnic_path *path)
+bool rnic_local_from_peer(const struct rnic_pkt *pkt,
+			  const struct rnic_path *path)
 {
 	const struct rnic_av *av = &path->av;
 
@@ -100,11 +101,19 @@ static void rnic_link_gsi_rcv(struct rnic_dev *rdev,
 		     pkt->opcode, pkt->sqpn, pkt->av->sgid);
 }
 
-/*
- * Deliver @pkt to QP @pkt->dqpn of @rdev, the device of the sender's
- * namespace that owns the destination GID, if it has one.
+/**
+ * rnic_link_deliver() - deliver a packet to a QP of the device that owns
+ *	its destination GID
+ * @rdev: the device: of the sender's namespace (local link), or bound to
+ *	the netdev the packet arrived on (udp link)
+ * @pkt: the packet, @pkt->link set
+ *
+ * QP 1 is the GSI endpoint: dropped and counted (gsi_dropped); a QP
+ * number the device does not have is counted in drop_no_qp.
+ *
+ * Context: BH disabled, in an RCU read-side critical section.
  */
-static void rnic_link_deliver(struct rnic_dev *rdev, struct rnic_pkt *pkt)
+void rnic_link_deliver(struct rnic_dev *rdev, struct rnic_pkt *pkt)
 {
 	struct rnic_qp *qp = pkt->dst;
 
@@ -137,6 +146,7 @@ void rnic_local_xmit(struct rnic_pkt *pkt)
 {
 	struct rnic_dev *rdev;
 
+	pkt->link = &rnic_local_link;
 	switch (pkt->av->route) {
 	case RNIC_ROUTE_MCAST:
 		/* UD only (a connected QP's path is unicast); the sender's groups. */
@@ -159,5 +169,6 @@ void rnic_local_xmit(struct rnic_pkt *pkt)
 const struct rnic_link_ops rnic_local_link = {
 	.name = "local",
 	.xmit = rnic_local_xmit,
+	.from_peer = rnic_local_from_peer,
 	.max_burst = RNIC_BURST_BYTES,
 };

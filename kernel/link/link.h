@@ -5,7 +5,8 @@
  * packet, struct rnic_pkt, and where its bytes are, struct rnic_payload),
  * the address an address handle or a connection uses (struct rnic_av,
  * with its route) and a QP's path (struct rnic_path).
- * link/link.c is the local link.
+ * link/link.c is the local link and the dispatch both links share;
+ * link/udp.c is the udp link (RoCEv2 through the bound netdev).
  */
 #ifndef RNIC_LINK_H
 #define RNIC_LINK_H
@@ -25,13 +26,17 @@
  *	stops delivery at once
  * @RNIC_ROUTE_MCAST: to the QPs attached to the multicast group on the
  *	sending device (UD)
+ * @RNIC_ROUTE_WIRE: to another host, as RoCEv2 through the netdev the
+ *	sending device is bound to (the udp link, link/udp.c): no device of
+ *	its namespace owns the unicast destination GID, and the kernel's
+ *	route to it leaves through that netdev
  *
- * A wire link (RoCEv2 through the bound netdev) will add its route; until
- * then an address that no local device owns is refused (-ENETUNREACH).
+ * An address that none of them reaches is refused (-ENETUNREACH).
  */
 enum rnic_route {
 	RNIC_ROUTE_LOCAL,
 	RNIC_ROUTE_MCAST,
+	RNIC_ROUTE_WIRE,
 };
 
 /**
@@ -154,7 +159,7 @@ struct rnic_payload_iter {
  *	last carry exactly an MTU of payload, the opcode is that of the
  *	whole run (FIRST, MIDDLE, LAST or ONLY) and AckReq that of its last
  * @sqpn: source QP (DETH; the local link has it for every packet, and
- *	rnic_link_from_peer() relies on it)
+ *	its peer rule relies on it; the udp link only for UD)
  * @qkey: Q_Key (DETH)
  * @imm: immediate data, network byte order
  * @va: RETH/AtomicETH virtual address
@@ -167,15 +172,25 @@ struct rnic_payload_iter {
  * @orig: AtomicAckETH original value
  * @av: addressing (GIDs, hop limit, traffic class) of the sender; its
  *	sgid is a GID of the sending device, its route the one the link
- *	follows
- * @dev: the sending device
+ *	follows. From the udp link: the IP header's addresses, TTL or hop
+ *	limit and TOS or traffic class
+ * @dev: the sending device; from the udp link, the receiving one
+ * @link: the link the packet arrived on (set by the link that delivers
+ *	it): its rule says whether the packet came from a connected QP's
+ *	peer (rnic_link_from_peer())
  * @src: the sending QP if it stays in the call while the local link
  *	delivers the packet (requests), else NULL
  * @dst: the destination QP if the sender knows it is alive for the call
  *	(a reply to @src of the request being handled), else NULL: the link
  *	looks @dqpn up on the device that owns the destination GID
  * @len: payload bytes
- * @payload: where they are; NULL if @len is 0
+ * @payload: where they are (the local link); NULL if @len is 0 or the
+ *	bytes are in @skb
+ * @skb: the received packet the payload is in (the udp link), or NULL
+ * @skb_off: offset of the payload's first byte in @skb
+ *
+ * The engine copies a packet's payload with rnic_pkt_copy_payload(),
+ * whatever holds it.
  */
 struct rnic_pkt {
 	u8 opcode;
@@ -199,14 +214,20 @@ struct rnic_pkt {
 	struct rnic_dev *dev;
 	struct rnic_qp *src;
 	struct rnic_qp *dst;
+	const struct rnic_link_ops *link;
 	u32 len;
 	const struct rnic_payload *payload;
+	const struct sk_buff *skb;
+	u32 skb_off;
 };
 
 /**
  * struct rnic_link_ops - a link: what carries packets between QPs
- * @name: the link's name, for debug output ("local")
+ * @name: the link's name, for debug output ("local", "udp")
  * @xmit: send a packet, see rnic_link_xmit()
+ * @from_peer: did an RC or UC packet that arrived on this link come from
+ *	the connected QP's peer? What a link can vouch for about a sender is
+ *	its own; see rnic_link_from_peer()
  * @max_burst: bytes of a SEND or WRITE message that one request (a
  *	struct rnic_pkt of @npkts packets) may carry on this link. The
  *	requester cuts messages into bursts of whole packets of the path
@@ -220,27 +241,54 @@ struct rnic_pkt {
 struct rnic_link_ops {
 	const char *name;
 	void (*xmit)(struct rnic_pkt *pkt);
+	bool (*from_peer)(const struct rnic_pkt *pkt,
+			  const struct rnic_path *path);
 	u32 max_burst;
 };
 
-/* link.c: the local link */
+/* link.c: the local link, and the dispatch of received packets */
 extern const struct rnic_link_ops rnic_local_link;
 void rnic_local_xmit(struct rnic_pkt *pkt);
-bool rnic_link_from_peer(const struct rnic_pkt *pkt,
-			 const struct rnic_path *path);
+bool rnic_local_from_peer(const struct rnic_pkt *pkt,
+			  const struct rnic_path *path);
+void rnic_link_deliver(struct rnic_dev *rdev, struct rnic_pkt *pkt);
 void rnic_link_drop_stranger(struct rnic_qp *qp, const struct rnic_pkt *pkt,
 			     enum rnic_nl_counter counter);
+
+/* udp.c: the udp link */
+extern const struct rnic_link_ops rnic_udp_link;
+void rnic_udp_xmit(struct rnic_pkt *pkt);
+bool rnic_udp_from_peer(const struct rnic_pkt *pkt,
+			const struct rnic_path *path);
+int rnic_udp_reaches(struct rnic_dev *rdev, const struct rnic_av *av);
 
 /**
  * rnic_av_link() - the link that carries packets on a path
  * @av: the path
  *
- * Both routes of today (RNIC_ROUTE_LOCAL, RNIC_ROUTE_MCAST) are the local
- * link's; the wire's route will name its own link.
+ * The local and multicast routes are the local link's, the wire's the
+ * udp link's.
  */
 static inline const struct rnic_link_ops *rnic_av_link(const struct rnic_av *av)
 {
-	return &rnic_local_link;
+	return av->route == RNIC_ROUTE_WIRE ? &rnic_udp_link : &rnic_local_link;
+}
+
+/**
+ * rnic_link_from_peer() - did an RC or UC packet come from the QP's peer?
+ * @pkt: a request or a response that arrived for a connected QP
+ * @path: the QP's path (rnic_qp.path)
+ *
+ * Asks the link the packet arrived on (struct rnic_link_ops.from_peer).
+ *
+ * Context: one of the QP's engine locks held (struct rnic_path).
+ * Return: true if it did; false: drop it, rnic_link_drop_stranger().
+ */
+static inline bool rnic_link_from_peer(const struct rnic_pkt *pkt,
+				       const struct rnic_path *path)
+{
+	return INDIRECT_CALL_2(pkt->link->from_peer, rnic_local_from_peer,
+			       rnic_udp_from_peer, pkt, path);
 }
 
 /**
@@ -255,7 +303,8 @@ static inline const struct rnic_link_ops *rnic_av_link(const struct rnic_av *av)
 static inline void rnic_link_xmit(struct rnic_pkt *pkt)
 {
 	rnic_dev_count(pkt->dev, RNIC_NL_COUNTER_SENT_PKTS);
-	INDIRECT_CALL_1(rnic_av_link(pkt->av)->xmit, rnic_local_xmit, pkt);
+	INDIRECT_CALL_2(rnic_av_link(pkt->av)->xmit, rnic_local_xmit,
+			rnic_udp_xmit, pkt);
 }
 
 #endif /* RNIC_LINK_H */

@@ -24,25 +24,28 @@ static bool rnic_rate_valid(u8 rate)
 }
 
 /*
- * The route to @dgid from @rdev: a multicast group of the device, or a
- * device of its namespace that owns the GID. There is no wire link yet:
- * nothing else is reachable.
+ * The route of @av from @rdev: a multicast group of the device, a device
+ * of its namespace that owns the destination GID, or else the wire, if
+ * the device is bound and the kernel routes the destination through its
+ * netdev (rnic_udp_reaches()).
  */
-static int rnic_av_route(struct rnic_dev *rdev, const u8 *dgid, u8 *route)
+static int rnic_av_route(struct rnic_dev *rdev, struct rnic_av *av)
 {
 	bool local;
 
-	if (rnic_gid_is_mcast(dgid)) {
-		*route = RNIC_ROUTE_MCAST;
+	if (rnic_gid_is_mcast(av->dgid)) {
+		av->route = RNIC_ROUTE_MCAST;
 		return 0;
 	}
 	rcu_read_lock();
-	local = rnic_gid_dev(rnic_dev_net(rdev), dgid);
+	local = rnic_gid_dev(rnic_dev_net(rdev), av->dgid);
 	rcu_read_unlock();
-	if (!local)
-		return -ENETUNREACH;
-	*route = RNIC_ROUTE_LOCAL;
-	return 0;
+	if (local) {
+		av->route = RNIC_ROUTE_LOCAL;
+		return 0;
+	}
+	av->route = RNIC_ROUTE_WIRE;
+	return rnic_udp_reaches(rdev, av);
 }
 
 /**
@@ -59,7 +62,8 @@ static int rnic_av_route(struct rnic_dev *rdev, const u8 *dgid, u8 *route)
  *
  * Context: process or softirq; takes the port lock.
  * Return: 0, -EINVAL, or -ENETUNREACH: no rnic device of @rdev's namespace
- * owns the destination GID (a unicast one).
+ * owns the destination GID (a unicast one), and @rdev is not bound or
+ * the kernel's route to it does not leave through its netdev.
  */
 int rnic_av_from_attr(struct rnic_dev *rdev, const struct rnic_ah_attr *attr,
 		      struct rnic_av *av)
@@ -93,7 +97,7 @@ int rnic_av_from_attr(struct rnic_dev *rdev, const struct rnic_ah_attr *attr,
 	av->traffic_class = attr->traffic_class;
 	av->sl = attr->sl;
 	av->static_rate = attr->static_rate;
-	return rnic_av_route(rdev, av->dgid, &av->route);
+	return rnic_av_route(rdev, av);
 }
 
 static void rnic_ah_destroy(struct rnic_uobj *uobj)

@@ -150,10 +150,30 @@ static bool rnic_qp_state_valid(u32 state)
 }
 
 /*
+ * Does a path MTU fit the route? Over the wire, the packets must fit the
+ * bound netdev: an IB MTU above the port's active MTU (rnic_active_mtu()
+ * of the netdev MTU) is refused, not clamped, so that both ends of a
+ * connection segment READ responses alike. The local link carries any.
+ */
+static bool rnic_path_mtu_fits(struct rnic_dev *rdev, const struct rnic_av *av,
+			       u32 path_mtu)
+{
+	u32 active;
+
+	if (av->route != RNIC_ROUTE_WIRE)
+		return true;
+	spin_lock_bh(&rdev->port.lock);
+	active = rnic_active_mtu(rdev->port.netdev_mtu);
+	spin_unlock_bh(&rdev->port.lock);
+	return rnic_mtu_bytes(path_mtu) <= active;
+}
+
+/*
  * Check the value of every attribute in @mask, whatever the transition;
  * resolve the path into @av, its route included. EPERM for a controlled
  * Q_Key without CAP_NET_RAW, ENETUNREACH for a destination no device
- * reaches (rnic_av_from_attr()), EINVAL for anything else.
+ * reaches (rnic_av_from_attr()), EINVAL for anything else (a path MTU
+ * above what the wire path carries, rnic_path_mtu_fits(), included).
  */
 static int rnic_qp_check_attr(struct rnic_dev *rdev,
 			      const struct rnic_qp_attr *attr, u32 mask,
@@ -197,6 +217,9 @@ static int rnic_qp_check_attr(struct rnic_dev *rdev,
 			return ret;
 		/* A connected QP talks to one peer. */
 		if (rnic_gid_is_mcast(av->dgid))
+			return -EINVAL;
+		if ((mask & RNIC_QP_PATH_MTU) &&
+		    !rnic_path_mtu_fits(rdev, av, attr->path_mtu))
 			return -EINVAL;
 	}
 	/* Controlled Q_Keys (high bit set) are for privileged consumers. */

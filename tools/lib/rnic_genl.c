@@ -785,6 +785,8 @@ static const char *const counter_names[] = {
 	[RNIC_NL_COUNTER_DROP_BAD_PKEY] = "drop_bad_pkey",
 	[RNIC_NL_COUNTER_DROP_LENGTH] = "drop_length",
 	[RNIC_NL_COUNTER_GSI_DROPPED] = "gsi_dropped",
+	[RNIC_NL_COUNTER_DROP_BAD_HEADER] = "drop_bad_header",
+	[RNIC_NL_COUNTER_DROP_BAD_ICRC] = "drop_bad_icrc",
 };
 _Static_assert(sizeof(counter_names) / sizeof(counter_names[0]) ==
 	       RNIC_NL_COUNTER_MAX + 1, "a counter without a name");

@@ -1589,7 +1589,8 @@ struct rnic_destroy_srq {
  * The source GID is read from the table once, at creation: the address
  * handle keeps it if the entry changes later. ENETUNREACH: @attr.dgid is
  * a unicast GID that no rnic device of the device's network namespace
- * owns (there is no wire link yet). The route is chosen at creation too.
+ * owns, and the device is not bound or the kernel's route to it does not
+ * leave through its netdev (RoCEv2). The route is chosen at creation too.
  */
 struct rnic_create_ah {
 	__u32 size;

@@ -236,7 +236,8 @@ enum rnic_nl_attr {
  * @RNIC_NL_COUNTER_COMPLETER_RETRY_ERR: transport retries started (the
  *	local ACK timeout expired with retries left)
  * @RNIC_NL_COUNTER_SEND_ERR: packets the link failed to send; the local
- *	link never fails (a packet nobody receives is dropped, below)
+ *	link never fails (a packet nobody receives is dropped, below), the
+ *	udp link fails without a route, a bound netdev or memory
  * @RNIC_NL_COUNTER_LINK_DOWNED: times port 1 went from ACTIVE to DOWN
  * @RNIC_NL_COUNTER_DROP_NO_QP: packets that reached the device for a QP
  *	number none of its QPs has; counted on the receiving device
@@ -250,13 +251,22 @@ enum rnic_nl_attr {
  * @RNIC_NL_COUNTER_DROP_BAD_QKEY: UD datagrams whose Q_Key is not the
  *	receiving QP's
  * @RNIC_NL_COUNTER_DROP_BAD_PKEY: packets whose P_Key does not match the
- *	device's; the local link carries no P_Key, so only a wire link counts
+ *	device's (the default P_Key, 0xffff: the low 15 bits must be
+ *	0x7fff); the local link carries no P_Key, so only the udp link counts
  *	them
  * @RNIC_NL_COUNTER_DROP_LENGTH: UD datagrams longer than the receiving
  *	QP's path MTU
  * @RNIC_NL_COUNTER_GSI_DROPPED: packets that arrived for QP 1, the
  *	device's GSI endpoint, and were dropped: rnic has no connection
  *	manager yet to take them
+ * @RNIC_NL_COUNTER_DROP_BAD_HEADER: RoCEv2 packets (UDP port 4791 to a GID
+ *	of the device) the udp link dropped because a header lies: the IP
+ *	header (checksum, lengths, options, a fragment), the UDP length, the
+ *	BTH (TVer not 0, an opcode rnic does not know, extended headers cut
+ *	short) or the pad count and payload length (a payload where the
+ *	opcode has none, longer than the port's active MTU)
+ * @RNIC_NL_COUNTER_DROP_BAD_ICRC: RoCEv2 packets the udp link dropped
+ *	because their invariant CRC is wrong
  *
  * Each counter is a u64 that counts from 0 since the device was created
  * and only grows. Userspace must skip counters it does not know. The
@@ -287,6 +297,8 @@ enum rnic_nl_counter {
 	RNIC_NL_COUNTER_DROP_BAD_PKEY,
 	RNIC_NL_COUNTER_DROP_LENGTH,
 	RNIC_NL_COUNTER_GSI_DROPPED,
+	RNIC_NL_COUNTER_DROP_BAD_HEADER,
+	RNIC_NL_COUNTER_DROP_BAD_ICRC,
 
 	__RNIC_NL_COUNTER_MAX,
 	RNIC_NL_COUNTER_MAX = __RNIC_NL_COUNTER_MAX - 1

@@ -1,0 +1,627 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The udp link: RoCEv2 between two hosts. Two network namespaces stand for
+ * the hosts, joined by a veth pair (MTU 9000) with an IPv4 and an IPv6
+ * address on each end, and an rnic device bound to each end. No rnic
+ * device of one namespace owns the other's GIDs, so every packet between
+ * them goes over the wire: built as IP/UDP/BTH/.../ICRC, through the
+ * veth, parsed by the other device's rx_handler.
+ *
+ * A veth without NAPI delivers a packet through the backlog of the CPU
+ * that sent it, so a QP whose requester moves between CPUs would see its
+ * packets reordered, which a NIC's receive queue does not do and UC
+ * (which does not retransmit) does not survive: each end steers its
+ * receive to one CPU (RPS), as a receive queue does.
+ *
+ * Each side's context is opened from inside its namespace; the test
+ * process then drives both (a context keeps its device, wherever the
+ * caller is), and lives in the initial namespace between steps.
+ *
+ * Variants: IPv4 or IPv6 GIDs, path MTU 1024 or 4096. Data is checked
+ * byte for byte, with guard bytes around every piece.
+ */
+#include <sched.h>
+
+#include "rnic_dp_test.h"
+
+#define W_MTU		9000
+#define W_WAIT_MS	10000
+#define W_BIG		(1u << 20)
+#define W_BUF		(W_BIG + 64 * 1024)
+#define W_INLINE	64
+
+static const char *const w_netdev[2] = { "t_wire0", "t_wire1" };
+static const char *const w_addr4[2] = { "10.77.0.1", "10.77.0.2" };
+static const char *const w_addr6[2] = { "fd77::1", "fd77::2" };
+static const uint8_t w_gid4[2][16] = {
+	{ [10] = 0xff, [11] = 0xff, 10, 77, 0, 1 },
+	{ [10] = 0xff, [11] = 0xff, 10, 77, 0, 2 },
+};
+static const uint8_t w_gid6[2][16] = {
+	{ 0xfd, 0x77, [15] = 1 },
+	{ 0xfd, 0x77, [15] = 2 },
+};
+
+/**
+ * struct w_side - one host
+ * @nsfd: its network namespace
+ * @g: a netlink socket of that namespace
+ * @dev: the rnic device bound to its end of the veth pair
+ * @ctx, @pd, @scq, @rcq: a context opened inside the namespace
+ * @gid: the GID of the variant's family
+ * @gid_index: its index
+ * @sbuf: where messages come from
+ * @dbuf: where they go
+ */
+struct w_side {
+	int nsfd;
+	struct rnic_genl *g;
+	char dev[RNIC_LINK_NAME_SIZE];
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *scq;
+	struct ibv_cq *rcq;
+	union ibv_gid gid;
+	int gid_index;
+	struct dp_buf sbuf;
+	struct dp_buf dbuf;
+};
+
+FIXTURE(wire) {
+	int init_ns;
+	struct w_side s[2];
+	struct dp_pair p;
+	struct dp_qp_opts o;
+};
+
+FIXTURE_VARIANT(wire) {
+	bool ipv6;
+	enum ibv_mtu mtu;
+};
+
+FIXTURE_VARIANT_ADD(wire, v4_mtu1024) { .ipv6 = false, .mtu = IBV_MTU_1024 };
+FIXTURE_VARIANT_ADD(wire, v4_mtu4096) { .ipv6 = false, .mtu = IBV_MTU_4096 };
+FIXTURE_VARIANT_ADD(wire, v6_mtu1024) { .ipv6 = true, .mtu = IBV_MTU_1024 };
+FIXTURE_VARIANT_ADD(wire, v6_mtu4096) { .ipv6 = true, .mtu = IBV_MTU_4096 };
+
+static int w_self_ns(void)
+{
+	return open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+}
+
+/* Wait for @gid in @ctx's GID table; its index or -1. */
+static int w_wait_gid(struct ibv_context *ctx, const uint8_t *gid)
+{
+	long end = dp_now_ms() + W_WAIT_MS;
+	int index;
+
+	while ((index = dp_find_gid(ctx, gid)) < 0 && dp_now_ms() < end)
+		usleep(10000);
+	return index;
+}
+
+/*
+ * Two namespaces joined by a veth pair, addresses on both ends, a device
+ * bound to each and a context on it: the hosts. Leaves the caller in
+ * @init_ns.
+ */
+static void w_hosts_setup(struct __test_metadata *_metadata, int init_ns,
+			  struct w_side *s, bool ipv6, const char *tag)
+{
+	const uint8_t (*gids)[16] = ipv6 ? w_gid6 : w_gid4;
+	int i;
+
+	for (i = 0; i < 2; i++)
+		s[i].nsfd = -1;
+	ASSERT_EQ(0, unshare(CLONE_NEWNET));
+	s[1].nsfd = w_self_ns();
+	ASSERT_LE(0, s[1].nsfd);
+	ASSERT_EQ(0, setns(init_ns, CLONE_NEWNET));
+	ASSERT_EQ(0, unshare(CLONE_NEWNET));
+	s[0].nsfd = w_self_ns();
+	ASSERT_LE(0, s[0].nsfd);
+	ASSERT_EQ(0, rnic_sh("ip link add %s mtu %d type veth peer name %s mtu %d netns /proc/%d/fd/%d",
+			     w_netdev[0], W_MTU, w_netdev[1], W_MTU,
+			     getpid(), s[1].nsfd));
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, setns(s[i].nsfd, CLONE_NEWNET));
+		ASSERT_EQ(0, rnic_sh("ip link set lo up && ip addr add %s/24 dev %s && ip -6 addr add %s/64 dev %s nodad && ip link set %s up",
+				     w_addr4[i], w_netdev[i], w_addr6[i],
+				     w_netdev[i], w_netdev[i]));
+		/* sysfs shows the namespace of whoever mounts it */
+		ASSERT_EQ(0, rnic_sh("unshare -m sh -c 'mount -t sysfs none /sys && echo 1 > /sys/class/net/%s/queues/rx-0/rps_cpus'",
+				     w_netdev[i]));
+		s[i].g = do_ptr(rnic_genl_open());
+		snprintf(s[i].dev, sizeof(s[i].dev), "t_w%s%c%d", tag,
+			 'a' + i, getpid());
+		do_link_add(s[i].g, s[i].dev, w_netdev[i]);
+		s[i].ctx = do_ptr(rnic_ibv_open(s[i].dev));
+		s[i].pd = do_ptr(ibv_alloc_pd(s[i].ctx));
+		s[i].scq = do_ptr(ibv_create_cq(s[i].ctx, DP_CQE, NULL, NULL, 0));
+		s[i].rcq = do_ptr(ibv_create_cq(s[i].ctx, DP_CQE, NULL, NULL, 0));
+		s[i].gid_index = w_wait_gid(s[i].ctx, gids[i]);
+		ASSERT_LE(0, s[i].gid_index) TH_LOG("%s has no GID for %s",
+						    s[i].dev, ipv6 ?
+						    w_addr6[i] : w_addr4[i]);
+		memcpy(s[i].gid.raw, gids[i], 16);
+		do_buf_alloc(s[i].pd, W_BUF, DP_ACCESS_ALL, &s[i].sbuf);
+		do_buf_alloc(s[i].pd, W_BUF, DP_ACCESS_ALL, &s[i].dbuf);
+	}
+	ASSERT_EQ(0, setns(init_ns, CLONE_NEWNET));
+}
+
+/* After a failure: the counters of both hosts that are not 0. */
+static void w_log_counters(struct __test_metadata *_metadata, struct w_side *s)
+{
+	struct rnic_stat_info info;
+	unsigned int i, c;
+
+	for (i = 0; i < 2; i++) {
+		if (!s[i].g || rnic_stat_get(s[i].g, s[i].dev, &info))
+			continue;
+		for (c = 1; c <= RNIC_NL_COUNTER_MAX; c++)
+			if (info.counters[c])
+				TH_LOG("host %u: %s %llu", i,
+				       rnic_counter_name(c),
+				       (unsigned long long)info.counters[c]);
+	}
+}
+
+static void w_hosts_teardown(struct __test_metadata *_metadata, int init_ns,
+			     struct w_side *s)
+{
+	int i;
+
+	if (!_metadata->passed)
+		w_log_counters(_metadata, s);
+	EXPECT_EQ(0, setns(init_ns, CLONE_NEWNET));
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(0, dp_buf_free(&s[i].sbuf));
+		EXPECT_EQ(0, dp_buf_free(&s[i].dbuf));
+		if (s[i].scq)
+			EXPECT_EQ(0, ibv_destroy_cq(s[i].scq));
+		if (s[i].rcq)
+			EXPECT_EQ(0, ibv_destroy_cq(s[i].rcq));
+		if (s[i].pd)
+			EXPECT_EQ(0, ibv_dealloc_pd(s[i].pd));
+		if (s[i].ctx)
+			EXPECT_EQ(0, ibv_close_device(s[i].ctx));
+		if (s[i].g) {
+			EXPECT_EQ(0, rnic_link_del(s[i].g, s[i].dev));
+			rnic_genl_close(s[i].g);
+		}
+	}
+	/* a namespace that goes takes its end of the veth, and the other */
+	for (i = 0; i < 2; i++)
+		if (s[i].nsfd >= 0)
+			close(s[i].nsfd);
+}
+
+FIXTURE_SETUP(wire)
+{
+	memset(&self->p, 0, sizeof(self->p));
+	self->init_ns = w_self_ns();
+	ASSERT_LE(0, self->init_ns);
+	w_hosts_setup(_metadata, self->init_ns, self->s, variant->ipv6, "");
+	self->o = dp_opts(IBV_QPT_RC);
+	self->o.mtu = variant->mtu;
+	self->o.max_inline = W_INLINE;
+}
+
+FIXTURE_TEARDOWN(wire)
+{
+	dp_pair_close(_metadata, &self->p);
+	w_hosts_teardown(_metadata, self->init_ns, self->s);
+	close(self->init_ns);
+}
+
+/* A QP of @type on each host, connected to the other's (RC, UC) or in RTS
+ * with an AH towards it (UD).
+ */
+static void w_pair(struct __test_metadata *_metadata,
+		   FIXTURE_DATA(wire) *self, enum ibv_qp_type type)
+{
+	struct w_side *s = self->s;
+	struct dp_pair *p = &self->p;
+	const uint32_t psn[2] = { 0xfffff0, 0x000100 };
+	int i;
+
+	self->o.type = type;
+	p->o = self->o;
+	for (i = 0; i < 2; i++)
+		p->qp[i] = do_ptr(dp_qp_create(s[i].pd, s[i].scq, s[i].rcq,
+					       &self->o));
+	for (i = 0; i < 2; i++) {
+		if (type != IBV_QPT_UD) {
+			ASSERT_EQ(0, dp_qp_connect(p->qp[i], &self->o,
+						   p->qp[!i]->qp_num,
+						   &s[!i].gid, s[i].gid_index,
+						   psn[i], psn[!i], false));
+			continue;
+		}
+		ASSERT_EQ(0, dp_qp_init(p->qp[i], &self->o));
+		ASSERT_EQ(0, dp_qp_rtr(p->qp[i], &self->o, 0, &s[i].gid,
+				       s[i].gid_index, 0));
+		ASSERT_EQ(0, dp_qp_rts(p->qp[i], &self->o, psn[i]));
+		p->ah[i] = do_ptr(dp_ah(s[i].pd, &s[!i].gid, s[i].gid_index));
+	}
+}
+
+static uint32_t w_mtu(const FIXTURE_DATA(wire) *self)
+{
+	return 128u << self->o.mtu;
+}
+
+/* The message sizes every operation moves. */
+static void w_sizes(const FIXTURE_DATA(wire) *self, size_t *sz)
+{
+	sz[0] = 0;
+	sz[1] = 1;
+	sz[2] = w_mtu(self) - 1;
+	sz[3] = w_mtu(self) + 1;
+	sz[4] = W_BIG;
+}
+
+#define W_NSIZES 5
+
+/*
+ * A SEND (@imm: with immediate) of @len bytes in @nsge pieces (@inl:
+ * inline) from host @from to the other: both completions, and the bytes.
+ */
+static void w_send(struct __test_metadata *_metadata, FIXTURE_DATA(wire) *self,
+		   int from, size_t len, int nsge, bool imm, bool inl)
+{
+	struct w_side *src = &self->s[from], *dst = &self->s[!from];
+	uint32_t seed = dp_seed(from, len, nsge * 2 + imm);
+	struct dp_sgl ssgl, dsgl;
+	struct ibv_wc wc;
+	struct dp_wr w = {
+		.op = imm ? IBV_WR_SEND_WITH_IMM : IBV_WR_SEND,
+		.flags = inl ? IBV_SEND_INLINE : 0,
+		.wr_id = len,
+		.sgl = &ssgl,
+		.imm = seed,
+	};
+	bool ud = self->o.type == IBV_QPT_UD;
+	size_t grh = ud ? DP_GRH : 0;
+
+	if (ud) {
+		w.ah = self->p.ah[from];
+		w.rqpn = self->p.qp[!from]->qp_num;
+		w.qkey = self->o.qkey;
+	}
+	dp_buf_guard(&dst->dbuf);
+	ASSERT_EQ(0, dp_sgl_make(&src->sbuf, 0, len, nsge, seed, &ssgl));
+	dp_sgl_fill(&ssgl, seed, 0);
+	ASSERT_EQ(0, dp_sgl_make(&dst->dbuf, 0, grh + len, 2, ~seed, &dsgl));
+	ASSERT_EQ(0, dp_post_recv(self->p.qp[!from], &dsgl, 7));
+	ASSERT_EQ(0, dp_post(self->p.qp[from], &w));
+	ASSERT_POLL1(src->scq, &wc);
+	ASSERT_WC(&wc, len, IBV_WC_SUCCESS, IBV_WC_SEND);
+	ASSERT_POLL1(dst->rcq, &wc);
+	ASSERT_WC(&wc, 7, IBV_WC_SUCCESS, IBV_WC_RECV);
+	ASSERT_EQ(grh + len, wc.byte_len);
+	ASSERT_EQ(imm ? IBV_WC_WITH_IMM : 0, wc.wc_flags & IBV_WC_WITH_IMM);
+	if (imm)
+		ASSERT_EQ(htonl(seed), wc.imm_data);
+	if (ud) {
+		ASSERT_EQ(self->p.qp[from]->qp_num, wc.src_qp);
+		ASSERT_EQ(IBV_WC_GRH, wc.wc_flags & IBV_WC_GRH);
+	}
+	ASSERT_SGL(&dst->dbuf, &dsgl, grh, len, seed);
+}
+
+/*
+ * A WRITE (@imm: with immediate) of @len bytes in @nsge pieces from host
+ * @from into the other's dbuf at an odd offset: the bytes, and nothing
+ * else of the buffer.
+ */
+static void w_write(struct __test_metadata *_metadata,
+		    FIXTURE_DATA(wire) *self, int from, size_t len, int nsge,
+		    bool imm)
+{
+	struct w_side *src = &self->s[from], *dst = &self->s[!from];
+	uint32_t seed = dp_seed(from, len, 100 + nsge * 2 + imm);
+	struct dp_sgl ssgl, dsgl;
+	struct ibv_wc wc;
+	struct dp_wr w = {
+		.op = imm ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE,
+		.wr_id = len,
+		.sgl = &ssgl,
+		.imm = seed,
+	};
+
+	dp_buf_guard(&dst->dbuf);
+	ASSERT_EQ(0, dp_sgl_make(&src->sbuf, 0, len, nsge, seed, &ssgl));
+	dp_sgl_fill(&ssgl, seed, 0);
+	dp_sgl_one(&dst->dbuf, 33, len, &dsgl);
+	w.raddr = (uintptr_t)dst->dbuf.mem + 33;
+	w.rkey = dst->dbuf.mr->rkey;
+	if (imm)
+		ASSERT_EQ(0, dp_post_recv(self->p.qp[!from], NULL, 9));
+	ASSERT_EQ(0, dp_post(self->p.qp[from], &w));
+	ASSERT_POLL1(src->scq, &wc);
+	ASSERT_WC(&wc, len, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
+	if (imm) {
+		ASSERT_POLL1(dst->rcq, &wc);
+		ASSERT_WC(&wc, 9, IBV_WC_SUCCESS, IBV_WC_RECV_RDMA_WITH_IMM);
+		ASSERT_EQ(len, wc.byte_len);
+		ASSERT_EQ(htonl(seed), wc.imm_data);
+	} else if (self->o.type == IBV_QPT_RC) {
+		/* RC: the WRITE completed, so it was placed */
+		ASSERT_QUIET_MS(dst->rcq, 0);
+	} else {
+		/* UC: the sender does not wait for the receiver */
+		usleep(100 * 1000);
+	}
+	ASSERT_SGL(&dst->dbuf, &dsgl, 0, len, seed);
+}
+
+/* A READ of @len bytes by host @from of the other's sbuf, into @nsge pieces. */
+static void w_read(struct __test_metadata *_metadata, FIXTURE_DATA(wire) *self,
+		   int from, size_t len, int nsge)
+{
+	struct w_side *me = &self->s[from], *peer = &self->s[!from];
+	uint32_t seed = dp_seed(from, len, 200 + nsge);
+	struct dp_sgl dsgl;
+	struct ibv_wc wc;
+	struct dp_wr w = {
+		.op = IBV_WR_RDMA_READ,
+		.wr_id = len,
+		.sgl = &dsgl,
+		.raddr = (uintptr_t)peer->sbuf.mem + 5,
+		.rkey = peer->sbuf.mr->rkey,
+	};
+
+	dp_fill(peer->sbuf.mem + 5, len, seed, 0);
+	dp_buf_guard(&me->dbuf);
+	ASSERT_EQ(0, dp_sgl_make(&me->dbuf, 0, len, nsge, ~seed, &dsgl));
+	ASSERT_EQ(0, dp_post(self->p.qp[from], &w));
+	ASSERT_POLL1(me->scq, &wc);
+	ASSERT_WC(&wc, len, IBV_WC_SUCCESS, IBV_WC_RDMA_READ);
+	ASSERT_EQ(len, wc.byte_len);
+	ASSERT_SGL(&me->dbuf, &dsgl, 0, len, seed);
+}
+
+/* Host @from's atomic on the other's word: the original back, the result. */
+static void w_atomic(struct __test_metadata *_metadata,
+		     FIXTURE_DATA(wire) *self, int from, bool cas)
+{
+	struct w_side *me = &self->s[from], *peer = &self->s[!from];
+	uint64_t *word = (uint64_t *)(peer->dbuf.mem + 4096 + 8 * from);
+	uint64_t *orig = (uint64_t *)(me->sbuf.mem + 64);
+	const uint64_t before = 0x0123456789abcdefull + from;
+	const uint64_t arg = 0x1111000022220000ull;
+	struct dp_sgl sgl;
+	struct ibv_wc wc;
+	struct dp_wr w = {
+		.op = cas ? IBV_WR_ATOMIC_CMP_AND_SWP :
+			    IBV_WR_ATOMIC_FETCH_AND_ADD,
+		.wr_id = 3,
+		.sgl = &sgl,
+		.raddr = (uintptr_t)word,
+		.rkey = peer->dbuf.mr->rkey,
+		.compare_add = cas ? before : arg,
+		.swap = arg,
+	};
+
+	*word = before;
+	*orig = 0;
+	dp_sgl_one(&me->sbuf, 64, 8, &sgl);
+	ASSERT_EQ(0, dp_post(self->p.qp[from], &w));
+	ASSERT_POLL1(me->scq, &wc);
+	ASSERT_WC(&wc, 3, IBV_WC_SUCCESS,
+		  cas ? IBV_WC_COMP_SWAP : IBV_WC_FETCH_ADD);
+	ASSERT_EQ(before, *orig);
+	ASSERT_EQ(cas ? arg : before + arg, *word);
+}
+
+TEST_F(wire, rc_send)
+{
+	size_t sz[W_NSIZES];
+	int from, i;
+
+	w_pair(_metadata, self, IBV_QPT_RC);
+	w_sizes(self, sz);
+	for (from = 0; from < 2; from++) {
+		for (i = 0; i < W_NSIZES; i++) {
+			w_send(_metadata, self, from, sz[i], 1, false, false);
+			w_send(_metadata, self, from, sz[i], 3, true, false);
+		}
+		w_send(_metadata, self, from, W_INLINE, 4, false, true);
+		w_send(_metadata, self, from, 1, 1, true, true);
+	}
+}
+
+TEST_F(wire, rc_write)
+{
+	size_t sz[W_NSIZES];
+	int from, i;
+
+	w_pair(_metadata, self, IBV_QPT_RC);
+	w_sizes(self, sz);
+	for (from = 0; from < 2; from++) {
+		for (i = 0; i < W_NSIZES; i++) {
+			w_write(_metadata, self, from, sz[i], 1, false);
+			w_write(_metadata, self, from, sz[i], 3, true);
+		}
+	}
+}
+
+TEST_F(wire, rc_read_atomic)
+{
+	size_t sz[W_NSIZES];
+	int from, i;
+
+	w_pair(_metadata, self, IBV_QPT_RC);
+	w_sizes(self, sz);
+	for (from = 0; from < 2; from++) {
+		for (i = 0; i < W_NSIZES; i++)
+			w_read(_metadata, self, from, sz[i], 3);
+		w_atomic(_metadata, self, from, true);
+		w_atomic(_metadata, self, from, false);
+	}
+}
+
+TEST_F(wire, uc)
+{
+	size_t sz[W_NSIZES];
+	int from, i;
+
+	w_pair(_metadata, self, IBV_QPT_UC);
+	w_sizes(self, sz);
+	for (from = 0; from < 2; from++) {
+		for (i = 0; i < W_NSIZES; i++) {
+			w_send(_metadata, self, from, sz[i], 2, i & 1, false);
+			w_write(_metadata, self, from, sz[i], 2, false);
+			w_write(_metadata, self, from, sz[i], 1, true);
+		}
+		w_send(_metadata, self, from, W_INLINE, 1, false, true);
+	}
+}
+
+/* UD: datagrams up to the MTU; the GRH holds the sender's IP header. */
+TEST_F(wire, ud)
+{
+	struct w_side *s = self->s;
+	const uint8_t *grh;
+	int from;
+
+	w_pair(_metadata, self, IBV_QPT_UD);
+	for (from = 0; from < 2; from++) {
+		struct dp_sgl dsgl;
+
+		w_send(_metadata, self, from, 0, 1, false, false);
+		w_send(_metadata, self, from, 1, 1, true, false);
+		w_send(_metadata, self, from, W_INLINE, 1, false, true);
+		w_send(_metadata, self, from, w_mtu(self), 3, true, false);
+		/* the receive began at an odd offset: find its GRH */
+		ASSERT_EQ(0, dp_sgl_make(&s[!from].dbuf, 0,
+					 DP_GRH + w_mtu(self), 2,
+					 ~dp_seed(from, w_mtu(self), 7),
+					 &dsgl));
+		grh = (const uint8_t *)(uintptr_t)dsgl.sge[0].addr;
+		if (!variant->ipv6) {
+			/* IPv4 in the last 20 bytes: source, destination */
+			ASSERT_EQ(0x45, grh[20]);
+			ASSERT_EQ(0, memcmp(grh + 32, s[from].gid.raw + 12, 4));
+			ASSERT_EQ(0, memcmp(grh + 36, s[!from].gid.raw + 12, 4));
+		} else {
+			ASSERT_EQ(6, grh[0] >> 4);
+			ASSERT_EQ(0, memcmp(grh + 8, s[from].gid.raw, 16));
+			ASSERT_EQ(0, memcmp(grh + 24, s[!from].gid.raw, 16));
+		}
+	}
+}
+
+static uint64_t w_counter(struct __test_metadata *_metadata,
+			  struct w_side *s, enum rnic_nl_counter c)
+{
+	struct rnic_stat_info info;
+
+	EXPECT_EQ(0, rnic_stat_get(s->g, s->dev, &info));
+	return info.counters[c];
+}
+
+/*
+ * sent_pkts and rcvd_pkts count packets on the wire: a WRITE of 3 MTUs is
+ * 3 packets out of one host and into the other, whose ACKs go back; a UD
+ * datagram is one packet. Nothing is dropped or fails to go out.
+ */
+TEST_F(wire, counters)
+{
+	static const enum rnic_nl_counter zero[] = {
+		RNIC_NL_COUNTER_SEND_ERR, RNIC_NL_COUNTER_DROP_BAD_HEADER,
+		RNIC_NL_COUNTER_DROP_BAD_ICRC, RNIC_NL_COUNTER_DROP_BAD_PKEY,
+		RNIC_NL_COUNTER_DROP_NO_QP, RNIC_NL_COUNTER_REQ_NOT_PEER,
+		RNIC_NL_COUNTER_RESP_NOT_PEER,
+	};
+	uint64_t sent[2], rcvd[2];
+	unsigned int i, j;
+
+	w_pair(_metadata, self, IBV_QPT_RC);
+	w_send(_metadata, self, 0, 8, 1, false, false);
+	for (i = 0; i < 2; i++) {
+		sent[i] = w_counter(_metadata, &self->s[i],
+				    RNIC_NL_COUNTER_SENT_PKTS);
+		rcvd[i] = w_counter(_metadata, &self->s[i],
+				    RNIC_NL_COUNTER_RCVD_PKTS);
+	}
+	w_write(_metadata, self, 0, 3 * w_mtu(self), 1, false);
+	/* the last ACK may still be on its way to host 0 */
+	usleep(100 * 1000);
+	ASSERT_EQ(sent[0] + 3, w_counter(_metadata, &self->s[0],
+					 RNIC_NL_COUNTER_SENT_PKTS));
+	ASSERT_EQ(rcvd[1] + 3, w_counter(_metadata, &self->s[1],
+					 RNIC_NL_COUNTER_RCVD_PKTS));
+	/* every ACK host 1 sent, host 0 received; at least one */
+	ASSERT_LT(sent[1], w_counter(_metadata, &self->s[1],
+				     RNIC_NL_COUNTER_SENT_PKTS));
+	ASSERT_EQ(w_counter(_metadata, &self->s[1],
+			    RNIC_NL_COUNTER_SENT_PKTS) - sent[1],
+		  w_counter(_metadata, &self->s[0],
+			    RNIC_NL_COUNTER_RCVD_PKTS) - rcvd[0]);
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < ARRAY_SIZE(zero); j++)
+			ASSERT_EQ(0, w_counter(_metadata, &self->s[i], zero[j]))
+				TH_LOG("host %u: %s", i,
+				       rnic_counter_name(zero[j]));
+}
+
+/*
+ * An address the kernel does not route through the bound netdev is
+ * unreachable: no AH, and the QP stays in INIT.
+ */
+TEST_F(wire, unreachable)
+{
+	static const uint8_t far4[16] = {
+		[10] = 0xff, [11] = 0xff, 10, 78, 0, 9
+	};
+	static const uint8_t far6[16] = { 0xfd, 0x78, [15] = 9 };
+	union ibv_gid far;
+	struct ibv_qp *qp;
+
+	memcpy(far.raw, variant->ipv6 ? far6 : far4, 16);
+	errno = 0;
+	ASSERT_EQ(NULL, dp_ah(self->s[0].pd, &far, self->s[0].gid_index));
+	ASSERT_EQ(ENETUNREACH, errno);
+	qp = do_ptr(dp_qp_create(self->s[0].pd, self->s[0].scq,
+				 self->s[0].rcq, &self->o));
+	ASSERT_EQ(0, dp_qp_init(qp, &self->o));
+	ASSERT_EQ(ENETUNREACH, dp_qp_rtr(qp, &self->o, 2, &far,
+					 self->s[0].gid_index, 0));
+	ASSERT_EQ(IBV_QPS_INIT, dp_qp_state(qp));
+	/* the peer's address is reachable from the same QP */
+	ASSERT_EQ(0, dp_qp_rtr(qp, &self->o, 2, &self->s[1].gid,
+			       self->s[0].gid_index, 0));
+	ASSERT_EQ(0, ibv_destroy_qp(qp));
+}
+
+/*
+ * A path MTU above what the bound netdev carries is refused (EINVAL), not
+ * clamped: with MTU 1500 the port's active MTU is 1024.
+ */
+TEST_F(wire, path_mtu)
+{
+	struct ibv_port_attr port;
+	struct ibv_qp *qp;
+
+	ASSERT_EQ(0, setns(self->s[0].nsfd, CLONE_NEWNET));
+	ASSERT_EQ(0, rnic_sh("ip link set %s mtu 1500", w_netdev[0]));
+	ASSERT_EQ(0, setns(self->init_ns, CLONE_NEWNET));
+	ASSERT_EQ(0, ibv_query_port(self->s[0].ctx, 1, &port));
+	ASSERT_EQ(IBV_MTU_1024, port.active_mtu);
+	qp = do_ptr(dp_qp_create(self->s[0].pd, self->s[0].scq,
+				 self->s[0].rcq, &self->o));
+	ASSERT_EQ(0, dp_qp_init(qp, &self->o));
+	self->o.mtu = IBV_MTU_2048;
+	ASSERT_EQ(EINVAL, dp_qp_rtr(qp, &self->o, 2, &self->s[1].gid,
+				    self->s[0].gid_index, 0));
+	ASSERT_EQ(IBV_QPS_INIT, dp_qp_state(qp));
+	self->o.mtu = IBV_MTU_1024;
+	ASSERT_EQ(0, dp_qp_rtr(qp, &self->o, 2, &self->s[1].gid,
+			       self->s[0].gid_index, 0));
+	ASSERT_EQ(0, ibv_destroy_qp(qp));
+}
+
+TEST_HARNESS_MAIN
