@@ -105,6 +105,8 @@ bad "an unknown stack" "[{\"test\": \"write_bw\", \"size\": 1, \"stack\": \"siw\
 bad "a string value" "[{\"test\": \"write_bw\", \"size\": 1, \"stack\": \"rnic\", \"value\": \"1\", \"unit\": \"MB/s\"}, $rest" 'value'
 bad "a duplicate record" "[$good, $good, $rest" 'twice'
 bad "a file without a goal row" "[$good]" 'no rnic figure for the goal row write_lat 8'
+nowire=$(python3 -c 'import json, sys; print(json.dumps([r for r in json.load(open(sys.argv[1])) if not r["stack"].startswith("wire-")]))' "$tmp/t.json")
+bad "a file without the wire rows" "$nowire" 'no wire-rnic figure for the wire goal row send_bw 64'
 
 echo "1..$n"
 exit $failed
