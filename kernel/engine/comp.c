@@ -72,9 +72,13 @@ enum rnic_comp_result {
 	RNIC_COMP_IGNORED,	/* stale or unexpected */
 	RNIC_COMP_PLACED,	/* progress */
 	RNIC_COMP_DONE,		/* the WQE is complete (or failed) */
+	RNIC_COMP_REWOUND,	/* a response is missing: asked again */
 };
 
-/* Place a READ response. */
+/*
+ * Place a READ response, in order: the WQE completes with its last
+ * response only when every one before it was placed.
+ */
 static int rnic_comp_read(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 {
 	struct rnic_req *req = &qp->req;
@@ -84,8 +88,7 @@ static int rnic_comp_read(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 
 	if (req->done == req->fetched || !kw->started ||
 	    kw->wqe.opcode != RNIC_WR_RDMA_READ ||
-	    rnic_psn_before(pkt->psn, kw->first_psn) ||
-	    rnic_psn_before(kw->last_psn, pkt->psn))
+	    pkt->psn != kw->resp_psn)
 		return RNIC_COMP_IGNORED;
 	off = (u64)rnic_psn_add(pkt->psn, -kw->first_psn) * qp->path.mtu;
 	if (off + pkt->len > kw->length)
@@ -103,6 +106,8 @@ static int rnic_comp_read(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 		rnic_pkt_copy_payload(dst, 0, pkt);
 		rnic_payload_put(dst);
 	}
+	kw->resp_psn = rnic_psn_add(pkt->psn, 1);
+	kw->resp_gap = false;
 	if (pkt->psn != kw->last_psn)
 		return RNIC_COMP_PLACED;
 	rnic_req_complete(qp, RNIC_WC_SUCCESS);
@@ -134,6 +139,26 @@ static int rnic_comp_atomic(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	return RNIC_COMP_DONE;
 }
 
+/*
+ * A response that is not the one the READ or atomic at done waits for
+ * (rnic_kwqe.resp_psn). One after it means that one was lost, or is late:
+ * ask again from it, once until it comes; the transport timer covers a
+ * request that is lost again.
+ */
+static int rnic_comp_gap(struct rnic_qp *qp, u32 psn)
+{
+	struct rnic_req *req = &qp->req;
+	struct rnic_kwqe *kw = rnic_kwqe(qp, req->done);
+
+	if (req->done == req->fetched || !kw->started ||
+	    !rnic_wqe_is_rd_atomic(kw->wqe.opcode) || kw->resp_gap ||
+	    !rnic_psn_before(kw->resp_psn, psn) ||
+	    !rnic_req_rewind(qp, kw->resp_psn))
+		return RNIC_COMP_IGNORED;
+	kw->resp_gap = true;
+	return RNIC_COMP_REWOUND;
+}
+
 /* The peer answered up to @psn: transport and RNR retries start afresh. */
 static void rnic_comp_progress(struct rnic_req *req, u32 psn)
 {
@@ -156,6 +181,28 @@ static u32 rnic_nak_status(u32 code)
 	}
 }
 
+/*
+ * The last PSN an AETH acknowledges into @psn: an ACK's own; the one
+ * before an RNR NAK's or a PSN sequence error NAK's (the peer took
+ * everything up to there). Return: false for the NAKs that end the QP.
+ */
+static bool rnic_aeth_acked(const struct rnic_pkt *pkt, u32 *psn)
+{
+	u32 type = pkt->syndrome & RNIC_SYN_TYPE_MASK;
+
+	if (type == RNIC_SYN_ACK) {
+		*psn = pkt->psn;
+		return true;
+	}
+	if (type == RNIC_SYN_RNR ||
+	    (type == RNIC_SYN_NAK &&
+	     (pkt->syndrome & RNIC_SYN_VALUE_MASK) == RNIC_NAK_PSN_SEQ)) {
+		*psn = rnic_psn_add(pkt->psn, -1);
+		return true;
+	}
+	return false;
+}
+
 /* An ACK or NAK (AETH). Return: true if the requester should look. */
 static bool rnic_comp_aeth(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 {
@@ -170,7 +217,9 @@ static bool rnic_comp_aeth(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	case RNIC_SYN_RNR:
 		rnic_dev_count(qp->rdev, RNIC_NL_COUNTER_RCVD_RNR_ERR);
 		rnic_comp_ack(qp, prev);
-		if (!rnic_req_find_psn(qp, pkt->psn, &index))
+		/* nothing was sent during the wait: a duplicate or a late one */
+		if (req->rnr_wait ||
+		    !rnic_req_find_psn(qp, pkt->psn, &index))
 			return false;
 		if (req->rnr_retry != RNIC_RNR_INFINITE) {
 			if (!req->rnr_left) {
@@ -214,7 +263,7 @@ void rnic_comp_rcv(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	u8 oper = pkt->opcode & RNIC_OPER_MASK;
 	int result = RNIC_COMP_IGNORED;
 	bool poke = false;
-	u32 state;
+	u32 state, acked;
 
 	if (qp->type != RNIC_QPT_RC ||
 	    (pkt->opcode & RNIC_TRANSPORT_MASK) != RNIC_TRANSPORT_RC)
@@ -233,15 +282,23 @@ void rnic_comp_rcv(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 		poke = rnic_comp_ack(qp, rnic_psn_add(pkt->psn, -1));
 		result = oper == RNIC_ATOMIC_ACK ? rnic_comp_atomic(qp, pkt) :
 						   rnic_comp_read(qp, pkt);
-		if (result != RNIC_COMP_IGNORED)
+		if (result == RNIC_COMP_IGNORED)
+			result = rnic_comp_gap(qp, pkt->psn);
+		if (result == RNIC_COMP_PLACED || result == RNIC_COMP_DONE)
 			rnic_comp_progress(req, pkt->psn);
-		poke = poke || result == RNIC_COMP_DONE;
+		poke = poke || result == RNIC_COMP_DONE ||
+		       result == RNIC_COMP_REWOUND;
 	} else if (oper == RNIC_ACK) {
+		/*
+		 * A new PSN acknowledged, by an ACK or a NAK that asks for
+		 * the packets after it: the peer makes progress. Before the
+		 * NAK is handled, so that an RNR NAK for a new PSN uses one
+		 * of a fresh set of RNR retries.
+		 */
+		if (rnic_aeth_acked(pkt, &acked) &&
+		    rnic_psn_before(req->ack_psn, acked))
+			rnic_comp_progress(req, acked);
 		poke = rnic_comp_aeth(qp, pkt);
-		/* a new PSN acknowledged: the peer makes progress */
-		if ((pkt->syndrome & RNIC_SYN_TYPE_MASK) == RNIC_SYN_ACK &&
-		    rnic_psn_before(req->ack_psn, pkt->psn))
-			rnic_comp_progress(req, pkt->psn);
 	}
 out:
 	spin_unlock(&req->lock);

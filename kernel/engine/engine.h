@@ -146,8 +146,12 @@ struct rnic_qp_scratch {
  * @length: message bytes
  * @first_psn: PSN of its first packet, once started
  * @last_psn: PSN of its last packet (RDMA READ: last response)
+ * @resp_psn: RDMA READ, atomic: the PSN of the next response it waits
+ *	for; READ responses are placed in order (rnic_comp_read())
  * @status: 0, or the WC status it fails with when its turn comes
  * @rd_credit: holds one of the QP's RDMA READ/atomic credits
+ * @resp_gap: RDMA READ, atomic: a response after @resp_psn came, and
+ *	the requester was sent back to @resp_psn; until that one comes
  * @started: its first packet was sent since the last rewind
  * @lost: RC, fault injection (RNIC_NL_FAULT_RETRY_EXC): none of its
  *	packets is sent, first or again, so that it ends in
@@ -162,8 +166,10 @@ struct rnic_kwqe {
 	u32 length;
 	u32 first_psn;
 	u32 last_psn;
+	u32 resp_psn;
 	u32 status;
 	bool rd_credit;
+	bool resp_gap;
 	bool started;
 	bool lost;
 	u32 dqpn;

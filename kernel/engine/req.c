@@ -187,6 +187,13 @@ void rnic_req_complete(struct rnic_qp *qp, u32 status)
 		cqe.qp_num = qp->qpn;
 	}
 	if (req->next == req->done) {
+		/*
+		 * The requester was sending it again (a READ or an atomic
+		 * answered while it went back): the next one goes on after
+		 * its last PSN, not from where the resending got to.
+		 */
+		if (kw->started)
+			req->psn = rnic_psn_add(kw->last_psn, 1);
 		req->next++;
 		req->offset = 0;
 	}
@@ -473,6 +480,8 @@ static bool rnic_req_start(struct rnic_qp *qp, struct rnic_kwqe *kw)
 		max_t(u32, DIV_ROUND_UP(kw->length, qp->path.mtu), 1);
 	kw->first_psn = req->psn;
 	kw->last_psn = rnic_psn_add(req->psn, npkts - 1);
+	kw->resp_psn = req->psn;
+	kw->resp_gap = false;
 	kw->started = true;
 	kw->lost = qp->type == RNIC_QPT_RC && rnic_fault_retry_exc(qp->rdev);
 	return true;
@@ -689,9 +698,14 @@ static void rnic_req_timeout(struct rnic_qp *qp)
 	}
 	rnic_dev_count(qp->rdev, RNIC_NL_COUNTER_COMPLETER_RETRY_ERR);
 	req->retry_left--;
-	/* go back to the first packet not acknowledged */
+	/*
+	 * Go back to the first packet not acknowledged; for a READ or an
+	 * atomic, not answered: a NAK acknowledges it without its answer.
+	 */
 	kw = rnic_kwqe(qp, req->done);
-	if (rnic_req_find_psn(qp, rnic_psn_add(req->ack_psn, 1), &index))
+	if (rnic_wqe_is_rd_atomic(kw->wqe.opcode))
+		rnic_req_rewind(qp, kw->resp_psn);
+	else if (rnic_req_find_psn(qp, rnic_psn_add(req->ack_psn, 1), &index))
 		rnic_req_rewind(qp, rnic_psn_add(req->ack_psn, 1));
 	else
 		rnic_req_rewind(qp, kw->first_psn);

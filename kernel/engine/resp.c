@@ -383,6 +383,12 @@ static bool rnic_resp_need_rwqe(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 				       RNIC_NL_COUNTER_SEND_RNR_ERR);
 			rnic_resp_aeth(qp, pkt->psn,
 				       RNIC_SYN_RNR | resp->min_rnr_timer);
+			/*
+			 * The requester sends again from here after its
+			 * wait: the packets behind this one get no NAK of
+			 * their own, which would make it send at once.
+			 */
+			resp->nak_sent = true;
 		} else {
 			resp->drop_msg = !rnic_oper_ends(pkt->opcode &
 							 RNIC_OPER_MASK);

@@ -43,8 +43,18 @@ has "$tmp/t.md" '^\| send_bw \| 64 \| Mpps \| 0.250 \| 0.050 \| 5.00 \| 16% \| P
 ok $? "send_bw 64 row: Mpps, compared with memcpy as bytes/s"
 has "$tmp/t.md" '^\| read_bw \| 65536 \| MB/s \| 225 \| 15.0 \| 15.0 .* \[figures from rnic 2, rxe 2 of 3 runs\]'
 ok $? "read_bw row: median of the runs that worked, and says so"
-has "$tmp/t.md" '^Goals: 3 PASS, 1 MISS\.$'
-ok $? "goal summary"
+# wire rows: rnic<->rnic 300,200,250 against rxe<->rxe 40,50,45; rnic->rxe
+# 60,-,80 is information
+has "$tmp/t.md" '^\| write_bw \| 65536 \| MB/s \| 250 \| 45.0 \| 5.56 \| 28% \| 70.0 \| PASS \(≥ 5× rxe, ≥ 25% of memcpy\) \|$'
+ok $? "wire write_bw row: medians, ratios, rnic->rxe, the wire goal met"
+has "$tmp/t.md" '^\| read_bw \| 65536 \| MB/s \| 100 \| 10.0 \| 10.0 \| 11% \| - \| MISS '
+ok $? "wire read_bw row: 25% of memcpy missed; no rnic->rxe figure, no failure"
+has "$tmp/t.md" '^\| send_bw \| 64 \| Mpps \| 0.110 \| 0.040 \| 2.75 \| .* \| MISS \(≥ 3× rxe\) \|$'
+ok $? "wire send_bw row: the wire goal (3x) missed"
+has "$tmp/t.md" '^\| write_lat \| 8 \| usec \| 45.00 \| 90.00 \| 0.50 \| - \| 60.00 \| PASS \(≤ 0.5× rxe\) \|$'
+ok $? "wire write_lat row: at the goal is a pass"
+has "$tmp/t.md" '^Goals: 5 PASS, 3 MISS\.$'
+ok $? "goal summary, wire rows included"
 has "$tmp/t.md" '^- CPU model: max,erms=off$'
 ok $? "VM configuration listed"
 python3 - "$tmp/t.json" <<'PY'
@@ -56,9 +66,13 @@ assert d[("send_bw", 64, "rxe")] == (0.05, "Mpps"), d
 assert d[("write_lat", 8, "rxe")] == (500, "usec"), d
 assert d[("null_syscall", 0, "syscall")] == (0.2, "usec"), d
 assert ("write_lat", 8, "memcpy") not in d
-assert len(d) == 12, len(d)
+assert d[("write_bw", 65536, "wire-rnic")] == (250, "MB/s"), d
+assert d[("write_bw", 65536, "wire-rnic-rxe")] == (70, "MB/s"), d
+assert d[("send_bw", 64, "wire-rxe")] == (0.04, "Mpps"), d
+assert ("send_bw", 64, "wire-rnic-rxe") not in d
+assert len(d) == 22, len(d)
 PY
-ok $? "JSON records: values, units, one memcpy per bandwidth row, the syscall"
+ok $? "JSON records: values, units, one memcpy per bandwidth row, the syscall, the wire stacks"
 
 # all rxe read_bw runs failed: the row has no rxe figure, exit status 1
 sed 's/^\(BENCH run rxe read_bw 65536 [0-9]\) .*/\1 []/' "$dir/sample.raw" >"$tmp/fail.raw"
@@ -91,6 +105,8 @@ bad "an unknown stack" "[{\"test\": \"write_bw\", \"size\": 1, \"stack\": \"siw\
 bad "a string value" "[{\"test\": \"write_bw\", \"size\": 1, \"stack\": \"rnic\", \"value\": \"1\", \"unit\": \"MB/s\"}, $rest" 'value'
 bad "a duplicate record" "[$good, $good, $rest" 'twice'
 bad "a file without a goal row" "[$good]" 'no rnic figure for the goal row write_lat 8'
+nowire=$(python3 -c 'import json, sys; print(json.dumps([r for r in json.load(open(sys.argv[1])) if not r["stack"].startswith("wire-")]))' "$tmp/t.json")
+bad "a file without the wire rows" "$nowire" 'no wire-rnic figure for the wire goal row send_bw 64'
 
 echo "1..$n"
 exit $failed
