@@ -17,6 +17,8 @@
 #   make bench    build, then rnic against rdma_rxe in one VM boot: prints the
 #                 table, writes bench/results/latest.{md,json}
 #                 (tools/dev/bench)
+#   make interop  rnic against rdma_rxe and rdma-core's programs over the
+#                 wire in the VM (selftests/interop.sh); PARTS= picks parts
 #   make stress   the long passes in the VM (fuzzer 1M, kill storm 1000,
 #                 churn 10000; tools/dev/stress), under 60 minutes
 #   make clean
@@ -56,7 +58,7 @@ export BUILD
 
 .PHONY: all module userspace tools selftests deps run check bench clean stress
 .PHONY: install uninstall install-check man docs doc-check dkms-check
-.PHONY: dkms-install dkms-uninstall fuzz
+.PHONY: dkms-install dkms-uninstall fuzz interop
 
 all: module userspace tools selftests
 
@@ -99,6 +101,11 @@ fuzz: all
 		$(if $(REPLAY),RNIC_FUZZ_REPLAY=$(REPLAY)) \
 		$(BUILD)/selftests/fuzz
 endif
+
+interop: deps
+	$(MAKE) all
+	$(TOP)/tools/dev/vm/run --timeout 3000 -- env \
+		$(if $(PARTS),INTEROP_PARTS="$(PARTS)") $(TOP)/selftests/run interop
 
 bench: deps
 	$(MAKE) all
