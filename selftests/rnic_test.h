@@ -91,6 +91,14 @@ static inline int rnic_sh(const char *fmt, ...)
 	return WIFEXITED(ret) ? WEXITSTATUS(ret) : -1;
 }
 
+/* After a failure: the caller's namespace's neighbours, addresses and
+ * non-zero network counters, as TAP comments.
+ */
+static inline void rnic_net_log(void)
+{
+	rnic_sh("{ ip neigh; ip -o addr; nstat -asz | grep -v ' 0 '; } 2>&1 | sed 's/^/# /'");
+}
+
 /* Write a formatted line into a file (sysfs, cgroupfs); 0 or -errno. */
 static inline int rnic_put_file(const char *path, const char *fmt, ...)
 {

@@ -546,6 +546,7 @@ static inline int rw_mac(const char *ifname, uint8_t *mac)
 static const char *const wh_netdev[2] = { "t_wb0", "t_wb1" };
 static const char *const wh_addr4[2] = { "10.79.0.1", "10.79.0.2" };
 static const char *const wh_addr6[2] = { "fd79::1", "fd79::2" };
+static const char *const wh_mac[2] = { "02:79:00:00:00:01", "02:79:00:00:00:02" };
 static const uint8_t wh_gid4[2][16] = {
 	{ [10] = 0xff, [11] = 0xff, 10, 79, 0, 1 },
 	{ [10] = 0xff, [11] = 0xff, 10, 79, 0, 2 },
@@ -624,6 +625,9 @@ static inline void wh_side_setup(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, rnic_sh("ip link set lo up && ip addr add %s/24 dev %s && ip -6 addr add %s/64 dev %s nodad && ip link set %s up",
 			     wh_addr4[i], wh_netdev[i], wh_addr6[i],
 			     wh_netdev[i], wh_netdev[i]));
+	ASSERT_EQ(0, rnic_sh("ip neigh add %s lladdr %s dev %s nud permanent && ip neigh add %s lladdr %s dev %s nud permanent",
+			     wh_addr4[!i], wh_mac[!i], wh_netdev[i],
+			     wh_addr6[!i], wh_mac[!i], wh_netdev[i]));
 	ASSERT_EQ(0, rw_mac(wh_netdev[i], s->mac));
 	s->g = do_ptr(rnic_genl_open());
 	snprintf(s->dev, sizeof(s->dev), "t_wb%c%d", 'a' + i, getpid());
@@ -640,7 +644,8 @@ static inline void wh_side_setup(struct __test_metadata *_metadata,
 }
 
 /*
- * Two namespaces joined by a veth pair, addresses on both ends, a device
+ * Two namespaces joined by a veth pair, addresses and permanent
+ * neighbours on both ends (why: wire.c), a device
  * bound to each with a context on it, and the raw sender on host 1's
  * end. Leaves the caller in @h->init_ns.
  */
@@ -663,9 +668,9 @@ static inline void wire_hosts_setup(struct __test_metadata *_metadata,
 		ASSERT_LE(0, h->s[i].nsfd);
 	}
 	/* in host 0's namespace now */
-	ASSERT_EQ(0, rnic_sh("ip link add %s mtu %d type veth peer name %s mtu %d netns /proc/%d/fd/%d",
-			     wh_netdev[0], WH_MTU, wh_netdev[1], WH_MTU,
-			     getpid(), h->s[1].nsfd));
+	ASSERT_EQ(0, rnic_sh("ip link add %s mtu %d address %s type veth peer name %s mtu %d address %s netns /proc/%d/fd/%d",
+			     wh_netdev[0], WH_MTU, wh_mac[0], wh_netdev[1],
+			     WH_MTU, wh_mac[1], getpid(), h->s[1].nsfd));
 	for (i = 0; i < 2; i++)
 		wh_side_setup(_metadata, h, i);
 	/* in host 1's namespace */
