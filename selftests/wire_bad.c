@@ -825,4 +825,146 @@ TEST_F(wire_bad, udp_length_mismatch)
 	wb_after(_metadata, self);
 }
 
+/* Open a socket that sees every frame on host 1's end of the veth. */
+static int wb_capture_open(struct __test_metadata *_metadata,
+			   FIXTURE_DATA(wire_bad) *self)
+{
+	struct sockaddr_ll sll = {
+		.sll_family = AF_PACKET,
+		.sll_protocol = htons(ETH_P_ALL),
+	};
+	int rcvbuf = 16 << 20, fd;
+
+	if (setns(self->h.s[1].nsfd, CLONE_NEWNET))
+		return -1;
+	sll.sll_ifindex = if_nametoindex(wh_netdev[1]);
+	fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(ETH_P_ALL));
+	if (fd >= 0) {
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
+			   sizeof(rcvbuf));
+		if (bind(fd, (struct sockaddr *)&sll, sizeof(sll))) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	EXPECT_EQ(0, setns(self->h.init_ns, CLONE_NEWNET));
+	return fd;
+}
+
+/*
+ * The next RoCEv2 packet host 0 sent to host 1's QP @dqpn into @f, within
+ * @end (ms); its ICRC checked. Return: its BTH opcode, or -1.
+ */
+static int wb_capture_next(struct __test_metadata *_metadata, int fd,
+			   struct rw_frame *f, bool ipv6, uint32_t dqpn,
+			   long end)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	const uint8_t *b = f->buf;
+	struct sockaddr_ll from;
+	socklen_t from_len;
+	ssize_t n;
+
+	while (dp_now_ms() < end) {
+		if (poll(&pfd, 1, 100) <= 0)
+			continue;
+		from_len = sizeof(from);
+		n = recvfrom(fd, f->buf, sizeof(f->buf), MSG_DONTWAIT,
+			     (struct sockaddr *)&from, &from_len);
+		/* what host 1 sends is seen too */
+		if (n < 0 || from.sll_pkttype == PACKET_OUTGOING)
+			continue;
+		f->ipv6 = ipv6;
+		f->ip = RW_ETH_LEN;
+		f->ip_len = ipv6 ? RW_IP6_LEN : RW_IP4_LEN;
+		f->udp = f->ip + f->ip_len;
+		f->bth = f->udp + RW_UDP_LEN;
+		if (n < (ssize_t)(f->bth + RW_BTH_LEN + RW_ICRC_LEN) ||
+		    (b[12] << 8 | b[13]) != (ipv6 ? ETH_P_IPV6 : ETH_P_IP) ||
+		    (b[f->udp + 2] << 8 | b[f->udp + 3]) != RW_ROCE_PORT ||
+		    (b[f->bth + 5] << 16 | b[f->bth + 6] << 8 |
+		     b[f->bth + 7]) != (int)dqpn)
+			continue;
+		/* the IP packet's length, not the frame's */
+		f->len = f->ip + (ipv6 ? RW_IP6_LEN + (b[f->ip + 4] << 8 |
+						       b[f->ip + 5]) :
+				  (b[f->ip + 2] << 8 | b[f->ip + 3]));
+		if ((ssize_t)f->len > n ||
+		    f->len < f->bth + RW_BTH_LEN + RW_ICRC_LEN)
+			continue;
+		f->icrc = f->len - RW_ICRC_LEN;
+		EXPECT_EQ(rw_icrc(f), (uint32_t)(b[f->icrc] | b[f->icrc + 1] << 8 |
+						 b[f->icrc + 2] << 16 |
+						 (uint32_t)b[f->icrc + 3] << 24));
+		return b[f->bth];
+	}
+	return -1;
+}
+
+/*
+ * rdma_rxe's requester asks for a whole message in one READ; rnic's cuts
+ * it into chunks of 64 responses. A READ of 256 KiB from the raw socket
+ * (256 responses at path MTU 1024) is answered in full, in order, with
+ * the right opcodes, PSNs, bytes and ICRCs, and the connection goes on.
+ */
+TEST_F(wire_bad, read_whole_message)
+{
+	struct wire_side *s0 = &self->h.s[0];
+	const uint32_t mtu = 1024, npkts = WH_BUF / mtu;
+	struct rw_pkt p = wb_pkt(self, WB_RC);
+	uint32_t i, psn, hdr, len;
+	struct rw_frame f;
+	struct ibv_wc wc;
+	long end;
+	int fd, op;
+
+	p.opcode = RW_RC | RW_READ_REQ;
+	p.va = (uintptr_t)s0->dbuf.mem;
+	p.rkey = s0->dbuf.mr->rkey;
+	p.dma_len = WH_BUF;
+	p.payload = NULL;
+	p.len = 0;
+	fd = wb_capture_open(_metadata, self);
+	ASSERT_LE(0, fd);
+	wb_build(_metadata, self, &f, &p);
+	wb_mark(self);
+	ASSERT_EQ(0, rw_send(&self->h.tx, &f));
+	end = dp_now_ms() + 20 * 1000;
+	for (i = 0; i < npkts; i++) {
+		op = wb_capture_next(_metadata, fd, &f, variant->ipv6,
+				     self->qp[WB_RC][1]->qp_num, end);
+		ASSERT_EQ(RW_RC | (i == 0 ? RW_READ_RESP_FIRST :
+				   i == npkts - 1 ? RW_READ_RESP_LAST :
+				   RW_READ_RESP_MIDDLE), op)
+			TH_LOG("response %u of %u", i, npkts);
+		psn = f.buf[f.bth + 9] << 16 | f.buf[f.bth + 10] << 8 |
+		      f.buf[f.bth + 11];
+		ASSERT_EQ((self->epsn[WB_RC] + i) & RW_PSN_MASK, psn);
+		hdr = f.bth + RW_BTH_LEN +
+		      (i == 0 || i == npkts - 1 ? RW_AETH_LEN : 0);
+		len = f.icrc - hdr - (f.buf[f.bth + 1] >> RW_BTH_PAD_SHIFT & 3);
+		ASSERT_EQ(mtu, len);
+		ASSERT_EQ(0, memcmp(f.buf + hdr, s0->dbuf.mem + i * mtu, mtu))
+			TH_LOG("response %u", i);
+	}
+	close(fd);
+	wb_expect(_metadata, self, 0, 0, 1);
+	wb_untouched(_metadata, self);
+	ASSERT_EQ(IBV_QPS_RTS, dp_qp_state(self->qp[WB_RC][0]));
+
+	/*
+	 * It goes on at the PSN after the READ's responses. (Host 1's real
+	 * QP is now behind the PSNs the raw socket used: not used again.)
+	 */
+	p = wb_pkt(self, WB_RC);
+	p.psn = (self->epsn[WB_RC] + npkts) & RW_PSN_MASK;
+	wb_real_recv(_metadata, self, WB_RC);
+	wb_build(_metadata, self, &f, &p);
+	ASSERT_EQ(0, rw_send(&self->h.tx, &f));
+	ASSERT_POLL1(s0->rcq, &wc);
+	ASSERT_WC(&wc, 12, IBV_WC_SUCCESS, IBV_WC_RECV);
+	ASSERT_EQ(WB_LEN, wc.byte_len);
+	ASSERT_EQ(0, memcmp(s0->sbuf.mem + 8, self->payload, WB_LEN));
+}
+
 TEST_HARNESS_MAIN

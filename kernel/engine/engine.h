@@ -89,6 +89,8 @@ enum rnic_oper {
 #define RNIC_IB_MAX_MSG_SZ	BIT(31)
 /* READ requests are cut into chunks of at most this many responses. */
 #define RNIC_READ_CHUNK_PKTS	64
+/* READ responses and atomic ACKs the responder sends per pass. */
+#define RNIC_RESP_BUDGET	64
 /* RC: an ACK is asked for at least every so many packets (a power of 2). */
 #define RNIC_ACK_EVERY		64
 /* Bytes of a SEND or WRITE message a request carries on the local link. */

@@ -90,6 +90,8 @@ static void rnic_req_work(struct work_struct *work)
 	if (!READ_ONCE(qp->req.dead)) {
 		if (rnic_qp_state(qp) == RNIC_QPS_ERR)
 			rnic_resp_flush(qp);
+		else
+			rnic_resp_work(qp);
 		rnic_req_run(qp);
 	}
 	rnic_qp_dp_put(qp);
@@ -108,7 +110,8 @@ static int rnic_qp_dp_charge(struct rnic_qp *qp, size_t wqes_size)
 	struct mm_struct *mm;
 
 	if (qp->type == RNIC_QPT_RC)
-		bytes += RNIC_MAX_RD_ATOM * sizeof(*qp->resp.atomics);
+		bytes += RNIC_MAX_RD_ATOM * (sizeof(*qp->resp.atomics) +
+					     sizeof(*qp->resp.owed));
 	npages = DIV_ROUND_UP(bytes, PAGE_SIZE);
 	mm = rnic_charge_pinned(npages);
 	if (IS_ERR(mm))
@@ -173,7 +176,10 @@ int rnic_qp_dp_init(struct rnic_qp *qp)
 		qp->resp.atomics = kcalloc(RNIC_MAX_RD_ATOM,
 					   sizeof(*qp->resp.atomics),
 					   GFP_KERNEL_ACCOUNT);
-		if (!qp->resp.atomics)
+		qp->resp.owed = kcalloc(RNIC_MAX_RD_ATOM,
+					sizeof(*qp->resp.owed),
+					GFP_KERNEL_ACCOUNT);
+		if (!qp->resp.atomics || !qp->resp.owed)
 			return -ENOMEM;
 	}
 	rnic_qp_path_reset(qp);
@@ -249,6 +255,7 @@ void rnic_qp_dp_fini(struct rnic_qp *qp)
 {
 	kvfree(qp->req.wqes);
 	kfree(qp->resp.atomics);
+	kfree(qp->resp.owed);
 	kfree(qp->scratch);
 	if (qp->dp_mm)
 		rnic_uncharge_pinned(qp->dp_mm, qp->dp_pages);

@@ -36,6 +36,31 @@ struct rnic_resp_atomic {
 };
 
 /**
+ * struct rnic_resp_owed - responses the responder owes for one READ or
+ *	atomic request it accepted, sent in PSN order (resp.c)
+ * @va: READ: the address of the first byte
+ * @rkey: READ: the key the request named
+ * @len: READ: bytes asked for
+ * @orig: atomic: the original value to answer with
+ * @msn: the MSN its responses carry
+ * @psn: PSN of the first response
+ * @npkts: responses in all (1 for an atomic)
+ * @sent: responses sent so far
+ * @atomic: an atomic ACK, else READ responses
+ */
+struct rnic_resp_owed {
+	u64 va;
+	u32 rkey;
+	u32 len;
+	u64 orig;
+	u32 msn;
+	u32 psn;
+	u32 npkts;
+	u32 sent;
+	bool atomic;
+};
+
+/**
  * struct rnic_req - requester and completer of a QP: sends the work
  *	requests of its SQ and completes them when the responses arrive
  * @lock: protects everything below; always with BH off (_bh, or plain
@@ -151,6 +176,19 @@ struct rnic_req {
  *	NULL for UC and UD
  * @atomic_next: atomics executed (free-running): the next entry of
  *	@atomics to reuse, modulo RNIC_MAX_RD_ATOM
+ * @owed: RC: READ responses and atomic ACKs not yet sent, oldest at
+ *	@owed_head, a ring of RNIC_MAX_RD_ATOM entries allocated with the
+ *	QP; NULL for UC and UD. A READ is answered in budgeted passes
+ *	(rnic_resp_push()): the first in the call that accepted it, the
+ *	rest from the requester's work, so that a peer may ask for a whole
+ *	message at once. While it is not empty, an ACK or a NAK that asks
+ *	for a resend waits in @aeth_owed: responses leave in PSN order
+ * @owed_head: entries done (free-running)
+ * @owed_tail: entries queued (free-running)
+ * @aeth_owed: an ACK or RNR/sequence NAK waits behind @owed
+ * @aeth_psn: its PSN
+ * @aeth_msn: its MSN
+ * @aeth_syndrome: its syndrome
  * @nak_sent: a PSN sequence error NAK was sent and not yet resolved
  * @rq_cons: the RQ's consumer index, the kernel's copy
  * @rq_prod: the RQ's producer index as last read; read again only when
@@ -184,6 +222,13 @@ struct rnic_resp {
 	bool comm_est;
 	struct rnic_resp_atomic *atomics;
 	u32 atomic_next;
+	struct rnic_resp_owed *owed;
+	u32 owed_head;
+	u32 owed_tail;
+	bool aeth_owed;
+	u32 aeth_psn;
+	u32 aeth_msn;
+	u8 aeth_syndrome;
 	bool nak_sent;
 	u32 rq_cons;
 	u32 rq_prod;
@@ -208,6 +253,7 @@ void rnic_qp_dp_apply(struct rnic_qp *qp, u32 cur, u32 next, u32 mask,
 void rnic_qp_dp_modified(struct rnic_qp *qp, u32 cur, u32 next);
 bool rnic_req_in_flight(struct rnic_qp *qp);
 bool rnic_resp_flush(struct rnic_qp *qp);
+void rnic_resp_work(struct rnic_qp *qp);
 int rnic_kick_sq(struct rnic_ucmd *ucmd);
 int rnic_ring_sq(struct rnic_ctx *ctx, unsigned long handle);
 

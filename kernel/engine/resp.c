@@ -8,9 +8,19 @@
  * a gap drops the message), the opcode sequence, the keys and access
  * rights, then places the payload with the one copy of a received packet
  * (rnic_pkt_copy_payload(), from the sender's memory or from an skb) and
- * completes receive WQEs. RC requests get their
- * ACK, NAK, READ responses or atomic ACK back through the link while the
- * lock is held; the requester's completer takes only its own lock.
+ * completes receive WQEs. RC requests get their ACK, NAK, READ responses
+ * or atomic ACK back through the link while the lock is held; the
+ * requester's completer takes only its own lock.
+ *
+ * Responses leave in PSN order. The READ responses and atomic ACKs owed
+ * are queued (rnic_resp.owed, sorted by PSN) and sent in passes of
+ * RNIC_RESP_BUDGET packets: one at the end of the call that delivered the
+ * request, the others from the requester's work (rnic_resp_work()). A
+ * peer may so ask for a whole 2 GiB message in one READ (rdma_rxe does)
+ * without the receive path sending it all at once. An ACK, or a NAK that
+ * asks for a resend, waits behind what is owed (rnic_resp.aeth_owed); a
+ * NAK that ends the connection does not wait, and nothing owed is sent
+ * after it.
  *
  * Receive WQEs are copied out of the RQ or SRQ ring when a message
  * starts (struct rnic_resp.rwqe); the ring entry is free for userspace
@@ -41,6 +51,9 @@ void rnic_resp_init(struct rnic_qp *qp)
 		memset(resp->atomics, 0xff,
 		       RNIC_MAX_RD_ATOM * sizeof(*resp->atomics));
 	resp->atomic_next = 0;
+	resp->owed_head = 0;
+	resp->owed_tail = 0;
+	resp->aeth_owed = false;
 	resp->nak_sent = false;
 	resp->rq_cons = 0;
 	resp->rq_prod = 0;
@@ -93,29 +106,106 @@ static bool rnic_oper_has_imm(u8 oper)
 	       oper == RNIC_WRITE_LAST_IMM || oper == RNIC_WRITE_ONLY_IMM;
 }
 
-/* Hand a response (ACK, NAK, READ response, atomic ACK) to the link. */
+/*
+ * Hand a response (ACK, NAK, READ response, atomic ACK), its MSN set, to
+ * the link.
+ */
 static void rnic_resp_send(struct rnic_qp *qp, struct rnic_pkt *pkt)
 {
-	struct rnic_resp *resp = &qp->resp;
-
 	pkt->dqpn = qp->path.dqpn;
 	pkt->sqpn = qp->qpn;
 	pkt->av = &qp->path.av;
 	pkt->dev = qp->rdev;
-	pkt->dst = resp->reply_to;
-	pkt->msn = resp->msn;
+	pkt->dst = qp->resp.reply_to;
 	rnic_link_xmit(pkt);
 }
 
-static void rnic_resp_aeth(struct rnic_qp *qp, u32 psn, u8 syndrome)
+static void rnic_resp_send_aeth(struct rnic_qp *qp, u32 psn, u32 msn,
+				u8 syndrome)
 {
 	struct rnic_pkt pkt = {
 		.opcode = RNIC_TRANSPORT_RC | RNIC_ACK,
 		.psn = psn,
+		.msn = msn,
 		.syndrome = syndrome,
 	};
 
 	rnic_resp_send(qp, &pkt);
+}
+
+static u32 rnic_resp_owed_count(const struct rnic_resp *resp)
+{
+	return resp->owed_tail - resp->owed_head;
+}
+
+static struct rnic_resp_owed *rnic_resp_owed_at(struct rnic_resp *resp,
+						u32 i)
+{
+	return &resp->owed[i % RNIC_MAX_RD_ATOM];
+}
+
+/* Nothing owed is sent any more: the connection ended. */
+static void rnic_resp_owed_clear(struct rnic_resp *resp)
+{
+	resp->owed_head = resp->owed_tail;
+	resp->aeth_owed = false;
+}
+
+/*
+ * An ACK or a NAK. One that lets the connection go on waits behind the
+ * READ responses and atomic ACKs owed (they are for earlier PSNs): a
+ * later one replaces it, but an ACK never replaces a NAK, which says more.
+ */
+static void rnic_resp_aeth(struct rnic_qp *qp, u32 psn, u8 syndrome)
+{
+	struct rnic_resp *resp = &qp->resp;
+	u8 type = syndrome & RNIC_SYN_TYPE_MASK;
+	bool goes_on = type != RNIC_SYN_NAK ||
+		       (syndrome & RNIC_SYN_VALUE_MASK) == RNIC_NAK_PSN_SEQ;
+
+	if (!goes_on) {
+		rnic_resp_owed_clear(resp);
+	} else if (rnic_resp_owed_count(resp)) {
+		if (!resp->aeth_owed || type != RNIC_SYN_ACK ||
+		    (resp->aeth_syndrome & RNIC_SYN_TYPE_MASK) == RNIC_SYN_ACK) {
+			resp->aeth_owed = true;
+			resp->aeth_psn = psn;
+			resp->aeth_msn = resp->msn;
+			resp->aeth_syndrome = syndrome;
+		}
+		return;
+	}
+	rnic_resp_send_aeth(qp, psn, resp->msn, syndrome);
+}
+
+/*
+ * Owe @o: inserted in PSN order, replacing (and so restarting) an entry
+ * with the same first PSN. Return: 0, or -ENOSPC if RNIC_MAX_RD_ATOM
+ * entries are owed already.
+ */
+static int rnic_resp_owe(struct rnic_resp *resp,
+			 const struct rnic_resp_owed *o)
+{
+	u32 i = resp->owed_tail, j;
+	struct rnic_resp_owed *e;
+
+	while (i != resp->owed_head) {
+		e = rnic_resp_owed_at(resp, i - 1);
+		if (e->psn == o->psn) {
+			*e = *o;
+			return 0;
+		}
+		if (rnic_psn_before(e->psn, o->psn))
+			break;
+		i--;
+	}
+	if (rnic_resp_owed_count(resp) == RNIC_MAX_RD_ATOM)
+		return -ENOSPC;
+	/* the later ones move up by one */
+	for (j = resp->owed_tail++; j != i; j--)
+		*rnic_resp_owed_at(resp, j) = *rnic_resp_owed_at(resp, j - 1);
+	*rnic_resp_owed_at(resp, i) = *o;
+	return 0;
 }
 
 /*
@@ -515,52 +605,176 @@ static u64 rnic_resp_read_npkts(const struct rnic_qp *qp,
 	return max_t(u64, DIV_ROUND_UP_ULL(pkt->dma_len, qp->path.mtu), 1);
 }
 
-/* Answer an RDMA READ request (again, for a duplicate). */
-static bool rnic_resp_read(struct rnic_qp *qp, const struct rnic_pkt *pkt)
+/*
+ * Accept an RDMA READ request (again, for a duplicate, with the MSN it
+ * had): its responses are owed. The whole range is checked now, so that
+ * a bad request is NAKed at its own PSN.
+ */
+static bool rnic_resp_read(struct rnic_qp *qp, const struct rnic_pkt *pkt,
+			   u32 msn)
 {
 	struct rnic_resp *resp = &qp->resp;
-	struct rnic_pkt rsp = {};
 	struct rnic_payload *src = &qp->scratch->resp_pl;
-	u64 npkts = rnic_resp_read_npkts(qp, pkt);
-	u32 i, off, len;
-	u64 base;
+	struct rnic_resp_owed o = {
+		.va = pkt->va,
+		.rkey = pkt->rkey,
+		.len = pkt->dma_len,
+		.msn = msn,
+		.psn = pkt->psn,
+		.npkts = rnic_resp_read_npkts(qp, pkt),
+	};
+	int ret;
 
-	if (!resp->max_dest_rd_atomic || pkt->dma_len > RNIC_IB_MAX_MSG_SZ ||
-	    npkts > RNIC_READ_CHUNK_PKTS) {
+	if (!resp->max_dest_rd_atomic || pkt->dma_len > RNIC_IB_MAX_MSG_SZ) {
 		rnic_resp_nak(qp, pkt, RNIC_NAK_INV_REQ, RNIC_EVENT_QP_REQ_ERR);
 		return false;
 	}
-	if (rnic_resp_rkey(qp, src, pkt->rkey, pkt->va, pkt->dma_len,
-			   RNIC_ACCESS_REMOTE_READ)) {
-		rnic_payload_put(src);
+	ret = rnic_resp_rkey(qp, src, pkt->rkey, pkt->va, pkt->dma_len,
+			     RNIC_ACCESS_REMOTE_READ);
+	rnic_payload_put(src);
+	if (ret) {
 		rnic_resp_nak(qp, pkt, RNIC_NAK_REM_ACCESS,
 			      RNIC_EVENT_QP_ACCESS_ERR);
 		return false;
 	}
+	/* more in flight than any requester may have: it does not follow IB */
+	if (rnic_resp_owe(resp, &o)) {
+		rnic_resp_nak(qp, pkt, RNIC_NAK_INV_REQ, RNIC_EVENT_QP_REQ_ERR);
+		return false;
+	}
+	return true;
+}
+
+/* The opcode of response @i of the @n a READ asks for. */
+static u8 rnic_read_resp_opcode(u32 i, u32 n)
+{
+	if (n == 1)
+		return RNIC_READ_RESP_ONLY;
+	if (!i)
+		return RNIC_READ_RESP_FIRST;
+	return i == n - 1 ? RNIC_READ_RESP_LAST : RNIC_READ_RESP_MIDDLE;
+}
+
+/*
+ * Send up to @budget more responses of the READ @o, read from its MR
+ * now. Return: how many were sent, or -EACCES if the rkey no longer
+ * allows it (the MR went away on the way).
+ */
+static int rnic_resp_read_more(struct rnic_qp *qp, struct rnic_resp_owed *o,
+			       u32 budget)
+{
+	struct rnic_payload *src = &qp->scratch->resp_pl;
+	u32 mtu = qp->path.mtu, n = min(o->npkts - o->sent, budget);
+	/* a READ is at most 2^31 bytes: offsets fit */
+	u32 start = o->sent * mtu, off = start;
+	u32 end = min_t(u64, o->len, (u64)start + n * mtu);
+	struct rnic_pkt rsp = { .msn = o->msn };
+	u32 i, len;
+	u64 base;
+
+	if (rnic_resp_rkey(qp, src, o->rkey, o->va + start, end - start,
+			   RNIC_ACCESS_REMOTE_READ)) {
+		rnic_payload_put(src);
+		return -EACCES;
+	}
 	/* one MR piece (none for 0 bytes), moved along for each response */
 	base = src->nsegs ? src->segs[0].off : 0;
-	for (i = 0, off = 0; i < npkts; i++, off += len) {
-		len = min(pkt->dma_len - off, qp->path.mtu);
-		if (npkts == 1)
-			rsp.opcode = RNIC_READ_RESP_ONLY;
-		else if (!i)
-			rsp.opcode = RNIC_READ_RESP_FIRST;
-		else if (i == npkts - 1)
-			rsp.opcode = RNIC_READ_RESP_LAST;
-		else
-			rsp.opcode = RNIC_READ_RESP_MIDDLE;
-		rsp.opcode |= RNIC_TRANSPORT_RC;
-		rsp.psn = rnic_psn_add(pkt->psn, i);
+	for (i = 0; i < n; i++, off += len) {
+		len = min(end - off, mtu);
+		rsp.opcode = RNIC_TRANSPORT_RC |
+			     rnic_read_resp_opcode(o->sent + i, o->npkts);
+		rsp.psn = rnic_psn_add(o->psn, o->sent + i);
 		rsp.len = len;
+		rsp.payload = NULL;
 		if (len) {
-			src->segs[0].off = base + off;
+			src->segs[0].off = base + off - start;
 			src->segs[0].len = len;
 			rsp.payload = src;
 		}
 		rnic_resp_send(qp, &rsp);
 	}
 	rnic_payload_put(src);
-	return true;
+	o->sent += n;
+	return n;
+}
+
+/*
+ * Send what is owed, oldest first: up to @budget packets, and once all
+ * is sent, the ACK or NAK that waited behind it. A READ whose MR stopped
+ * allowing it ends the connection (remote access NAK at the first
+ * response that could not be read).
+ * Return: whether anything is still owed.
+ */
+static bool rnic_resp_push(struct rnic_qp *qp, u32 budget)
+{
+	struct rnic_resp *resp = &qp->resp;
+	u32 state = rnic_qp_state(qp);
+	struct rnic_resp_owed *o;
+	int n;
+
+	if (state < RNIC_QPS_RTR || state == RNIC_QPS_ERR) {
+		rnic_resp_owed_clear(resp);
+		return false;
+	}
+	while (budget && rnic_resp_owed_count(resp)) {
+		o = rnic_resp_owed_at(resp, resp->owed_head);
+		if (o->atomic) {
+			struct rnic_pkt rsp = {
+				.opcode = RNIC_TRANSPORT_RC | RNIC_ATOMIC_ACK,
+				.psn = o->psn,
+				.msn = o->msn,
+				.orig = o->orig,
+			};
+
+			rnic_resp_send(qp, &rsp);
+			o->sent = 1;
+			n = 1;
+		} else {
+			n = rnic_resp_read_more(qp, o, budget);
+		}
+		if (n < 0) {
+			u32 psn = rnic_psn_add(o->psn, o->sent);
+
+			rnic_resp_owed_clear(resp);
+			rnic_resp_send_aeth(qp, psn, resp->msn, RNIC_SYN_NAK |
+					    RNIC_NAK_REM_ACCESS);
+			rnic_qp_error(qp, RNIC_EVENT_QP_ACCESS_ERR);
+			return false;
+		}
+		budget -= n;
+		if (o->sent == o->npkts)
+			resp->owed_head++;
+	}
+	if (rnic_resp_owed_count(resp))
+		return true;
+	if (resp->aeth_owed) {
+		resp->aeth_owed = false;
+		rnic_resp_send_aeth(qp, resp->aeth_psn, resp->aeth_msn,
+				    resp->aeth_syndrome);
+	}
+	return false;
+}
+
+/**
+ * rnic_resp_work() - the responder's part of the requester's work: send
+ *	the next pass of what is owed
+ * @qp: the QP, not in ERR
+ *
+ * Context: process; takes rnic_resp.lock. Schedules the work again while
+ * something is still owed.
+ */
+void rnic_resp_work(struct rnic_qp *qp)
+{
+	struct rnic_resp *resp = &qp->resp;
+	bool more;
+
+	if (qp->type != RNIC_QPT_RC)
+		return;
+	spin_lock_bh(&resp->lock);
+	more = rnic_resp_push(qp, RNIC_RESP_BUDGET);
+	spin_unlock_bh(&resp->lock);
+	if (more)
+		rnic_req_schedule(qp);
 }
 
 /*
@@ -586,14 +800,19 @@ static struct rnic_resp_atomic *rnic_resp_atomic_find(struct rnic_resp *resp,
 	return NULL;
 }
 
-/* Execute an atomic, or replay the answer to a duplicate. */
+/*
+ * Execute an atomic, or replay the answer to a duplicate (with the MSN
+ * it had); the answer is owed.
+ */
 static bool rnic_resp_atomic(struct rnic_qp *qp, const struct rnic_pkt *pkt,
 			     bool duplicate)
 {
 	struct rnic_resp *resp = &qp->resp;
-	struct rnic_pkt rsp = {
-		.opcode = RNIC_TRANSPORT_RC | RNIC_ATOMIC_ACK,
+	struct rnic_resp_owed o = {
+		.msn = resp->msn + !duplicate,
 		.psn = pkt->psn,
+		.npkts = 1,
+		.atomic = true,
 	};
 	struct rnic_payload *dst = &qp->scratch->resp_pl;
 	struct rnic_resp_atomic *done;
@@ -601,13 +820,16 @@ static bool rnic_resp_atomic(struct rnic_qp *qp, const struct rnic_pkt *pkt,
 
 	if (duplicate) {
 		done = rnic_resp_atomic_find(resp, pkt->psn);
+		/* owing too much already: the requester asks again */
 		if (done) {
-			rsp.orig = done->orig;
-			rnic_resp_send(qp, &rsp);
+			o.orig = done->orig;
+			rnic_resp_owe(resp, &o);
 		}
 		return false;
 	}
-	if (!resp->max_dest_rd_atomic || pkt->va & 7) {
+	/* the last: more owed than any requester may have outstanding */
+	if (!resp->max_dest_rd_atomic || pkt->va & 7 ||
+	    rnic_resp_owed_count(resp) == RNIC_MAX_RD_ATOM) {
 		rnic_resp_nak(qp, pkt, RNIC_NAK_INV_REQ, RNIC_EVENT_QP_REQ_ERR);
 		return false;
 	}
@@ -625,16 +847,17 @@ static bool rnic_resp_atomic(struct rnic_qp *qp, const struct rnic_pkt *pkt,
 	 */
 	word = (atomic64_t *)rnic_payload_map_u64(dst);
 	if ((pkt->opcode & RNIC_OPER_MASK) == RNIC_CMP_SWAP)
-		rsp.orig = atomic64_cmpxchg(word, pkt->compare_add, pkt->swap);
+		o.orig = atomic64_cmpxchg(word, pkt->compare_add, pkt->swap);
 	else
-		rsp.orig = atomic64_fetch_add(pkt->compare_add, word);
+		o.orig = atomic64_fetch_add(pkt->compare_add, word);
 	kunmap_local(word);
 	rnic_payload_put(dst);
 
 	done = &resp->atomics[resp->atomic_next++ % RNIC_MAX_RD_ATOM];
 	done->psn = pkt->psn;
-	done->orig = rsp.orig;
-	rnic_resp_send(qp, &rsp);
+	done->orig = o.orig;
+	/* cannot fail: there was room */
+	rnic_resp_owe(resp, &o);
 	return true;
 }
 
@@ -644,7 +867,7 @@ static void rnic_resp_duplicate(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	u8 oper = pkt->opcode & RNIC_OPER_MASK;
 
 	if (oper == RNIC_READ_REQ)
-		rnic_resp_read(qp, pkt);
+		rnic_resp_read(qp, pkt, qp->resp.msn);
 	else if (oper == RNIC_CMP_SWAP || oper == RNIC_FETCH_ADD)
 		rnic_resp_atomic(qp, pkt, true);
 	else if (pkt->ack_req)
@@ -737,9 +960,8 @@ static void rnic_resp_rc_uc(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	} else if (qp->type != RNIC_QPT_RC) {
 		done = false;
 	} else if (oper == RNIC_READ_REQ) {
-		/* at most RNIC_READ_CHUNK_PKTS if it is executed */
 		npkts = rnic_resp_read_npkts(qp, pkt);
-		done = rnic_resp_read(qp, pkt);
+		done = rnic_resp_read(qp, pkt, resp->msn + 1);
 	} else if (oper == RNIC_CMP_SWAP || oper == RNIC_FETCH_ADD) {
 		done = rnic_resp_atomic(qp, pkt, false);
 	} else {
@@ -768,6 +990,7 @@ static void rnic_resp_rc_uc(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 void rnic_resp_rcv(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 {
 	struct rnic_resp *resp = &qp->resp;
+	bool more = false;
 	u32 state;
 
 	if ((pkt->opcode & RNIC_TRANSPORT_MASK) != rnic_transport(qp->type)) {
@@ -795,9 +1018,13 @@ void rnic_resp_rcv(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 		rnic_resp_ud(qp, pkt);
 	else
 		rnic_resp_rc_uc(qp, pkt);
+	if (qp->type == RNIC_QPT_RC)
+		more = rnic_resp_push(qp, RNIC_RESP_BUDGET);
 out:
 	resp->reply_to = NULL;
 	spin_unlock(&resp->lock);
+	if (more)
+		rnic_req_schedule(qp);
 }
 
 /**
