@@ -3,8 +3,8 @@
  * What a user's objects cost that user (Documentation/admin-guide.rst,
  * "Accounting"):
  * - RLIMIT_MEMLOCK: a QP pins its rings and the kernel's private copy of
- *   its send queue plus its scratch structs (a QP without queues still
- *   costs a page); the charge goes to the process that created the QP
+ *   its send queue plus its scratch structs (an RC QP without queues
+ *   still costs two pages); the charge goes to the process that created the QP
  *   and comes back to it however the context ends (destroy, close from
  *   another process, close after the creator died); a QP whose ring fits
  *   the limit but whose ring and kernel copy do not is ENOMEM;
@@ -80,7 +80,7 @@ static long pages(long bytes)
 	return (bytes + 4095) & ~4095L;
 }
 
-TEST_F(acct, qp_without_queues_costs_a_page)
+TEST_F(acct, rc_qp_without_queues_costs_two_pages)
 {
 	struct rnic_create_qp c;
 	__u32 pd, cq;
@@ -91,8 +91,12 @@ TEST_F(acct, qp_without_queues_costs_a_page)
 	ASSERT_EQ(0, _qp(self->fd, pd, cq, 0, 0, &c));
 	ASSERT_EQ(0, c.out_sq.size);
 	ASSERT_EQ(0, c.out_rq.size);
-	/* its scratch structs: 2.5 KiB */
-	EXPECT_EQ(pin0 + 4096, pin());
+	/*
+	 * its scratch structs (2.5 KiB), the responder's history of 64
+	 * atomic answers (1 KiB) and its ring of 64 READ/atomic answers owed
+	 * (3 KiB)
+	 */
+	EXPECT_EQ(pin0 + 2 * 4096, pin());
 	do_destroy_qp(self->fd, c.out_handle);
 	EXPECT_EQ(pin0, pin());
 }

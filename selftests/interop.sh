@@ -306,6 +306,8 @@ perf write_bw -s 65536 -n 500
 known "rnic-perf read_bw: rnic client, rxe server" \
 	"rnic's READ requester with several READs in flight against rxe's responder ends in retry exceeded"
 perf_one_way=rxe perf read_bw -s 65536 -n 500
+# rxe asks for a whole message in one READ: 1024 responses at MTU 1024
+perf_one_way=rxe perf read_bw -s 1048576 -n 50
 perf send_bw -s 64 -n 5000
 perf atomic_lat -n 500
 perf write_lat -s 8 -n 2000
