@@ -108,16 +108,16 @@ static bool rnic_oper_has_imm(u8 oper)
 
 /*
  * Hand a response (ACK, NAK, READ response, atomic ACK), its MSN set, to
- * the link.
+ * the link. Return: 0, or -errno if the link refused it.
  */
-static void rnic_resp_send(struct rnic_qp *qp, struct rnic_pkt *pkt)
+static int rnic_resp_send(struct rnic_qp *qp, struct rnic_pkt *pkt)
 {
 	pkt->dqpn = qp->path.dqpn;
 	pkt->sqpn = qp->qpn;
 	pkt->av = &qp->path.av;
 	pkt->dev = qp->rdev;
 	pkt->dst = qp->resp.reply_to;
-	rnic_link_xmit(pkt);
+	return rnic_link_xmit(pkt);
 }
 
 static void rnic_resp_send_aeth(struct rnic_qp *qp, u32 psn, u32 msn,
@@ -657,8 +657,8 @@ static u8 rnic_read_resp_opcode(u32 i, u32 n)
 
 /*
  * Send up to @budget more responses of the READ @o, read from its MR
- * now. Return: how many were sent, or -EACCES if the rkey no longer
- * allows it (the MR went away on the way).
+ * now, until the link refuses one. Return: how many were sent, or
+ * -EACCES if the rkey no longer allows it (the MR went away on the way).
  */
 static int rnic_resp_read_more(struct rnic_qp *qp, struct rnic_resp_owed *o,
 			       u32 budget)
@@ -691,25 +691,29 @@ static int rnic_resp_read_more(struct rnic_qp *qp, struct rnic_resp_owed *o,
 			src->segs[0].len = len;
 			rsp.payload = src;
 		}
-		rnic_resp_send(qp, &rsp);
+		if (rnic_resp_send(qp, &rsp))
+			break;
 	}
 	rnic_payload_put(src);
-	o->sent += n;
-	return n;
+	o->sent += i;
+	return i;
 }
 
 /*
  * Send what is owed, oldest first: up to @budget packets, and once all
  * is sent, the ACK or NAK that waited behind it. A READ whose MR stopped
  * allowing it ends the connection (remote access NAK at the first
- * response that could not be read).
- * Return: whether anything is still owed.
+ * response that could not be read). A response the link refuses (its
+ * queue is full, say) stops the pass where it is: the next request from
+ * the peer, its retry at the latest, sends it again.
+ * Return: whether to go on from the requester's work.
  */
 static bool rnic_resp_push(struct rnic_qp *qp, u32 budget)
 {
 	struct rnic_resp *resp = &qp->resp;
 	u32 state = rnic_qp_state(qp);
 	struct rnic_resp_owed *o;
+	u32 want;
 	int n;
 
 	if (state < RNIC_QPS_RTR || state == RNIC_QPS_ERR) {
@@ -718,6 +722,7 @@ static bool rnic_resp_push(struct rnic_qp *qp, u32 budget)
 	}
 	while (budget && rnic_resp_owed_count(resp)) {
 		o = rnic_resp_owed_at(resp, resp->owed_head);
+		want = min(o->npkts - o->sent, budget);
 		if (o->atomic) {
 			struct rnic_pkt rsp = {
 				.opcode = RNIC_TRANSPORT_RC | RNIC_ATOMIC_ACK,
@@ -726,9 +731,8 @@ static bool rnic_resp_push(struct rnic_qp *qp, u32 budget)
 				.orig = o->orig,
 			};
 
-			rnic_resp_send(qp, &rsp);
-			o->sent = 1;
-			n = 1;
+			n = !rnic_resp_send(qp, &rsp);
+			o->sent += n;
 		} else {
 			n = rnic_resp_read_more(qp, o, budget);
 		}
@@ -744,6 +748,8 @@ static bool rnic_resp_push(struct rnic_qp *qp, u32 budget)
 		budget -= n;
 		if (o->sent == o->npkts)
 			resp->owed_head++;
+		else if (n < want)
+			return false;
 	}
 	if (rnic_resp_owed_count(resp))
 		return true;
@@ -761,7 +767,7 @@ static bool rnic_resp_push(struct rnic_qp *qp, u32 budget)
  * @qp: the QP, not in ERR
  *
  * Context: process; takes rnic_resp.lock. Schedules the work again while
- * something is still owed.
+ * something is owed and the link took the whole pass.
  */
 void rnic_resp_work(struct rnic_qp *qp)
 {
@@ -770,9 +776,12 @@ void rnic_resp_work(struct rnic_qp *qp)
 
 	if (qp->type != RNIC_QPT_RC)
 		return;
+	/* the local link's receivers look QPs and MRs up under RCU */
+	rcu_read_lock();
 	spin_lock_bh(&resp->lock);
 	more = rnic_resp_push(qp, RNIC_RESP_BUDGET);
 	spin_unlock_bh(&resp->lock);
+	rcu_read_unlock();
 	if (more)
 		rnic_req_schedule(qp);
 }

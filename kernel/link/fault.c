@@ -36,15 +36,18 @@ static bool rnic_fault_hit(u32 ppm)
  * Each fault applied is counted on the sending device.
  *
  * Context: see rnic_link_xmit().
+ * Return: 0 (a dropped packet too), or the link's error for the first
+ * sending.
  */
-void rnic_fault_xmit(struct rnic_pkt *pkt)
+int rnic_fault_xmit(struct rnic_pkt *pkt)
 {
 	struct rnic_dev *rdev = pkt->dev;
 	struct rnic_fault *f = &rdev->fault;
+	int ret;
 
 	if (rnic_fault_hit(READ_ONCE(f->drop))) {
 		rnic_dev_count(rdev, RNIC_NL_COUNTER_FAULT_DROP);
-		return;
+		return 0;
 	}
 	/* a sender may send one struct again (READ responses): decide anew */
 	pkt->flags &= ~RNIC_PKT_CORRUPT;
@@ -58,11 +61,12 @@ void rnic_fault_xmit(struct rnic_pkt *pkt)
 		pkt->delay_us = READ_ONCE(f->delay_us);
 		rnic_dev_count(rdev, RNIC_NL_COUNTER_FAULT_DELAY);
 	}
-	rnic_link_send(pkt);
+	ret = rnic_link_send(pkt);
 	if (rnic_fault_hit(READ_ONCE(f->duplicate))) {
 		rnic_dev_count(rdev, RNIC_NL_COUNTER_FAULT_DUPLICATE);
 		rnic_link_send(pkt);
 	}
+	return ret;
 }
 
 /**

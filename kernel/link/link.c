@@ -156,8 +156,9 @@ void rnic_link_deliver(struct rnic_dev *rdev, struct rnic_pkt *pkt)
  * @pkt: the packet
  *
  * Context: see rnic_link_xmit().
+ * Return: 0: what the receiver makes of it is the receiver's.
  */
-void rnic_local_xmit(struct rnic_pkt *pkt)
+int rnic_local_xmit(struct rnic_pkt *pkt)
 {
 	struct rnic_dev *rdev;
 
@@ -177,6 +178,7 @@ void rnic_local_xmit(struct rnic_pkt *pkt)
 			rnic_link_deliver(rdev, pkt);
 		break;
 	}
+	return 0;
 }
 
 /*

@@ -238,7 +238,8 @@ struct rnic_pkt {
 /**
  * struct rnic_link_ops - a link: what carries packets between QPs
  * @name: the link's name, for debug output ("local", "udp")
- * @xmit: send a packet, see rnic_link_xmit()
+ * @xmit: send a packet, see rnic_link_xmit(); 0, or -errno if the link
+ *	refused it (counted, lost)
  * @from_peer: did an RC or UC packet that arrived on this link come from
  *	the connected QP's peer? What a link can vouch for about a sender is
  *	its own; see rnic_link_from_peer()
@@ -255,7 +256,7 @@ struct rnic_pkt {
  */
 struct rnic_link_ops {
 	const char *name;
-	void (*xmit)(struct rnic_pkt *pkt);
+	int (*xmit)(struct rnic_pkt *pkt);
 	bool (*from_peer)(const struct rnic_pkt *pkt,
 			  const struct rnic_path *path);
 	u32 max_burst;
@@ -264,7 +265,7 @@ struct rnic_link_ops {
 
 /* link.c: the local link, and the dispatch of received packets */
 extern const struct rnic_link_ops rnic_local_link;
-void rnic_local_xmit(struct rnic_pkt *pkt);
+int rnic_local_xmit(struct rnic_pkt *pkt);
 bool rnic_local_from_peer(const struct rnic_pkt *pkt,
 			  const struct rnic_path *path);
 void rnic_link_deliver(struct rnic_dev *rdev, struct rnic_pkt *pkt);
@@ -273,7 +274,7 @@ void rnic_link_drop_stranger(struct rnic_qp *qp, const struct rnic_pkt *pkt,
 
 /* udp.c: the udp link */
 extern const struct rnic_link_ops rnic_udp_link;
-void rnic_udp_xmit(struct rnic_pkt *pkt);
+int rnic_udp_xmit(struct rnic_pkt *pkt);
 bool rnic_udp_from_peer(const struct rnic_pkt *pkt,
 			const struct rnic_path *path);
 int rnic_udp_reaches(struct rnic_dev *rdev, const struct rnic_av *av);
@@ -308,14 +309,14 @@ static inline bool rnic_link_from_peer(const struct rnic_pkt *pkt,
 }
 
 /* Hand a packet to its path's link, as it is; see rnic_link_xmit(). */
-static inline void rnic_link_send(struct rnic_pkt *pkt)
+static inline int rnic_link_send(struct rnic_pkt *pkt)
 {
-	INDIRECT_CALL_2(rnic_av_link(pkt->av)->xmit, rnic_local_xmit,
-			rnic_udp_xmit, pkt);
+	return INDIRECT_CALL_2(rnic_av_link(pkt->av)->xmit, rnic_local_xmit,
+			       rnic_udp_xmit, pkt);
 }
 
 /* fault.c: fault injection (struct rnic_fault) */
-void rnic_fault_xmit(struct rnic_pkt *pkt);
+int rnic_fault_xmit(struct rnic_pkt *pkt);
 bool rnic_fault_take(struct rnic_dev *rdev, atomic_t *left,
 		     enum rnic_nl_counter counter);
 
@@ -330,14 +331,17 @@ bool rnic_fault_take(struct rnic_dev *rdev, atomic_t *left,
  * requester's, rnic_req_send(): the local link's receivers look QPs and
  * MRs up under it), no lock of the sending QP but (for responses) its
  * responder's.
+ * Return: 0, or -errno if the link refused the packet (no route, no
+ * memory, the netdev's queue full: counted in send_err, lost). A packet
+ * fault injection drops counts as sent. A sender that has more to send
+ * may stop there: the network is not taking more now.
  */
-static inline void rnic_link_xmit(struct rnic_pkt *pkt)
+static inline int rnic_link_xmit(struct rnic_pkt *pkt)
 {
 	rnic_dev_count(pkt->dev, RNIC_NL_COUNTER_SENT_PKTS);
 	if (unlikely(READ_ONCE(pkt->dev->fault.pkt)))
-		rnic_fault_xmit(pkt);
-	else
-		rnic_link_send(pkt);
+		return rnic_fault_xmit(pkt);
+	return rnic_link_send(pkt);
 }
 
 /*

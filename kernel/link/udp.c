@@ -521,11 +521,14 @@ static struct sk_buff *rnic_udp_build(const struct rnic_pkt *pkt,
  * @pkt: one packet (a request of one PSN, or a response)
  *
  * A packet that cannot be sent (no bound netdev, no route through it, no
- * memory, the stack refused it) is counted in send_err and lost.
+ * memory, the stack refused it: a full queue, say) is counted in send_err
+ * and lost.
  *
  * Context: see rnic_link_xmit().
+ * Return: 0, -ENETUNREACH (no netdev, no route), -ENOMEM, or what the
+ * stack said (-ENOBUFS for a queue that dropped it).
  */
-void rnic_udp_xmit(struct rnic_pkt *pkt)
+int rnic_udp_xmit(struct rnic_pkt *pkt)
 {
 	struct net_device *netdev;
 	struct dst_entry *dst;
@@ -534,14 +537,19 @@ void rnic_udp_xmit(struct rnic_pkt *pkt)
 
 	/* cleared before the netdev is let go after a grace period */
 	netdev = READ_ONCE(pkt->dev->netdev);
-	if (!netdev)
+	if (!netdev) {
+		err = -ENETUNREACH;
 		goto err;
+	}
 	dst = rnic_udp_route(netdev, pkt->av);
-	if (IS_ERR(dst))
+	if (IS_ERR(dst)) {
+		err = PTR_ERR(dst);
 		goto err;
+	}
 	skb = rnic_udp_build(pkt, netdev, dst);
 	if (!skb) {
 		dst_release(dst);
+		err = -ENOMEM;
 		goto err;
 	}
 	skb_dst_set(skb, dst);
@@ -549,11 +557,14 @@ void rnic_udp_xmit(struct rnic_pkt *pkt)
 		err = ip_local_out(dev_net(netdev), NULL, skb);
 	else
 		err = ip6_local_out(dev_net(netdev), NULL, skb);
-	if (net_xmit_eval(err))
-		goto err;
-	return;
+	err = net_xmit_eval(err);
+	if (!err)
+		return 0;
+	if (err > 0)	/* NET_XMIT_DROP: a full queue */
+		err = -ENOBUFS;
 err:
 	rnic_dev_count(pkt->dev, RNIC_NL_COUNTER_SEND_ERR);
+	return err;
 }
 
 /**
