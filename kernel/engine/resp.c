@@ -829,14 +829,14 @@ static bool rnic_resp_atomic(struct rnic_qp *qp, const struct rnic_pkt *pkt,
 
 	if (duplicate) {
 		done = rnic_resp_atomic_find(resp, pkt->psn);
-		/* owing too much already: the requester asks again */
 		if (done) {
 			o.orig = done->orig;
+			/* a full ring drops it: the requester asks again */
 			rnic_resp_owe(resp, &o);
 		}
 		return false;
 	}
-	/* the last: more owed than any requester may have outstanding */
+	/* a full ring: more owed than any requester may have outstanding */
 	if (!resp->max_dest_rd_atomic || pkt->va & 7 ||
 	    rnic_resp_owed_count(resp) == RNIC_MAX_RD_ATOM) {
 		rnic_resp_nak(qp, pkt, RNIC_NAK_INV_REQ, RNIC_EVENT_QP_REQ_ERR);
