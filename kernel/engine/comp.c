@@ -169,6 +169,26 @@ static void rnic_comp_progress(struct rnic_req *req, u32 psn)
 	req->progress = jiffies;
 }
 
+/*
+ * A READ response or atomic ACK the requester does not take: an answer to
+ * a request answered before and sent again after a rewind, or one behind
+ * a lost response. The peer is alive and works through what it owes, in
+ * PSN order; the requests sent again are answered after that. The
+ * transport timer's clock restarts: a timeout now would send every READ in
+ * flight once more and lengthen the peer's queue by as much each time (a
+ * slow peer never catches up: rdma_rxe under TCG takes longer than a
+ * 67 ms timeout for 64 READs of 64 KiB). Only progress restores the
+ * retries; a peer that stops answering times out as configured.
+ */
+static void rnic_comp_busy(struct rnic_qp *qp, u32 psn)
+{
+	u32 index;
+
+	if (!rnic_psn_before(qp->req.ack_psn, psn) ||
+	    rnic_req_find_psn(qp, psn, &index))
+		qp->req.progress = jiffies;
+}
+
 static u32 rnic_nak_status(u32 code)
 {
 	switch (code) {
@@ -286,6 +306,8 @@ void rnic_comp_rcv(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 			result = rnic_comp_gap(qp, pkt->psn);
 		if (result == RNIC_COMP_PLACED || result == RNIC_COMP_DONE)
 			rnic_comp_progress(req, pkt->psn);
+		else
+			rnic_comp_busy(qp, pkt->psn);
 		poke = poke || result == RNIC_COMP_DONE ||
 		       result == RNIC_COMP_REWOUND;
 	} else if (oper == RNIC_ACK) {

@@ -102,8 +102,9 @@ struct rnic_resp_owed {
  * @dead: the QP is being destroyed: nothing is scheduled any more
  * @gen: incremented when the QP is reset, so that a run that dropped the
  *	lock notices
- * @progress: when the peer last acknowledged something, or when the
- *	requester started to wait for an answer (jiffies)
+ * @progress: when the peer last acknowledged something or answered a
+ *	request this QP sent, or when the requester started to wait for an
+ *	answer (jiffies)
  * @timeout: transport timeout in jiffies, 0 for none
  * @retry_cnt: transport retries, as set
  * @rnr_retry: RNR retries, as set (7: infinite)

@@ -15,7 +15,8 @@
  * (rnic_req.rnr_timer) that lasts what the NAK's timer code says, down to
  * 10 us; the transport timer (rnic_req.timer) is stopped while it runs.
  * The transport timer is armed when a request goes out and nothing was
- * outstanding, re-armed while the peer makes progress, and on expiry
+ * outstanding, re-armed while the peer makes progress or still answers
+ * requests sent before (comp.c: rnic_comp_busy()), and on expiry
  * rewinds to the oldest unacknowledged WQE until retry_cnt is used up
  * (IBV_WC_RETRY_EXC_ERR).
  */
