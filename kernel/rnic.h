@@ -241,6 +241,25 @@ struct rnic_fault {
 };
 
 /**
+ * struct rnic_held - packets fault injection's delay holds back on the
+ *	udp link (link/udp.c)
+ * @skbs: the built packets, in the order they were sent, each with the
+ *	time it is due in skb->tstamp (CLOCK_MONOTONIC); at most
+ *	RNIC_HELD_MAX; its own lock, taken with BH disabled
+ * @timer: sends what is due (softirq) and re-arms for the next
+ *
+ * Initialised when the device is bound (rnic_netdev_bind()); the udp
+ * link's xmit adds to it while the device is bound. rnic_netdev_unbind()
+ * cancels @timer and frees what is left after the grace period after
+ * which no sender can add to it, before the netdev reference goes (a
+ * held packet's route holds the netdev).
+ */
+struct rnic_held {
+	struct sk_buff_head skbs;
+	struct hrtimer timer;
+};
+
+/**
  * struct rnic_dev - one rnic device (rnic0, ...)
  * @dev: class device in /sys/class/rnic; its reference count is the
  *	lifetime of the whole struct, which is freed by its release callback
@@ -295,6 +314,7 @@ struct rnic_fault {
  * @netdev_tracker: reference tracker for @netdev
  * @netdev_name: name of @netdev, kept current on renames; rnic_bind_lock
  * @bind_node: entry in the list of bound devices; rnic_bind_lock
+ * @held: packets the delay fault holds back on the udp link
  * @wq: the data path's workers: requesters that yield, timers' work
  * @poller: the polling thread's state (engine/sqpoll.c), or NULL
  * @cg_rwsem: protects @cg_registered: charges and uncharges take it for
@@ -354,6 +374,7 @@ struct rnic_dev {
 	netdevice_tracker netdev_tracker;
 	char netdev_name[IFNAMSIZ];
 	struct list_head bind_node;
+	struct rnic_held held;
 
 	struct workqueue_struct *wq;
 	struct rnic_poller *poller;
@@ -693,9 +714,11 @@ void rnic_netdev_exit(void);
 
 /*
  * link/udp.c: the udp link's receive path, the rx_handler netdev.c gives
- * a bound netdev (a named exception to the layers' directions)
+ * a bound netdev, and the timer of its held packets (struct rnic_held),
+ * which netdev.c sets up (a named exception to the layers' directions)
  */
 rx_handler_result_t rnic_udp_rcv(struct sk_buff **pskb);
+enum hrtimer_restart rnic_udp_held_timer(struct hrtimer *timer);
 
 /* uverbs.c: char device, contexts, ioctls */
 extern const struct file_operations rnic_uverbs_fops;

@@ -237,7 +237,9 @@ static void w_hosts_teardown(struct __test_metadata *_metadata, int init_ns,
 		if (s[i].ctx)
 			EXPECT_EQ(0, ibv_close_device(s[i].ctx));
 		if (s[i].g) {
-			EXPECT_EQ(0, rnic_link_del(s[i].g, s[i].dev));
+			/* a test that removed the device clears its name */
+			if (s[i].dev[0])
+				EXPECT_EQ(0, rnic_link_del(s[i].g, s[i].dev));
 			rnic_genl_close(s[i].g);
 		}
 	}
@@ -569,6 +571,96 @@ TEST_F(wire, ud)
 	}
 }
 
+/* Groups of the multicast test, IPv4 (239.77.0.1) and IPv6 (ff0e::77:1) */
+static const uint8_t w_group4[16] = {
+	[10] = 0xff, [11] = 0xff, 239, 77, 0, 1
+};
+static const uint8_t w_group6[16] = { 0xff, 0x0e, [13] = 0x77, [15] = 1 };
+
+/*
+ * Post a receive of a datagram of @len bytes on host @to's QP; the
+ * buffer's contents poisoned with @seed's complement.
+ */
+static void w_mcast_recv(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(wire) *self, int to, size_t len,
+			 uint32_t seed, struct dp_sgl *dsgl)
+{
+	dp_buf_guard(&self->s[to].dbuf);
+	ASSERT_EQ(0, dp_sgl_make(&self->s[to].dbuf, 0, DP_GRH + len, 1, ~seed,
+				 dsgl));
+	ASSERT_EQ(0, dp_post_recv(self->p.qp[to], dsgl, 20 + to));
+}
+
+/* The datagram of @len bytes from host 0's QP, intact, on @to's. */
+static void w_mcast_got(struct __test_metadata *_metadata,
+			FIXTURE_DATA(wire) *self, int to, size_t len,
+			uint32_t seed, const struct dp_sgl *dsgl)
+{
+	struct ibv_wc wc;
+
+	ASSERT_POLL1(self->s[to].rcq, &wc);
+	ASSERT_WC(&wc, 20 + to, IBV_WC_SUCCESS, IBV_WC_RECV);
+	ASSERT_EQ(DP_GRH + len, wc.byte_len);
+	ASSERT_EQ(self->p.qp[0]->qp_num, wc.src_qp);
+	ASSERT_SGL(&self->s[to].dbuf, dsgl, DP_GRH, len, seed);
+}
+
+/*
+ * UD multicast on the wire: host 1's QP and host 0's (the sender's) are
+ * attached to a group; host 0 sends to it (QP 0xffffff). Host 1's member
+ * gets the datagram once, over the wire; host 0's once, from its own
+ * device (the copy the netdev loops back is not taken again); every byte
+ * checked. Once host 1 has left the group, a datagram to it does not
+ * reach host 1 (the stack gets it) while host 0's member still does.
+ */
+TEST_F(wire, ud_mcast)
+{
+	const uint8_t *group = variant->ipv6 ? w_group6 : w_group4;
+	const size_t len = 100;
+	struct dp_sgl ssgl, dsgl[2];
+	union ibv_gid mgid;
+	struct ibv_ah *ah;
+	struct ibv_wc wc;
+	struct dp_wr w = {
+		.op = IBV_WR_SEND,
+		.wr_id = 5,
+		.sgl = &ssgl,
+		.rqpn = 0xffffff,
+	};
+	int round, to;
+
+	memcpy(mgid.raw, group, 16);
+	w_pair(_metadata, self, IBV_QPT_UD);
+	w.qkey = self->o.qkey;
+	for (to = 0; to < 2; to++)
+		ASSERT_EQ(0, ibv_attach_mcast(self->p.qp[to], &mgid, 0));
+	ah = do_ptr(dp_ah(self->s[0].pd, &mgid, self->s[0].gid_index));
+	w.ah = ah;
+	for (round = 0; round < 2; round++) {
+		uint32_t seed = dp_seed(0, len, 40 + round);
+
+		ASSERT_EQ(0, dp_sgl_make(&self->s[0].sbuf, 0, len, 1, seed,
+					 &ssgl));
+		dp_sgl_fill(&ssgl, seed, 0);
+		for (to = 0; to < 2; to++)
+			w_mcast_recv(_metadata, self, to, len, seed, &dsgl[to]);
+		ASSERT_EQ(0, dp_post(self->p.qp[0], &w));
+		ASSERT_POLL1(self->s[0].scq, &wc);
+		ASSERT_WC(&wc, 5, IBV_WC_SUCCESS, IBV_WC_SEND);
+		w_mcast_got(_metadata, self, 0, len, seed, &dsgl[0]);
+		if (round == 0) {
+			w_mcast_got(_metadata, self, 1, len, seed, &dsgl[1]);
+			ASSERT_EQ(0, ibv_detach_mcast(self->p.qp[1], &mgid, 0));
+		} else {
+			ASSERT_QUIET_MS(self->s[1].rcq, 200);
+		}
+		/* no second copy on host 0 */
+		ASSERT_QUIET_MS(self->s[0].rcq, 200);
+	}
+	ASSERT_EQ(0, ibv_detach_mcast(self->p.qp[0], &mgid, 0));
+	ASSERT_EQ(0, ibv_destroy_ah(ah));
+}
+
 static uint64_t w_counter(struct __test_metadata *_metadata,
 			  struct w_side *s, enum rnic_nl_counter c)
 {
@@ -621,6 +713,59 @@ TEST_F(wire, counters)
 			ASSERT_EQ(0, w_counter(_metadata, &self->s[i], zero[j]))
 				TH_LOG("host %u: %s", i,
 				       rnic_counter_name(zero[j]));
+}
+
+/*
+ * Fault injection's delay on the wire: every packet host 0 sends is held
+ * back 100 ms and counted (the QPs' timeout, 268 ms, is longer: nothing
+ * is sent again), and the message arrives intact after that. Then a
+ * packet held for a second when the netdev goes: removing the veth
+ * removes both devices and frees the packet unsent. Its route holds the
+ * netdev (had it leaked, "ip link del" would wait for ever) and its
+ * timer points into the device (had it run later: a use after free, in
+ * the kernel log).
+ */
+TEST_F(wire, fault_delay)
+{
+	struct rnic_link_fault f = {
+		.has = UINT32_C(1) << RNIC_NL_FAULT_DELAY |
+		       UINT32_C(1) << RNIC_NL_FAULT_DELAY_US,
+	};
+	struct rnic_link_info info;
+	struct dp_sgl sgl;
+	struct dp_wr w = { .op = IBV_WR_SEND, .wr_id = 9, .sgl = &sgl };
+	long start, took;
+	int i;
+
+	f.val[RNIC_NL_FAULT_DELAY] = 1000000;
+	f.val[RNIC_NL_FAULT_DELAY_US] = 100000;
+	self->o.timeout = 16;
+	w_pair(_metadata, self, IBV_QPT_RC);
+	ASSERT_EQ(0, rnic_link_set_fault(self->s[0].g, self->s[0].dev, &f));
+	start = dp_now_ms();
+	w_send(_metadata, self, 0, 3 * w_mtu(self), 1, false, false);
+	took = dp_now_ms() - start;
+	ASSERT_LE(100, took);
+	ASSERT_EQ(3, w_counter(_metadata, &self->s[0],
+			       RNIC_NL_COUNTER_FAULT_DELAY));
+	ASSERT_EQ(0, w_counter(_metadata, &self->s[0],
+			       RNIC_NL_COUNTER_COMPLETER_RETRY_ERR));
+
+	f.val[RNIC_NL_FAULT_DELAY_US] = 1000000;
+	ASSERT_EQ(0, rnic_link_set_fault(self->s[0].g, self->s[0].dev, &f));
+	dp_sgl_one(&self->s[0].sbuf, 0, 8, &sgl);
+	ASSERT_EQ(0, dp_post(self->p.qp[0], &w));
+	ASSERT_EQ(0, setns(self->s[0].nsfd, CLONE_NEWNET));
+	start = dp_now_ms();
+	ASSERT_EQ(0, rnic_sh("ip link del %s", w_netdev[0]));
+	took = dp_now_ms() - start;
+	ASSERT_EQ(0, setns(self->init_ns, CLONE_NEWNET));
+	for (i = 0; i < 2; i++) {
+		ASSERT_NE(0, rnic_link_get(self->s[i].g, self->s[i].dev,
+					   &info));
+		self->s[i].dev[0] = '\0';
+	}
+	TH_LOG("the netdev went in %ld ms, holding a packet for 1000", took);
 }
 
 /*

@@ -326,7 +326,8 @@ static int rnic_netdev_gids(struct net_device *netdev, struct in6_addr *gids,
  * @netdev: the netdev; a reference is taken
  * @extack: netlink extended ACK for error messages
  *
- * The device becomes @netdev's rx_handler (rnic_udp_rcv()).
+ * The device becomes @netdev's rx_handler (rnic_udp_rcv()) and takes
+ * every multicast frame (allmulti, one count of it until unbound).
  *
  * Context: process, rtnl_lock held, so that no address event is missed
  * between reading the addresses and listing the device as bound.
@@ -364,6 +365,9 @@ int rnic_netdev_bind(struct rnic_dev *rdev, struct net_device *netdev,
 		goto out_unlock;
 	}
 	strscpy(rdev->netdev_name, netdev->name, sizeof(rdev->netdev_name));
+	skb_queue_head_init(&rdev->held.skbs);
+	hrtimer_init(&rdev->held.timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
+	rdev->held.timer.function = rnic_udp_held_timer;
 	netdev_hold(netdev, &rdev->netdev_tracker, GFP_ATOMIC);
 	rdev->netdev = netdev;
 	list_add_tail(&rdev->bind_node, &rnic_bound_devs);
@@ -376,6 +380,12 @@ int rnic_netdev_bind(struct rnic_dev *rdev, struct net_device *netdev,
 out_unlock:
 	spin_unlock_bh(&rnic_bind_lock);
 	kfree(gids);
+	/*
+	 * Every multicast frame: datagrams to the groups the device's QPs
+	 * join (the udp link takes those of its groups, the stack the rest).
+	 */
+	if (!ret)
+		dev_set_allmulti(netdev, 1);
 	return ret;
 }
 
@@ -388,7 +398,9 @@ out_unlock:
  * while rtnl_lock is held in NETDEV_UNREGISTER, or netdev_wait_allrefs()
  * waits for it. The device stops being the netdev's rx_handler; the
  * grace period that takes waits for the udp link's receivers and senders
- * that saw the netdev (struct rnic_dev.netdev) before the reference goes.
+ * that saw the netdev (struct rnic_dev.netdev); then the packets the
+ * delay fault holds (struct rnic_held) are freed, unsent, and the
+ * reference goes.
  *
  * Context: process, rtnl_lock held if the device is bound.
  */
@@ -407,6 +419,10 @@ void rnic_netdev_unbind(struct rnic_dev *rdev)
 	if (!netdev)
 		return;
 	netdev_rx_handler_unregister(netdev);
+	/* no sender can hold a packet back any more */
+	hrtimer_cancel(&rdev->held.timer);
+	skb_queue_purge(&rdev->held.skbs);
+	dev_set_allmulti(netdev, -1);
 	netdev_put(netdev, &rdev->netdev_tracker);
 }
 

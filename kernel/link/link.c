@@ -5,7 +5,8 @@
  * Carries packets between rnic devices of this host. Where a packet goes
  * was decided when its address was made (struct rnic_av.route, see
  * rnic_av_from_attr()); this file only follows the route. A multicast
- * route delivers to every QP attached to the group on the sending device.
+ * route delivers to every QP attached to the group on the sending device,
+ * and hands the packet to the udp link as well if the device is bound.
  * A local route delivers device first, as a network does: the device is
  * the one of the sender's network namespace that owns the destination GID
  * now (the GID map, rnic_gid_dev()), then the QP is that device's QP of
@@ -151,12 +152,38 @@ void rnic_link_deliver(struct rnic_dev *rdev, struct rnic_pkt *pkt)
 }
 
 /**
+ * rnic_link_deliver_mcast() - deliver a datagram that came to a group
+ * @rdev: the device bound to the netdev it arrived on; a QP of it is
+ *	attached to the packet's destination GID
+ * @pkt: the packet, @pkt->link set
+ *
+ * Only a UD packet to QP 0xffffff is for a group's members (IBTA);
+ * anything else is counted in drop_no_qp.
+ *
+ * Context: BH disabled, in an RCU read-side critical section.
+ */
+void rnic_link_deliver_mcast(struct rnic_dev *rdev, struct rnic_pkt *pkt)
+{
+	if (pkt->dqpn != RNIC_QPN_MCAST ||
+	    (pkt->opcode & RNIC_TRANSPORT_MASK) != RNIC_TRANSPORT_UD) {
+		rnic_dev_count(rdev, RNIC_NL_COUNTER_DROP_NO_QP);
+		return;
+	}
+	rnic_mcast_deliver(rdev, pkt->av->dgid, rnic_link_rcv, pkt);
+}
+
+/**
  * rnic_local_xmit() - the local link's xmit: deliver a packet along its
  *	route in this call
  * @pkt: the packet
  *
+ * A datagram to a group goes to the sending device's members here, and
+ * if the device is bound, to the wire too (the udp link), where other
+ * hosts' members are.
+ *
  * Context: see rnic_link_xmit().
- * Return: 0: what the receiver makes of it is the receiver's.
+ * Return: 0: what the receiver makes of it is the receiver's; for a
+ * group on a bound device, what the udp link said.
  */
 int rnic_local_xmit(struct rnic_pkt *pkt)
 {
@@ -165,10 +192,12 @@ int rnic_local_xmit(struct rnic_pkt *pkt)
 	pkt->link = &rnic_local_link;
 	switch (pkt->av->route) {
 	case RNIC_ROUTE_MCAST:
-		/* UD only (a connected QP's path is unicast); the sender's groups. */
+		/* UD only (a connected QP's path is unicast) */
 		if (!rnic_link_corrupt(pkt->dev, pkt))
 			rnic_mcast_deliver(pkt->dev, pkt->av->dgid,
 					   rnic_link_rcv, pkt);
+		if (READ_ONCE(pkt->dev->netdev))
+			return rnic_udp_xmit(pkt);
 		break;
 	case RNIC_ROUTE_LOCAL:
 		rdev = rnic_gid_dev(rnic_dev_net(pkt->dev), pkt->av->dgid);

@@ -269,6 +269,7 @@ int rnic_local_xmit(struct rnic_pkt *pkt);
 bool rnic_local_from_peer(const struct rnic_pkt *pkt,
 			  const struct rnic_path *path);
 void rnic_link_deliver(struct rnic_dev *rdev, struct rnic_pkt *pkt);
+void rnic_link_deliver_mcast(struct rnic_dev *rdev, struct rnic_pkt *pkt);
 void rnic_link_drop_stranger(struct rnic_qp *qp, const struct rnic_pkt *pkt,
 			     enum rnic_nl_counter counter);
 

@@ -20,12 +20,17 @@
  * as rdma_rxe sends it. A packet that cannot be sent is counted in
  * send_err and lost: the RC requester's timer retries. A packet fault
  * injection damaged (RNIC_PKT_CORRUPT) leaves with its ICRC inverted, so
- * that the peer drops it as a bad ICRC.
+ * that the peer drops it as a bad ICRC; one it delays is built at once
+ * and held in the device's queue (struct rnic_held, at most
+ * RNIC_HELD_MAX packets) until an hrtimer sends it.
  *
  * Receiving (rnic_udp_rcv(), the bound netdev's rx_handler, registered
  * by core/netdev.c): the handler takes IPv4 and IPv6 packets whose UDP
  * destination port is 4791 and whose destination address is a GID of the
- * device; everything else passes on to the stack (rdma_rxe's socket, or
+ * device, or a multicast group a QP of the device is attached to (the
+ * netdev is in allmulti mode while bound; its own multicast, looped
+ * back, passes: the sending device delivered to its members itself);
+ * everything else passes on to the stack (rdma_rxe's socket, or
  * the host's, keeps port 4791 for other addresses). It trusts nothing of
  * what it takes: the IP header and its lengths, no fragment, the UDP
  * length, TVer 0, the P_Key (default, 0xffff), an opcode rnic knows and
@@ -38,7 +43,8 @@
  * rnic_pkt.skb); it is delivered as the local link delivers
  * (rnic_link_deliver()): QP 1 dropped, the QP looked up by number,
  * requests to the responder, responses to the completer, which copy the
- * payload once, from the skb into the destination MR.
+ * payload once, from the skb into the destination MR. A datagram to a
+ * group goes to its members (rnic_link_deliver_mcast()).
  *
  * RC and UC packets on the wire carry no source QP: a connected QP takes
  * them from its peer's pair of addresses alone (rnic_udp_from_peer()), as
@@ -299,8 +305,9 @@ static u32 rnic_icrc(const struct sk_buff *skb, u32 ip_len, u32 end)
  *
  * Looked up in @netdev's namespace from the source GID's address, without
  * naming an output device (IPv4 would then take any destination for
- * on-link), and accepted only if it leaves through @netdev. IPv6
- * link-local destinations are looked up on @netdev.
+ * on-link), and accepted only if it leaves through @netdev. Multicast and
+ * IPv6 link-local destinations are looked up on @netdev: a group is
+ * reached on the link the device is bound to.
  *
  * Context: any; in an RCU read-side critical section or not.
  * Return: the route, to be released with dst_release(), or an ERR_PTR:
@@ -318,6 +325,8 @@ static struct dst_entry *rnic_udp_route(struct net_device *netdev,
 
 		memcpy(&fl4.saddr, av->sgid + 12, 4);
 		memcpy(&fl4.daddr, av->dgid + 12, 4);
+		if (ipv4_is_multicast(fl4.daddr))
+			fl4.flowi4_oif = netdev->ifindex;
 		rt = ip_route_output_key(net, &fl4);
 		if (IS_ERR(rt))
 			return ERR_CAST(rt);
@@ -327,7 +336,8 @@ static struct dst_entry *rnic_udp_route(struct net_device *netdev,
 
 		memcpy(&fl6.saddr, av->sgid, 16);
 		memcpy(&fl6.daddr, av->dgid, 16);
-		if (ipv6_addr_type(&fl6.daddr) & IPV6_ADDR_LINKLOCAL)
+		if (ipv6_addr_type(&fl6.daddr) &
+		    (IPV6_ADDR_LINKLOCAL | IPV6_ADDR_MULTICAST))
 			fl6.flowi6_oif = netdev->ifindex;
 		dst = ip6_route_output(net, NULL, &fl6);
 		if (dst->error) {
@@ -516,17 +526,106 @@ static struct sk_buff *rnic_udp_build(const struct rnic_pkt *pkt,
 	return skb;
 }
 
+/*
+ * Hand a built packet to the IP layer, which resolves the neighbour.
+ * Return: 0, or -ENOBUFS if a queue dropped it (counted in send_err).
+ */
+static int rnic_udp_out(struct rnic_dev *rdev, struct sk_buff *skb)
+{
+	struct net *net = dev_net(skb->dev);
+	int err;
+
+	if (skb->protocol == htons(ETH_P_IP))
+		err = ip_local_out(net, NULL, skb);
+	else
+		err = ip6_local_out(net, NULL, skb);
+	if (!net_xmit_eval(err))
+		return 0;
+	rnic_dev_count(rdev, RNIC_NL_COUNTER_SEND_ERR);
+	/* NET_XMIT_DROP (a full queue), or what the stack said */
+	return err > 0 ? -ENOBUFS : err;
+}
+
+/* Packets the delay fault holds back at most, per device */
+#define RNIC_HELD_MAX	4096
+
+/*
+ * Fault injection's delay: hold a built packet back @delay_us, behind
+ * those held already (struct rnic_held). Return: 0, or -ENOBUFS with
+ * RNIC_HELD_MAX held (the packet is freed, counted in send_err).
+ */
+static int rnic_udp_hold(struct rnic_dev *rdev, struct sk_buff *skb,
+			 u32 delay_us)
+{
+	struct sk_buff_head *q = &rdev->held.skbs;
+	ktime_t due = ktime_add_us(ktime_get(), delay_us);
+	bool first;
+
+	spin_lock(&q->lock);
+	if (skb_queue_len(q) >= RNIC_HELD_MAX) {
+		spin_unlock(&q->lock);
+		kfree_skb(skb);
+		rnic_dev_count(rdev, RNIC_NL_COUNTER_SEND_ERR);
+		return -ENOBUFS;
+	}
+	skb->tstamp = due;
+	first = skb_queue_empty(q);
+	__skb_queue_tail(q, skb);
+	spin_unlock(&q->lock);
+	/* a timer with packets to send keeps itself armed */
+	if (first)
+		hrtimer_start(&rdev->held.timer, due, HRTIMER_MODE_ABS_SOFT);
+	return 0;
+}
+
+/**
+ * rnic_udp_held_timer() - send the held packets that are due
+ * @timer: struct rnic_held.timer of a bound device
+ *
+ * In the order they were held: a packet held for less time than the one
+ * before it waits for that one (the delay of a device changed meanwhile).
+ *
+ * Context: softirq.
+ * Return: HRTIMER_RESTART, set for the next packet, while any is held.
+ */
+enum hrtimer_restart rnic_udp_held_timer(struct hrtimer *timer)
+{
+	struct rnic_dev *rdev = container_of(timer, struct rnic_dev,
+					     held.timer);
+	struct sk_buff_head *q = &rdev->held.skbs;
+	struct sk_buff *skb;
+
+	for (;;) {
+		spin_lock(&q->lock);
+		skb = skb_peek(q);
+		if (skb && ktime_after(skb->tstamp, ktime_get())) {
+			hrtimer_set_expires(timer, skb->tstamp);
+			spin_unlock(&q->lock);
+			return HRTIMER_RESTART;
+		}
+		if (skb)
+			__skb_unlink(skb, q);
+		spin_unlock(&q->lock);
+		if (!skb)
+			return HRTIMER_NORESTART;
+		skb->tstamp = 0;
+		rnic_udp_out(rdev, skb);
+	}
+}
+
 /**
  * rnic_udp_xmit() - the udp link's xmit: send a packet as RoCEv2
  * @pkt: one packet (a request of one PSN, or a response)
  *
  * A packet that cannot be sent (no bound netdev, no route through it, no
  * memory, the stack refused it: a full queue, say) is counted in send_err
- * and lost.
+ * and lost. One that fault injection delays (@pkt->delay_us) is built now
+ * and held (rnic_udp_hold()).
  *
  * Context: see rnic_link_xmit().
  * Return: 0, -ENETUNREACH (no netdev, no route), -ENOMEM, or what the
- * stack said (-ENOBUFS for a queue that dropped it).
+ * stack said (-ENOBUFS for a queue that dropped it, or with too many
+ * packets held).
  */
 int rnic_udp_xmit(struct rnic_pkt *pkt)
 {
@@ -553,15 +652,9 @@ int rnic_udp_xmit(struct rnic_pkt *pkt)
 		goto err;
 	}
 	skb_dst_set(skb, dst);
-	if (pkt->av->ipv4)
-		err = ip_local_out(dev_net(netdev), NULL, skb);
-	else
-		err = ip6_local_out(dev_net(netdev), NULL, skb);
-	err = net_xmit_eval(err);
-	if (!err)
-		return 0;
-	if (err > 0)	/* NET_XMIT_DROP: a full queue */
-		err = -ENOBUFS;
+	if (pkt->delay_us)
+		return rnic_udp_hold(pkt->dev, skb, pkt->delay_us);
+	return rnic_udp_out(pkt->dev, skb);
 err:
 	rnic_dev_count(pkt->dev, RNIC_NL_COUNTER_SEND_ERR);
 	return err;
@@ -629,6 +722,18 @@ static bool rnic_rx_is_roce(struct rnic_rx *rx)
 }
 
 /*
+ * Is the destination the device's: a GID it owns (a unicast packet), or a
+ * group a QP of it is attached to (a multicast one)?
+ */
+static bool rnic_rx_for_dev(const struct rnic_rx *rx)
+{
+	if (rx->skb->pkt_type == PACKET_MULTICAST)
+		return rnic_gid_is_mcast(rx->av.dgid) &&
+		       rnic_mcast_joined(rx->rdev, rx->av.dgid);
+	return rnic_gid_dev(dev_net(rx->skb->dev), rx->av.dgid) == rx->rdev;
+}
+
+/*
  * Is the IPv4 packet at @rx->skb->data RoCEv2 for the device (else: pass
  * it on)? Fills @rx->av from the IP header, and checks the header.
  */
@@ -651,8 +756,7 @@ static enum rnic_rx_verdict rnic_rx_ipv4(struct rnic_rx *rx)
 	rx->av.traffic_class = iph->tos;
 	rx->av.hop_limit = iph->ttl;
 	rx->ip_len = iph->ihl * 4;
-	if (rnic_gid_dev(dev_net(skb->dev), rx->av.dgid) != rx->rdev ||
-	    !rnic_rx_is_roce(rx))
+	if (!rnic_rx_for_dev(rx) || !rnic_rx_is_roce(rx))
 		return RNIC_RX_PASS;
 	iph = ip_hdr(skb);
 	tot_len = ntohs(iph->tot_len);
@@ -683,8 +787,7 @@ static enum rnic_rx_verdict rnic_rx_ipv6(struct rnic_rx *rx)
 	rx->av.flow_label = ntohl(ip6_flowlabel(ip6h));
 	rx->av.hop_limit = ip6h->hop_limit;
 	rx->ip_len = sizeof(*ip6h);
-	if (rnic_gid_dev(dev_net(skb->dev), rx->av.dgid) != rx->rdev ||
-	    !rnic_rx_is_roce(rx))
+	if (!rnic_rx_for_dev(rx) || !rnic_rx_is_roce(rx))
 		return RNIC_RX_PASS;
 	ip6h = ipv6_hdr(skb);
 	tot_len = sizeof(*ip6h) + ntohs(ip6h->payload_len);
@@ -858,7 +961,8 @@ rx_handler_result_t rnic_udp_rcv(struct sk_buff **pskb)
 	struct rnic_rx rx = {};
 	enum rnic_rx_verdict v;
 
-	if (skb->pkt_type != PACKET_HOST)
+	/* not what the netdev sends and loops back (multicast) */
+	if (skb->pkt_type != PACKET_HOST && skb->pkt_type != PACKET_MULTICAST)
 		return RX_HANDLER_PASS;
 	rx.rdev = rcu_dereference(skb->dev->rx_handler_data);
 	/* the parse may pull headers: it needs its own skb */
@@ -876,7 +980,10 @@ rx_handler_result_t rnic_udp_rcv(struct sk_buff **pskb)
 		rx.pkt.dev = rx.rdev;
 		rx.pkt.link = &rnic_udp_link;
 		rx.pkt.skb = skb;
-		rnic_link_deliver(rx.rdev, &rx.pkt);
+		if (skb->pkt_type == PACKET_MULTICAST)
+			rnic_link_deliver_mcast(rx.rdev, &rx.pkt);
+		else
+			rnic_link_deliver(rx.rdev, &rx.pkt);
 		consume_skb(skb);
 	} else {
 		kfree_skb(skb);
@@ -890,4 +997,5 @@ const struct rnic_link_ops rnic_udp_link = {
 	.xmit = rnic_udp_xmit,
 	.from_peer = rnic_udp_from_peer,
 	.max_burst = 0,
+	.can_delay = true,
 };

@@ -300,6 +300,40 @@ void rnic_mcast_detach_all(struct rnic_qp *qp)
 	mutex_unlock(&rnic_mcast_lock);
 }
 
+/* The group of @rdev with @gid, or NULL. Context: rcu_read_lock(). */
+static struct rnic_mcast_grp *rnic_mcast_grp_rcu(struct rnic_dev *rdev,
+						 const u8 *gid)
+{
+	struct rnic_mcast_grp *grp;
+	struct rnic_mcast_dev *mdev;
+
+	mdev = xa_load(&rnic_mcast_devs, rdev->index);
+	if (!mdev)
+		return NULL;
+	hlist_for_each_entry_rcu(grp, rnic_mcast_bucket(mdev, gid), node)
+		if (!memcmp(grp->gid, gid, sizeof(grp->gid)))
+			return grp;
+	return NULL;
+}
+
+/**
+ * rnic_mcast_joined() - does a device have a group?
+ * @rdev: the device
+ * @gid: the group's GID
+ *
+ * Context: any but hard interrupt.
+ * Return: true if a QP of @rdev is attached to @gid now.
+ */
+bool rnic_mcast_joined(struct rnic_dev *rdev, const u8 *gid)
+{
+	bool joined;
+
+	rcu_read_lock();
+	joined = rnic_mcast_grp_rcu(rdev, gid);
+	rcu_read_unlock();
+	return joined;
+}
+
 /**
  * rnic_mcast_deliver() - hand a datagram to every QP attached to a group
  * @rdev: the device whose groups are looked at
@@ -314,24 +348,17 @@ void rnic_mcast_deliver(struct rnic_dev *rdev, const u8 *gid,
 {
 	struct rnic_mcast_attach *att;
 	struct rnic_mcast_grp *grp;
-	struct rnic_mcast_dev *mdev;
 
 	rcu_read_lock();
-	mdev = xa_load(&rnic_mcast_devs, rdev->index);
-	if (!mdev)
-		goto out;
-	hlist_for_each_entry_rcu(grp, rnic_mcast_bucket(mdev, gid), node) {
-		if (memcmp(grp->gid, gid, sizeof(grp->gid)))
-			continue;
-		/* at most RNIC_MAX_MCAST_QP of them */
+	grp = rnic_mcast_grp_rcu(rdev, gid);
+	/* at most RNIC_MAX_MCAST_QP of them */
+	if (grp) {
 		list_for_each_entry_rcu(att, &grp->qps, grp_node) {
 			if (!rnic_dpref_get(&att->qp->dp))
 				continue;
 			fn(att->qp, arg);
 			rnic_qp_dp_put(att->qp);
 		}
-		break;
 	}
-out:
 	rcu_read_unlock();
 }

@@ -131,6 +131,8 @@ static inline struct rnic_cq *to_rnic_cq(struct rnic_uobj *uobj)
  */
 #define RNIC_QPN_MASK		0xffffff
 #define RNIC_QPN_GSI		1
+/* the destination QP of a datagram to a multicast group (IBTA) */
+#define RNIC_QPN_MCAST		0xffffff
 #define RNIC_QPN_FIRST		2
 
 /**
@@ -442,6 +444,7 @@ int rnic_attach_mcast(struct rnic_ucmd *ucmd);
 int rnic_detach_mcast(struct rnic_ucmd *ucmd);
 bool rnic_gid_is_mcast(const u8 *gid);
 bool rnic_mcast_attached(struct rnic_qp *qp);
+bool rnic_mcast_joined(struct rnic_dev *rdev, const u8 *gid);
 void rnic_mcast_detach_all(struct rnic_qp *qp);
 void rnic_qp_halt_dev(struct rnic_dev *rdev);
 struct rnic_qp *rnic_qp_lookup(struct rnic_dev *rdev, u32 qpn);

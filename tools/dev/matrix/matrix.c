@@ -9,9 +9,10 @@
  * The same source builds against librnic (build/matrix/rnic-matrix) and
  * against rdma-core's libibverbs (build/rdma-core/rnic-matrix), so that
  * one side runs on rnic and the other on rdma_rxe. The client walks the
- * matrix: RC, UC and UD; SEND, SEND with immediate, WRITE, WRITE with
- * immediate, READ, compare-and-swap and fetch-and-add where the QP type
- * has them; one SGE, three SGEs, or inline; message sizes from 0 B to
+ * matrix: RC, UC and UD, and UD to a multicast group (the responder's QP
+ * attached to 239.77.0.1 or ff0e::77:1, the requester sending to QP
+ * 0xffffff); SEND, SEND with immediate, WRITE, WRITE with immediate,
+ * READ, compare-and-swap and fetch-and-add where the QP type has them; one SGE, three SGEs, or inline; message sizes from 0 B to
  * 1 MiB around the path MTU (-m); once with the client as the requester
  * and once with the server. Per case both sides make a fresh QP, swap
  * QPN, PSN, GID and the address and rkey of their buffer over TCP, the
@@ -66,10 +67,11 @@ static const char *const mx_op_name[] = {
 };
 static const char *const mx_variant_name[] = { "1-sge", "3-sge", "inline" };
 
-/* One case, as the client sends it to the server. */
+/* One case, as the client sends it to the server (@mcast: UD to a group). */
 struct mx_case {
 	uint32_t index;
 	uint32_t qp_type;
+	uint32_t mcast;
 	uint32_t op;
 	uint32_t variant;
 	uint32_t size;
@@ -330,6 +332,20 @@ static struct ibv_qp *mx_qp(struct mx_ctx *m, enum ibv_qp_type t)
 	return qp;
 }
 
+/* The group of a multicast case, of the family of @gid. */
+static union ibv_gid mx_group(const uint8_t *gid)
+{
+	static const uint8_t v4mapped[12] = { [10] = 0xff, [11] = 0xff };
+	static const uint8_t group4[16] = {
+		[10] = 0xff, [11] = 0xff, 239, 77, 0, 1
+	};
+	static const uint8_t group6[16] = { 0xff, 0x0e, [13] = 0x77, [15] = 1 };
+	union ibv_gid g;
+
+	memcpy(g.raw, memcmp(gid, v4mapped, 12) ? group6 : group4, 16);
+	return g;
+}
+
 static struct ibv_ah_attr mx_ah(struct mx_ctx *m, const struct mx_info *peer)
 {
 	struct ibv_ah_attr ah = {
@@ -448,6 +464,8 @@ static void mx_request(struct mx_ctx *m, const struct mx_case *c,
 		wr.send_flags |= IBV_SEND_INLINE;
 	if (qp->qp_type == IBV_QPT_UD) {
 		aha = mx_ah(m, peer);
+		if (c->mcast)
+			aha.grh.dgid = mx_group(peer->gid);
 		ah = ibv_create_ah(m->pd, &aha);
 		if (!ah) {
 			snprintf(v->why, sizeof(v->why), "ibv_create_ah: %s",
@@ -455,7 +473,7 @@ static void mx_request(struct mx_ctx *m, const struct mx_case *c,
 			return;
 		}
 		wr.wr.ud.ah = ah;
-		wr.wr.ud.remote_qpn = peer->qpn;
+		wr.wr.ud.remote_qpn = c->mcast ? 0xffffff : peer->qpn;
 		wr.wr.ud.remote_qkey = MX_QKEY;
 	}
 	ret = ibv_post_send(qp, &wr, &bad);
@@ -566,8 +584,9 @@ static struct mx_verdict mx_run(struct mx_ctx *m, const struct mx_case *c)
 	struct ibv_recv_wr rwr, *rbad;
 	struct ibv_sge rsge;
 	uint32_t grh = c->qp_type == IBV_QPT_UD ? MX_GRH : 0;
-	union ibv_gid gid;
+	union ibv_gid gid, group;
 	int32_t ready = 0, peer_ready;
+	bool member = false;
 	int ret;
 
 	if (ibv_query_gid(m->ctx, 1, m->gid_index, &gid))
@@ -601,6 +620,15 @@ static struct mx_verdict mx_run(struct mx_ctx *m, const struct mx_case *c)
 		snprintf(v.why, sizeof(v.why), "modify QP to RTR/RTS: %s",
 			 strerror(ret));
 		ready = -1;
+	} else if (c->mcast && !requester) {
+		group = mx_group(gid.raw);
+		ret = ibv_attach_mcast(qp, &group, 0);
+		if (ret) {
+			snprintf(v.why, sizeof(v.why), "ibv_attach_mcast: %s",
+				 strerror(ret));
+			ready = -1;
+		}
+		member = !ret;
 	}
 	/* both QPs are ready (and the receive posted) before anything flies */
 	mx_swap(m, &ready, &peer_ready, sizeof(ready));
@@ -613,6 +641,8 @@ static struct mx_verdict mx_run(struct mx_ctx *m, const struct mx_case *c)
 			mx_respond(m, c, qp, &v);
 	}
 	mx_swap(m, &v, &peer_v, sizeof(v));
+	if (member && ibv_detach_mcast(qp, &group, 0))
+		mx_die("ibv_detach_mcast failed");
 	ibv_destroy_qp(qp);
 	return requester ? mx_verdict(&v, &peer_v) : mx_verdict(&peer_v, &v);
 }
@@ -621,7 +651,7 @@ static struct mx_verdict mx_run(struct mx_ctx *m, const struct mx_case *c)
 static unsigned int mx_cases(struct mx_case *c, unsigned int mtu)
 {
 	static const enum ibv_qp_type types[] = {
-		IBV_QPT_RC, IBV_QPT_UC, IBV_QPT_UD,
+		IBV_QPT_RC, IBV_QPT_UC, IBV_QPT_UD, IBV_QPT_UD,
 	};
 	uint32_t sizes[] = { 0, 1, 100, mtu, mtu + 1, 3 * mtu + 5, 65536,
 			     MX_MAX_MSG };
@@ -630,7 +660,7 @@ static unsigned int mx_cases(struct mx_case *c, unsigned int mtu)
 	uint32_t *sz;
 
 	for (dir = 0; dir < 2; dir++)
-	for (t = 0; t < 3; t++)
+	for (t = 0; t < 4; t++)
 	for (op = 0; op < MX_NR_OPS; op++)
 	for (var = 0; var < MX_NR_VARIANTS; var++) {
 		if (!mx_has(types[t], op))
@@ -653,6 +683,7 @@ static unsigned int mx_cases(struct mx_case *c, unsigned int mtu)
 			if (c)
 				c[n] = (struct mx_case){
 					.index = n, .qp_type = types[t],
+					.mcast = t == 3,
 					.op = op, .variant = var, .size = size,
 					.client_requests = !dir,
 				};
@@ -662,14 +693,18 @@ static unsigned int mx_cases(struct mx_case *c, unsigned int mtu)
 	return n;
 }
 
-static unsigned int mx_type_index(uint32_t t)
+static unsigned int mx_type_index(const struct mx_case *c)
 {
-	return t == IBV_QPT_RC ? 0 : t == IBV_QPT_UC ? 1 : 2;
+	if (c->mcast)
+		return 3;
+	return c->qp_type == IBV_QPT_RC ? 0 : c->qp_type == IBV_QPT_UC ? 1 : 2;
 }
 
-static const char *mx_type_name(uint32_t t)
+static const char *mx_type_name(const struct mx_case *c)
 {
-	return t == IBV_QPT_RC ? "RC" : t == IBV_QPT_UC ? "UC" : "UD";
+	static const char *const name[] = { "RC", "UC", "UD", "UD-mcast" };
+
+	return name[mx_type_index(c)];
 }
 
 static void mx_open(struct mx_ctx *m, const char *dev)
@@ -709,7 +744,7 @@ int main(int argc, char **argv)
 	struct mx_case *cases, c;
 	unsigned int mtu = 1024, n, i, failed = 0;
 	/* [server requests][QP type]: no completion / a case passed */
-	bool stalled[2][3] = { { false } }, worked[2][3] = { { false } };
+	bool stalled[2][4] = { { false } }, worked[2][4] = { { false } };
 	struct mx_verdict v;
 	int opt;
 
@@ -749,7 +784,7 @@ int main(int argc, char **argv)
 	mx_cases(cases, mtu);
 	for (i = 0; i < n; i++) {
 		unsigned int dir = !cases[i].client_requests;
-		unsigned int t = mx_type_index(cases[i].qp_type);
+		unsigned int t = mx_type_index(&cases[i]);
 		bool *dead = &stalled[dir][t], *works = &worked[dir][t];
 
 		if (*dead) {
@@ -766,7 +801,7 @@ int main(int argc, char **argv)
 		failed += !v.ok;
 		printf("%s %u - %s %s %s %u B mtu %u %s->%s%s%s\n",
 		       v.ok ? "ok" : "not ok", i + 1,
-		       mx_type_name(cases[i].qp_type), mx_op_name[cases[i].op],
+		       mx_type_name(&cases[i]), mx_op_name[cases[i].op],
 		       mx_variant_name[cases[i].variant], cases[i].size, mtu,
 		       cases[i].client_requests ? m.label : m.peer_label,
 		       cases[i].client_requests ? m.peer_label : m.label,
