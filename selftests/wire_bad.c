@@ -639,38 +639,30 @@ TEST_F(wire_bad, psn_out_of_window)
 	wb_after(_metadata, self);
 }
 
-/*
- * A WRITE whose RETH length is not the payload's: on UC the message is
- * dropped (no byte written, the QP stays); on RC it is an invalid
- * request: NAKed and host 0's QP goes to the error state (IBTA), no byte
- * written. Host 1's QP ignores the NAK of a PSN it never sent.
- */
-TEST_F(wire_bad, reth_length_lies)
+/* Send @p once; it reaches a QP and is taken for nothing. */
+static void wb_send_once(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(wire_bad) *self, const struct rw_pkt *p)
 {
-	struct wire_side *s0 = &self->h.s[0];
-	const uint32_t lie[] = { WB_LEN + 1, WB_LEN - 1, 0, 0x80000000u };
-	struct ibv_async_event ev;
 	struct rw_frame f;
-	struct rw_pkt p;
-	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(lie); i++) {
-		p = wb_write(self, WB_UC);
-		p.dma_len = lie[i];
-		wb_build(_metadata, self, &f, &p);
-		wb_mark(self);
-		ASSERT_EQ(0, rw_send(&self->h.tx, &f));
-		wb_expect(_metadata, self, 0, 0, 1);
-	}
-	wb_untouched(_metadata, self);
-	wb_real_send(_metadata, self, WB_UC, false);
-
-	p = wb_write(self, WB_RC);
-	p.dma_len = WB_LEN + 4096;
-	wb_build(_metadata, self, &f, &p);
+	wb_build(_metadata, self, &f, p);
 	wb_mark(self);
 	ASSERT_EQ(0, rw_send(&self->h.tx, &f));
 	wb_expect(_metadata, self, 0, 0, 1);
+}
+
+/*
+ * @p, to the RC QP, is an invalid request: NAKed, host 0's QP goes to
+ * the error state with IBV_EVENT_QP_REQ_ERR (IBTA), no byte written.
+ * Host 1's QP ignores the NAK of a PSN it never sent.
+ */
+static void wb_rc_invalid(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(wire_bad) *self, const struct rw_pkt *p)
+{
+	struct wire_side *s0 = &self->h.s[0];
+	struct ibv_async_event ev;
+
+	wb_send_once(_metadata, self, p);
 	ASSERT_EQ(0, dp_wait_async(s0->ctx, IBV_EVENT_QP_REQ_ERR,
 				   DP_TIMEOUT_MS, &ev));
 	ASSERT_EQ(self->qp[WB_RC][0], ev.element.qp);
@@ -680,6 +672,52 @@ TEST_F(wire_bad, reth_length_lies)
 	ASSERT_EQ(IBV_QPS_RTS, dp_qp_state(self->qp[WB_RC][1]));
 	ASSERT_QUIET_MS(self->h.s[1].scq, 0);
 	wb_real_send(_metadata, self, WB_UD, false);
+}
+
+/*
+ * A WRITE whose RETH length is not the payload's: on UC the message is
+ * dropped (no byte written, the QP stays); on RC it is an invalid
+ * request.
+ */
+TEST_F(wire_bad, reth_length_lies)
+{
+	const uint32_t lie[] = { WB_LEN + 1, WB_LEN - 1, 0, 0x80000000u };
+	struct rw_pkt p;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(lie); i++) {
+		p = wb_write(self, WB_UC);
+		p.dma_len = lie[i];
+		wb_send_once(_metadata, self, &p);
+	}
+	wb_untouched(_metadata, self);
+	wb_real_send(_metadata, self, WB_UC, false);
+
+	p = wb_write(self, WB_RC);
+	p.dma_len = WB_LEN + 4096;
+	wb_rc_invalid(_metadata, self, &p);
+}
+
+/*
+ * A FIRST packet that is not one path MTU long (1024 here; IBTA: FIRST
+ * and MIDDLE carry the MTU exactly): on UC the message is dropped (no
+ * byte written, the QP stays); on RC it is an invalid request.
+ */
+TEST_F(wire_bad, segment_length_lies)
+{
+	struct rw_pkt p;
+
+	p = wb_write(self, WB_UC);
+	p.opcode = RW_UC | RW_WRITE_FIRST;
+	p.dma_len = 2 * 1024;
+	wb_send_once(_metadata, self, &p);
+	wb_untouched(_metadata, self);
+	wb_real_send(_metadata, self, WB_UC, false);
+
+	p = wb_write(self, WB_RC);
+	p.opcode = RW_RC | RW_WRITE_FIRST;
+	p.dma_len = 2 * 1024;
+	wb_rc_invalid(_metadata, self, &p);
 }
 
 /* A destination QP number the device does not have: drop_no_qp. */

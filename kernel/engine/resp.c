@@ -946,6 +946,29 @@ static bool rnic_resp_forced_access_err(struct rnic_qp *qp, u8 oper)
 	       rnic_fault_rem_access(qp->rdev);
 }
 
+/*
+ * Does a SEND or WRITE packet carry what its opcode says (IBTA 9.7.6.1.4,
+ * rdma_rxe checks the same)? FIRST and MIDDLE: the path MTU exactly;
+ * LAST: 1 byte to the MTU; ONLY: up to the MTU. A burst of the local link
+ * (npkts packets) counts as npkts of them, its last one as the opcode says.
+ */
+static bool rnic_resp_len_ok(const struct rnic_qp *qp,
+			     const struct rnic_pkt *pkt)
+{
+	u8 oper = pkt->opcode & RNIC_OPER_MASK;
+	u64 full = (u64)pkt->npkts * qp->path.mtu;
+
+	if (!rnic_oper_is_send(oper) && !rnic_oper_is_write(oper))
+		return true;
+	if (!rnic_oper_ends(oper))
+		return pkt->len == full;
+	if (pkt->len > full)
+		return false;
+	/* a message of 0 bytes is one ONLY packet */
+	return pkt->len + qp->path.mtu > full ||
+	       (rnic_oper_starts(oper) && pkt->npkts == 1);
+}
+
 static void rnic_resp_rc_uc(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 {
 	struct rnic_resp *resp = &qp->resp;
@@ -955,6 +978,10 @@ static void rnic_resp_rc_uc(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 
 	if (!rnic_resp_check_seq(qp, pkt))
 		return;
+	if (!rnic_resp_len_ok(qp, pkt)) {
+		rnic_resp_nak(qp, pkt, RNIC_NAK_INV_REQ, RNIC_EVENT_QP_REQ_ERR);
+		return;
+	}
 	if (rnic_resp_forced_access_err(qp, oper)) {
 		rnic_resp_nak(qp, pkt, RNIC_NAK_REM_ACCESS,
 			      RNIC_EVENT_QP_ACCESS_ERR);
