@@ -528,7 +528,8 @@ static struct sk_buff *rnic_udp_build(const struct rnic_pkt *pkt,
 
 /*
  * Hand a built packet to the IP layer, which resolves the neighbour.
- * Return: 0, or -ENOBUFS if a queue dropped it (counted in send_err).
+ * Return: 0, or (counted in send_err) -ENOBUFS if a queue dropped it, or
+ * the stack's error.
  */
 static int rnic_udp_out(struct rnic_dev *rdev, struct sk_buff *skb)
 {
