@@ -88,7 +88,7 @@ across() {
 			failed=1
 			echo "server of $name: exit status $rc"
 			sed 's/^/  /' "$tmp/srv.out"
-			rnic stat $dev | sed 's/^/  stat: /'
+			rnic stat show $dev | sed 's/^/  stat: /'
 		fi
 		return
 	fi
@@ -104,7 +104,7 @@ across() {
 	((rx >= min_rx)) || why+="; eth0 received $rx bytes, expected $min_rx or more"
 	why=${why#; }
 	# the device's counters say what went wrong
-	[[ -z $why ]] || rnic stat $dev | sed 's/^/# stat: /'
+	[[ -z $why ]] || rnic stat show $dev | sed 's/^/# stat: /'
 }
 
 # The ping-pong examples bounce -n messages of -s bytes each way and check

@@ -142,8 +142,8 @@ static int rnic_comp_atomic(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 /*
  * A response that is not the one the READ or atomic at done waits for
  * (rnic_kwqe.resp_psn). One after it means that one was lost, or is late:
- * ask again for this READ or atomic only, from it, once until it comes
- * (rnic_req_reask()); the transport timer covers a request lost again.
+ * ask again from it, once until it comes; the transport timer covers a
+ * request that is lost again.
  */
 static int rnic_comp_gap(struct rnic_qp *qp, u32 psn)
 {
@@ -153,7 +153,7 @@ static int rnic_comp_gap(struct rnic_qp *qp, u32 psn)
 	if (req->done == req->fetched || !kw->started ||
 	    !rnic_wqe_is_rd_atomic(kw->wqe.opcode) || kw->resp_gap ||
 	    !rnic_psn_before(kw->resp_psn, psn) ||
-	    !rnic_req_reask(qp, kw->resp_psn))
+	    !rnic_req_rewind(qp, kw->resp_psn))
 		return RNIC_COMP_IGNORED;
 	kw->resp_gap = true;
 	return RNIC_COMP_REWOUND;

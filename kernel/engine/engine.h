@@ -261,7 +261,6 @@ void rnic_req_complete(struct rnic_qp *qp, u32 status);
 void rnic_req_fail(struct rnic_qp *qp, u32 status);
 struct rnic_kwqe *rnic_req_find_psn(struct rnic_qp *qp, u32 psn, u32 *index);
 bool rnic_req_rewind(struct rnic_qp *qp, u32 psn);
-bool rnic_req_reask(struct rnic_qp *qp, u32 psn);
 bool rnic_req_flush(struct rnic_qp *qp);
 
 /* comp.c */

@@ -84,10 +84,6 @@ struct rnic_resp_owed {
  * @ackreq_psn: the last PSN an answer was asked for (AckReq, READ, atomic)
  * @ask_next: the next packet asks for an ACK whatever it is (ACKs are
  *	coalesced: whatever waits for one asks first, rnic_req_ask())
- * @reask: only the READ or atomic at @done is being asked for again
- *	(rnic_req_reask()); once its request is sent, the requester goes
- *	back to @reask_next, @reask_offset, @reask_psn, where it was, and
- *	@ackreq_psn is at least @reask_ackreq again. Any other rewind ends it
  * @rd_atomic: RDMA READ and atomic requests waiting for their response
  * @retry_left: transport retries left for the oldest unacknowledged
  *	packet
@@ -142,11 +138,6 @@ struct rnic_req {
 	bool drained_sent;
 	bool timed_out;
 	bool ask_next;
-	bool reask;
-	u32 reask_next;
-	u32 reask_offset;
-	u32 reask_psn;
-	u32 reask_ackreq;
 	bool dead;
 	u32 gen;
 	unsigned long progress;

@@ -67,7 +67,6 @@ void rnic_req_init(struct rnic_qp *qp)
 	req->drained_sent = false;
 	req->timed_out = false;
 	req->ask_next = false;
-	req->reask = false;
 	req->gen++;
 	req->timeout = 0;
 	req->max_rd_atomic = 1;
@@ -166,58 +165,6 @@ static bool rnic_wqe_signaled(const struct rnic_qp *qp,
 	return qp->sq_sig_all || (kw->wqe.send_flags & RNIC_SEND_SIGNALED);
 }
 
-/**
- * rnic_req_reask() - ask again for the answers of the READ or atomic at
- *	done from @psn, and only for them
- * @qp: the QP, rnic_req.lock held
- * @psn: the first PSN of the answers missing (rnic_kwqe.resp_psn)
- *
- * A gap in the answers of the oldest READ says that one was lost; those
- * of the requests after it are most likely on their way. Sending them
- * all again (go-back-N) would have the responder answer every one of
- * them twice: 64 READs of 64 KiB at MTU 1024 are 4096 packets more,
- * which on a link that lost one to a full queue lose more the same way.
- * So only this request goes again (rnic_req_resume() brings the
- * requester back after it); a gap in a later one's answers is asked
- * about when that one is the oldest, and a lost request is the
- * transport timer's, which goes back for everything.
- *
- * Return: false if no started WQE holds @psn.
- */
-bool rnic_req_reask(struct rnic_qp *qp, u32 psn)
-{
-	struct rnic_req *req = &qp->req;
-	u32 next = req->next, offset = req->offset, at = req->psn;
-	bool again = req->reask;
-
-	if (!rnic_req_rewind(qp, psn))
-		return false;
-	/* asked again while asking again: where it was the first time */
-	if (!again) {
-		req->reask_next = next;
-		req->reask_offset = offset;
-		req->reask_psn = at;
-		req->reask_ackreq = req->ackreq_psn;
-	}
-	req->reask = true;
-	return true;
-}
-
-/* After the request asked for again (rnic_req_reask()): back where it was. */
-static void rnic_req_resume(struct rnic_req *req)
-{
-	if (!req->reask)
-		return;
-	req->reask = false;
-	if ((s32)(req->reask_next - req->next) <= 0)
-		return;
-	req->next = req->reask_next;
-	req->offset = req->reask_offset;
-	req->psn = req->reask_psn;
-	if (rnic_psn_before(req->ackreq_psn, req->reask_ackreq))
-		req->ackreq_psn = req->reask_ackreq;
-}
-
 /* Retire the oldest WQE with @status; completes it if it must. */
 void rnic_req_complete(struct rnic_qp *qp, u32 status)
 {
@@ -250,7 +197,6 @@ void rnic_req_complete(struct rnic_qp *qp, u32 status)
 			req->psn = rnic_psn_add(kw->last_psn, 1);
 		req->next++;
 		req->offset = 0;
-		rnic_req_resume(req);
 	}
 	req->done++;
 	/*
@@ -491,7 +437,6 @@ bool rnic_req_rewind(struct rnic_qp *qp, u32 psn)
 	kw = rnic_req_find_psn(qp, psn, &index);
 	if (!kw)
 		return false;
-	req->reask = false;
 	req->next = index;
 	req->offset = rnic_psn_add(psn, -kw->first_psn) * qp->path.mtu;
 	if (rnic_wqe_is_atomic(kw->wqe.opcode))
@@ -881,9 +826,6 @@ static int rnic_req_step(struct rnic_qp *qp, struct rnic_req_step *st,
 		}
 		rnic_req_timer_start(qp);
 	}
-	/* the one request asked for again is out: back where it was */
-	if (st->last)
-		rnic_req_resume(req);
 	st->gen = req->gen;
 	st->lost = kw->lost;
 	return 1;
