@@ -1,0 +1,113 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# The compat libraries export what the distribution's rdma-core exports:
+# every name at the version node where a binary linked against rdma-core
+# looks for it (the default version, name@@NODE), and every node. Compared
+# with the installed libibverbs.so.1 (skipped when it is not installed). TAP output.
+#
+# COMPAT: directory of the compat libraries (build/lib/rnic).
+
+COMPAT=${COMPAT:?COMPAT must name the directory of the compat libraries}
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/rnic-compat-symbols.XXXXXX") || exit 1
+trap 'rm -rf "$TMP"' EXIT
+
+# Names rdma-core exports that lib/verbs/ does not define yet: they must
+# be missing (so that this list shrinks as they come).
+PENDING="_ibv_query_gid_ex _ibv_query_gid_table ibv_get_device_index
+ibv_get_pkey_index ibv_qp_to_qp_ex ibv_query_gid_type ibv_reg_mr_iova2
+ibv_rereg_mr"
+
+n=0
+failed=0
+
+ok() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+
+skip() {
+	n=$((n + 1))
+	echo "ok $n - $1 # SKIP $2"
+}
+
+# exports LIB: "NAME NODE" of each defined symbol's default version
+exports() {
+	readelf -W --dyn-syms "$1" |
+		awk '$7 != "UND" && $8 ~ /@@/ { sub("@@", " ", $8); print $8 }' |
+		sort -u
+}
+
+# nodes LIB: the version nodes LIB defines, but the one named after itself
+nodes() {
+	readelf -W -V "$1" |
+		awk '/Version definition/ { d = 1 } /Version needs/ { d = 0 }
+		     d && /Name:/ && !/BASE/ { print $NF }' | sort -u
+}
+
+# distro LIB: path of the distribution's LIB, empty if not installed
+distro() {
+	ldconfig -p 2>/dev/null | awk -v lib="$1" '$1 == lib { print $NF; exit }'
+}
+
+ours=$COMPAT/libibverbs.so.1
+exports "$ours" >"$TMP/ours"
+
+# Whatever the distribution has, ours exports only rdma-core's nodes:
+# librnic's own RNIC_1.0 and its internal functions stay hidden.
+res=0
+grep -v -e ' IBVERBS_1\.[0-9]*$' -e ' IBVERBS_PRIVATE_[0-9]*$' "$TMP/ours" \
+	>"$TMP/stray" && { echo "# exported outside IBVERBS nodes:"; sed 's/^/#   /' "$TMP/stray"; res=1; }
+ok $res "libibverbs.so.1 exports only IBVERBS nodes"
+
+res=0
+for name in $PENDING; do
+	if grep -q "^$name " "$TMP/ours"; then
+		echo "# $name is exported now: drop it from PENDING"
+		res=1
+	fi
+done
+ok $res "libibverbs.so.1 does not export the pending names yet"
+
+compare() { # LIB PENDING
+	lib=$1
+	theirs=$(distro "$lib")
+	if [ -z "$theirs" ]; then
+		skip "$lib: every name of rdma-core's at its node" "no $lib installed"
+		skip "$lib: every version node of rdma-core's" "no $lib installed"
+		return
+	fi
+	exports "$theirs" >"$TMP/theirs"
+	exports "$COMPAT/$lib" >"$TMP/ours"
+	printf '%s\n' $2 | sed '/^$/d' >"$TMP/pending"
+	awk 'NR == FNR { p[$1] = 1; next } !($1 in p)' "$TMP/pending" \
+		"$TMP/theirs" >"$TMP/want"
+	comm -23 "$TMP/want" "$TMP/ours" >"$TMP/missing"
+	res=0
+	if [ -s "$TMP/missing" ]; then
+		echo "# missing from ours (name node):"
+		sed 's/^/#   /' "$TMP/missing"
+		res=1
+	fi
+	ok $res "$lib: every name of $theirs at its node"
+	nodes "$theirs" >"$TMP/theirs"
+	nodes "$COMPAT/$lib" >"$TMP/ours"
+	comm -23 "$TMP/theirs" "$TMP/ours" >"$TMP/missing"
+	res=0
+	if [ -s "$TMP/missing" ]; then
+		echo "# version nodes missing from ours:"
+		sed 's/^/#   /' "$TMP/missing"
+		res=1
+	fi
+	ok $res "$lib: every version node of $theirs"
+}
+
+compare libibverbs.so.1 "$PENDING"
+
+echo "1..$n"
+[ $failed = 0 ]
