@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * The compat library's own entry points, called as a program linked
- * against rdma-core calls them (through libibverbs.so.1 of build/lib/rnic):
- * the sysfs and copy helpers do their job, what rnic does not have fails
- * with the errno rdma-core's callers expect. TAP.
+ * The compat libraries' own entry points, called as a program linked
+ * against rdma-core calls them (through libibverbs.so.1 and librdmacm.so.1
+ * of build/lib/rnic): the sysfs and copy helpers do their job, what rnic
+ * does not have fails with the errno rdma-core's callers expect (the
+ * librdmacm shell: ENOSYS until rnic has a connection manager). TAP.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -27,6 +28,10 @@ void ibv_copy_qp_attr_from_kern(struct ibv_qp_attr *dst,
 				const struct ib_uverbs_qp_attr *src);
 void ibv_copy_path_rec_from_kern(void *dst, const struct ib_user_path_rec *src);
 void ibv_copy_path_rec_to_kern(struct ib_user_path_rec *dst, const void *src);
+void *rdma_create_event_channel(void);
+int rdma_create_id(void *channel, void **id, void *context, int ps);
+const char *rdma_event_str(int event);
+long rrecv(int socket, void *buf, size_t len, int flags);
 
 static int n, failed;
 
@@ -144,6 +149,7 @@ static void test_copy(void)
 static void test_unsupported(void)
 {
 	char page[64];
+	void *id = page;
 
 	errno = 0;
 	ok(!ibv_import_pd(NULL, 1) && errno == EOPNOTSUPP,
@@ -154,6 +160,19 @@ static void test_unsupported(void)
 	ok(ibv_dontfork_range(page, sizeof(page)) == 0,
 	   "ibv_dontfork_range: nothing to do, 0");
 
+	errno = 0;
+	ok(!rdma_create_event_channel() && errno == ENOSYS,
+	   "rdma_create_event_channel: NULL, ENOSYS");
+	errno = 0;
+	ok(rdma_create_id(NULL, &id, NULL, 0x0106) == -1 && errno == ENOSYS &&
+	   id == page, "rdma_create_id: -1, ENOSYS, id untouched");
+	errno = 0;
+	ok(rrecv(0, page, sizeof(page), 0) == -1 && errno == ENOSYS,
+	   "rrecv: -1, ENOSYS");
+	ok(!strcmp(rdma_event_str(9), "RDMA_CM_EVENT_ESTABLISHED") &&
+	   !strcmp(rdma_event_str(15), "RDMA_CM_EVENT_TIMEWAIT_EXIT") &&
+	   !strcmp(rdma_event_str(16), "UNKNOWN EVENT"),
+	   "rdma_event_str: the names of the events");
 }
 
 int main(void)

@@ -4,7 +4,8 @@
 # The compat libraries export what the distribution's rdma-core exports:
 # every name at the version node where a binary linked against rdma-core
 # looks for it (the default version, name@@NODE), and every node. Compared
-# with the installed libibverbs.so.1 (skipped when it is not installed). TAP output.
+# with the installed libibverbs.so.1 and librdmacm.so.1 (skipped when they
+# are not installed). TAP output.
 #
 # COMPAT: directory of the compat libraries (build/lib/rnic).
 
@@ -108,6 +109,7 @@ compare() { # LIB PENDING
 }
 
 compare libibverbs.so.1 "$PENDING"
+compare librdmacm.so.1 ""
 
 echo "1..$n"
 [ $failed = 0 ]
