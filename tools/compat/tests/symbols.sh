@@ -5,7 +5,8 @@
 # every name at the version node where a binary linked against rdma-core
 # looks for it (the default version, name@@NODE), and every node. Compared
 # with the installed libibverbs.so.1 and librdmacm.so.1 (skipped when they
-# are not installed). TAP output.
+# are not installed); and the provider nodes of later rdma-core releases
+# carry the installed one's provider names. TAP output.
 #
 # COMPAT: directory of the compat libraries (build/lib/rnic).
 
@@ -109,6 +110,33 @@ compare() { # LIB PENDING
 }
 
 compare libibverbs.so.1 "$PENDING"
+
+# Providers of later rdma-core releases bind the same names at their own
+# node (and register with verbs_register_driver_N): each newer node has
+# at least the names of the installed rdma-core's node.
+theirs=$(distro libibverbs.so.1)
+if [ -n "$theirs" ]; then
+	readelf -W --dyn-syms "$COMPAT/libibverbs.so.1" |
+		awk '$7 != "UND" { sub("@@?", " ", $8); print $8 }' |
+		sort -u >"$TMP/all"
+	exports "$theirs" | awk '$2 ~ /^IBVERBS_PRIVATE_/ { print $1 }' |
+		grep -v -x -e verbs_register_driver_34 $(printf ' -e %s' $PENDING) \
+		>"$TMP/private"
+	for node in 57 59 64 65; do
+		{ sed "s/\$/ IBVERBS_PRIVATE_$node/" "$TMP/private"
+		  echo "verbs_register_driver_$node IBVERBS_PRIVATE_$node"; } |
+			sort | comm -23 - "$TMP/all" >"$TMP/missing"
+		res=0
+		if [ -s "$TMP/missing" ]; then
+			echo "# missing from IBVERBS_PRIVATE_$node:"
+			sed 's/^/#   /' "$TMP/missing"
+			res=1
+		fi
+		ok $res "libibverbs.so.1: IBVERBS_PRIVATE_$node has the provider names of $theirs"
+	done
+else
+	skip "libibverbs.so.1: the newer provider nodes" "no libibverbs.so.1 installed"
+fi
 compare librdmacm.so.1 ""
 
 echo "1..$n"
