@@ -53,18 +53,72 @@ void rnic_device_put(struct rnic_device *rdev);
 
 /**
  * struct rnic_context - librnic's side of a struct ibv_context
- * @ibctx: what the application sees
+ * @vctx: the extended operations, then (vctx.context) what the application
+ *	sees; rnic fills the operations it has
  * @rdev: the device, referenced for the context's lifetime
  */
 struct rnic_context {
-	struct ibv_context ibctx;
+	struct verbs_context vctx;
 	struct rnic_device *rdev;
 };
 
 static inline struct rnic_context *to_rctx(struct ibv_context *ibctx)
 {
-	return container_of(ibctx, struct rnic_context, ibctx);
+	return container_of(ibctx, struct rnic_context, vctx.context);
 }
+
+/*
+ * Bytes of struct ibv_port_attr that the entry point of binaries built
+ * before the struct grew fills: up to and including ``flags``.
+ */
+#define RNIC_PORT_ATTR_COMPAT_SIZE \
+	(offsetof(struct ibv_port_attr, flags) + \
+	 sizeof(((struct ibv_port_attr *)0)->flags))
+
+/**
+ * rnic_query_gid() - RNIC_IOCTL_QUERY_GID for one entry
+ * @context: the context
+ * @port_num: port, from 1
+ * @index: entry
+ * @q: filled with the kernel's answer
+ *
+ * Return: 0 or the errno value (errno is set too); ENODATA for an empty
+ * entry.
+ */
+int rnic_query_gid(struct ibv_context *context, uint32_t port_num,
+		   uint32_t index, struct rnic_query_gid *q);
+
+/*
+ * GID types as rdma-core's provider interface names them (the words of
+ * sysfs' gid_attrs/types): ibv_query_gid_type() answers with these.
+ */
+enum rnic_gid_type_sysfs {
+	RNIC_GID_TYPE_SYSFS_IB_ROCE_V1,
+	RNIC_GID_TYPE_SYSFS_ROCE_V2,
+};
+
+/**
+ * ibv_query_gid_type() - the type of a GID table entry
+ * @context: an open context
+ * @port_num: port number, from 1
+ * @index: entry
+ * @type: set on success
+ *
+ * Not in librnic's own API: rdma-core has it in its provider interface,
+ * and ibv_devinfo calls it; the libibverbs.so.1 build exports it there.
+ *
+ * Return: 0, or -1 with errno set (EINVAL for a bad port or index,
+ * ENODATA for an empty entry, ENODEV).
+ */
+int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
+		       unsigned int index, enum rnic_gid_type_sysfs *type);
+
+/* The verbs_context operations, set by ibv_open_device(). */
+int rnic_query_port(struct ibv_context *context, uint8_t port_num,
+		    struct ibv_port_attr *port_attr, size_t port_attr_len);
+int rnic_query_device_ex(struct ibv_context *context,
+			 const struct ibv_query_device_ex_input *input,
+			 struct ibv_device_attr_ex *attr, size_t attr_size);
 
 /**
  * rnic_cmd() - issue an rnic ioctl on a context
