@@ -18,10 +18,12 @@
  * node. A newer node holds the names of rdma-core 44's and those the
  * newest map file adds; a provider of any release in between imports a
  * subset of them. ibv_query_gid_type, the one real function of the
- * nodes, is a verb of lib/verbs/.
+ * nodes, is lib/verbs/gid.c's, exported at IBVERBS_PRIVATE_34 by the
+ * version script and at the newer nodes from here.
  */
 #include <stdbool.h>
 
+#include "internal.h"
 #include "stub.h"
 
 #define NEWER_NODES(name, impl)                                          \
@@ -61,6 +63,17 @@ STUB_VOID(verbs_register_driver_57)
 STUB_VOID(verbs_register_driver_59)
 STUB_VOID(verbs_register_driver_64)
 STUB_VOID(verbs_register_driver_65)
+
+int rnic_pabi_ibv_query_gid_type(struct ibv_context *context,
+				 uint8_t port_num, unsigned int index,
+				 enum rnic_gid_type_sysfs *type);
+int rnic_pabi_ibv_query_gid_type(struct ibv_context *context,
+				 uint8_t port_num, unsigned int index,
+				 enum rnic_gid_type_sysfs *type)
+{
+	return ibv_query_gid_type(context, port_num, index, type);
+}
+NEWER_NODES(ibv_query_gid_type, rnic_pabi_ibv_query_gid_type)
 
 /* Read by providers that destroy objects of a disassociated device. */
 bool rnic_pabi_verbs_allow_disassociate_destroy;
