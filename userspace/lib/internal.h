@@ -119,6 +119,8 @@ int rnic_query_port(struct ibv_context *context, uint8_t port_num,
 int rnic_query_device_ex(struct ibv_context *context,
 			 const struct ibv_query_device_ex_input *input,
 			 struct ibv_device_attr_ex *attr, size_t attr_size);
+struct ibv_cq_ex *rnic_create_cq_ex(struct ibv_context *context,
+				    struct ibv_cq_init_attr_ex *attr);
 
 /**
  * rnic_cmd() - issue an rnic ioctl on a context

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0 OR MIT)
 /*
  * The data path (ibv_post_send(), ibv_post_recv(), ibv_post_srq_recv(),
- * and ibv_poll_cq() racing ibv_resize_cq()) against a fake kernel, as in context.c: the device node is a symlink to
+ * ibv_poll_cq() racing ibv_resize_cq(), the extended CQ's iterator)
+ * against a fake kernel, as in context.c: the device node is a symlink to
  * /dev/null, and this program defines ioctl(), mmap() and munmap(), which
  * take precedence over libc's for librnic's calls. The fake answers the
  * create ioctls with rings laid out as rnic.ko lays them out, in a memfd:
@@ -242,8 +243,8 @@ out:
 	return err;
 }
 
-/* Produce a CQE with @wr_id on the CQ @handle; false if it is full. */
-static bool fake_cq_post(uint32_t handle, uint64_t wr_id)
+/* Produce a copy of @tmpl on the CQ @handle; false if it is full. */
+static bool fake_cq_post_cqe(uint32_t handle, const struct rnic_cqe *tmpl)
 {
 	struct rnic_ring_info *ri;
 	struct rnic_cqe *cqe;
@@ -257,14 +258,21 @@ static bool fake_cq_post(uint32_t handle, uint64_t wr_id)
 				   __ATOMIC_ACQUIRE) < ri->entries) {
 		cqe = (struct rnic_cqe *)(mem + ri->offset + FAKE_ENTS_OFF) +
 		      (prod & (ri->entries - 1));
-		memset(cqe, 0, sizeof(*cqe));
-		cqe->wr_id = wr_id;
+		*cqe = *tmpl;
 		__atomic_store_n(ring_word(ri, FAKE_PROD_OFF), prod + 1,
 				 __ATOMIC_RELEASE);
 		done = true;
 	}
 	pthread_mutex_unlock(&fake_cq_lock);
 	return done;
+}
+
+/* Produce a CQE with @wr_id on the CQ @handle; false if it is full. */
+static bool fake_cq_post(uint32_t handle, uint64_t wr_id)
+{
+	struct rnic_cqe cqe = { .wr_id = wr_id };
+
+	return fake_cq_post_cqe(handle, &cqe);
 }
 
 static int fake_destroy_cq(struct rnic_destroy_cq *q)
@@ -2045,6 +2053,114 @@ static void test_poll_while_resizing(void)
 	free(r.seen);
 }
 
+/* ibv_create_cq_ex() with @wc_flags: NULL and the errno expected. */
+static void cq_ex_refused(struct ibv_cq_init_attr_ex a, int err,
+			  const char *what)
+{
+	errno = 0;
+	ok(!ibv_create_cq_ex(ctx, &a) && errno == err, "%s: %s", what,
+	   strerror(err));
+}
+
+static uint32_t cq_cons(struct ibv_cq *c)
+{
+	return __atomic_load_n(ring_word(fake_cq_ring(c->handle),
+					 FAKE_CONS_OFF), __ATOMIC_ACQUIRE);
+}
+
+static void test_cq_ex(void)
+{
+	struct ibv_cq_init_attr_ex a = { .cqe = 8,
+					 .wc_flags = IBV_WC_STANDARD_FLAGS };
+	struct rnic_cqe c1 = {
+		.wr_id = 11, .status = IBV_WC_SUCCESS,
+		.opcode = IBV_WC_RECV_RDMA_WITH_IMM, .byte_len = 4000,
+		.imm_data = htobe32(0xabcd1234), .qp_num = 0x123456,
+		.src_qp = 0x654321, .wc_flags = IBV_WC_WITH_IMM | IBV_WC_GRH,
+		.slid = 7, .sl = 3, .dlid_path_bits = 2, .vendor_err = 0,
+	};
+	struct rnic_cqe c2 = { .wr_id = 12, .status = IBV_WC_WR_FLUSH_ERR,
+			       .opcode = IBV_WC_SEND, .vendor_err = 0x99 };
+	struct ibv_poll_cq_attr pa = { 0 };
+	struct ibv_cq_ex *cx;
+	struct ibv_wc wc;
+
+	cq_ex_refused((struct ibv_cq_init_attr_ex){
+			      .cqe = 8,
+			      .wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP },
+		      EOPNOTSUPP, "a timestamp");
+	cq_ex_refused((struct ibv_cq_init_attr_ex){
+			      .cqe = 8, .comp_mask = IBV_CQ_INIT_ATTR_MASK_PD },
+		      EOPNOTSUPP, "a parent domain");
+	cq_ex_refused((struct ibv_cq_init_attr_ex){
+			      .cqe = 8,
+			      .comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS,
+			      .flags = IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN },
+		      EOPNOTSUPP, "ignoring overruns");
+	cq_ex_refused((struct ibv_cq_init_attr_ex){ .cqe = 8,
+						     .comp_mask = 1 << 2 },
+		      EINVAL, "an unknown comp_mask bit");
+
+	a.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS;
+	a.flags = IBV_CREATE_CQ_ATTR_SINGLE_THREADED;
+	cx = ibv_create_cq_ex(ctx, &a);
+	if (!ok(cx != NULL, "ibv_create_cq_ex with the standard fields"))
+		return;
+	ok(ibv_cq_ex_to_cq(cx)->cqe == 8 && ibv_cq_ex_to_cq(cx)->context == ctx,
+	   "it is a CQ of 8 entries");
+	ok(!cx->read_completion_ts && !cx->read_completion_wallclock_ns &&
+	   !cx->read_cvlan && !cx->read_flow_tag && !cx->read_tm_info,
+	   "readers of fields rnic lacks are NULL");
+	is_int(ibv_start_poll(cx, &pa), ENOENT, "empty: ENOENT");
+
+	fake_cq_post_cqe(ibv_cq_ex_to_cq(cx)->handle, &c1);
+	fake_cq_post_cqe(ibv_cq_ex_to_cq(cx)->handle, &c2);
+	fake_cq_post(ibv_cq_ex_to_cq(cx)->handle, 13);
+	pa.comp_mask = 1;
+	is_int(ibv_start_poll(cx, &pa), EINVAL, "poll comp_mask 1: EINVAL");
+	pa.comp_mask = 0;
+	is_int(ibv_start_poll(cx, &pa), 0, "start_poll finds a completion");
+	ok(cx->wr_id == 11 && cx->status == IBV_WC_SUCCESS,
+	   "the first: wr_id and status");
+	ok(ibv_wc_read_opcode(cx) == IBV_WC_RECV_RDMA_WITH_IMM &&
+	   ibv_wc_read_byte_len(cx) == 4000 &&
+	   ibv_wc_read_imm_data(cx) == htobe32(0xabcd1234) &&
+	   ibv_wc_read_qp_num(cx) == 0x123456 &&
+	   ibv_wc_read_src_qp(cx) == 0x654321 &&
+	   ibv_wc_read_wc_flags(cx) == (IBV_WC_WITH_IMM | IBV_WC_GRH) &&
+	   ibv_wc_read_slid(cx) == 7 && ibv_wc_read_sl(cx) == 3 &&
+	   ibv_wc_read_dlid_path_bits(cx) == 2 &&
+	   ibv_wc_read_vendor_err(cx) == 0,
+	   "its fields read back");
+	is_int(ibv_next_poll(cx), 0, "next_poll finds the second");
+	ok(cx->wr_id == 12 && cx->status == IBV_WC_WR_FLUSH_ERR &&
+	   ibv_wc_read_vendor_err(cx) == 0x99 &&
+	   ibv_wc_read_opcode(cx) == IBV_WC_SEND,
+	   "the second: flushed, vendor_err");
+	is_int(cq_cons(ibv_cq_ex_to_cq(cx)), 0,
+	   "nothing consumed before end_poll");
+	is_int(ibv_next_poll(cx), 0, "next_poll finds the third");
+	ok(cx->wr_id == 13, "the third: wr_id");
+	is_int(ibv_next_poll(cx), ENOENT, "then ENOENT");
+	ibv_end_poll(cx);
+	is_int(cq_cons(ibv_cq_ex_to_cq(cx)), 3, "end_poll consumed the 3");
+	is_int(ibv_poll_cq(ibv_cq_ex_to_cq(cx), 1, &wc), 0,
+	       "ibv_poll_cq finds none left");
+
+	/* The two ways of polling share the ring. */
+	fake_cq_post(ibv_cq_ex_to_cq(cx)->handle, 21);
+	fake_cq_post(ibv_cq_ex_to_cq(cx)->handle, 22);
+	is_int(ibv_poll_cq(ibv_cq_ex_to_cq(cx), 1, &wc), 1,
+	       "ibv_poll_cq takes one");
+	is_int(wc.wr_id, 21, "... the first");
+	is_int(ibv_start_poll(cx, &pa), 0, "start_poll the other");
+	is_int(cx->wr_id, 22, "... the second");
+	ibv_end_poll(cx);
+	is_int(cq_cons(ibv_cq_ex_to_cq(cx)), 5, "both consumed once");
+	is_int(ibv_destroy_cq(ibv_cq_ex_to_cq(cx)), 0,
+	       "ibv_destroy_cq destroys it");
+}
+
 static struct ibv_device **setup_device(void)
 {
 	char path[400], dev[32];
@@ -2113,6 +2229,7 @@ int main(void)
 	test_srq();
 	test_threads();
 	test_poll_while_resizing();
+	test_cq_ex();
 
 	is_int(fake_bad_args, 0,
 	       "every request had the right size, flags and reserved fields");

@@ -940,7 +940,10 @@ struct ibv_wc_tm_info {
  * Begins as struct ibv_cq (ibv_cq_ex_to_cq() converts). Between
  * ibv_start_poll() and ibv_end_poll(), @status and @wr_id describe the
  * current completion and the read_* functions read its other fields.
- * Functions for fields the CQ was not created to report are NULL.
+ * The readers of the IBV_WC_STANDARD_FLAGS fields, and read_opcode,
+ * read_vendor_err and read_wc_flags, are always set; the others
+ * (timestamps, VLAN, flow tag, tag matching) are NULL: rnic's completions
+ * do not carry them.
  *
  * @comp_mask: 0
  * @status: status of the current completion
