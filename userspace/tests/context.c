@@ -241,8 +241,9 @@ static void test_ops(struct ibv_context *ctx)
 	   "no memory window ops");
 	ok(verbs_get_ctx_op(ctx, query_port) &&
 	   verbs_get_ctx_op(ctx, query_device_ex) &&
-	   verbs_get_ctx_op(ctx, create_cq_ex),
-	   "query_port, query_device_ex and create_cq_ex are served");
+	   verbs_get_ctx_op(ctx, create_cq_ex) &&
+	   verbs_get_ctx_op(ctx, create_qp_ex),
+	   "query_port, query_device_ex, create_cq_ex, create_qp_ex served");
 	ok(!verbs_get_ctx_op(ctx, alloc_dm) &&
 	   !verbs_get_ctx_op(ctx, ibv_create_flow) &&
 	   !verbs_get_ctx_op(ctx, create_counters) &&

@@ -2053,6 +2053,256 @@ static void test_poll_while_resizing(void)
 	free(r.seen);
 }
 
+static struct ibv_qp *make_qp_ex(enum ibv_qp_type type, struct caps c,
+				 uint64_t send_ops)
+{
+	struct ibv_qp_init_attr_ex a = {
+		.send_cq = cq,
+		.recv_cq = cq,
+		.qp_type = type,
+		.cap = { c.swr, c.rwr, c.ssge, c.rsge, c.inl },
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = pd,
+		.send_ops_flags = send_ops,
+	};
+
+	return ibv_create_qp_ex(ctx, &a);
+}
+
+static void qp_ex_refused(enum ibv_qp_type type, uint64_t send_ops,
+			  uint32_t comp_mask, int err, const char *what)
+{
+	struct ibv_qp_init_attr_ex a = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = type,
+		.cap = { .max_send_wr = 4 },
+		.comp_mask = comp_mask, .pd = pd, .send_ops_flags = send_ops,
+	};
+
+	errno = 0;
+	ok(!ibv_create_qp_ex(ctx, &a) && errno == err, "%s: %s", what,
+	   strerror(err));
+}
+
+#define RC_SEND_OPS (IBV_QP_EX_WITH_RDMA_WRITE | \
+		     IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_SEND | \
+		     IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ | \
+		     IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | \
+		     IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+
+static void test_qp_ex_create(void)
+{
+	struct ibv_qp_ex *x;
+	struct ibv_qp *qp;
+
+	qp_ex_refused(IBV_QPT_RC, IBV_QP_EX_WITH_LOCAL_INV,
+		      IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		      EOPNOTSUPP, "LOCAL_INV");
+	qp_ex_refused(IBV_QPT_RC, IBV_QP_EX_WITH_ATOMIC_WRITE,
+		      IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		      EOPNOTSUPP, "ATOMIC_WRITE");
+	qp_ex_refused(IBV_QPT_UD, IBV_QP_EX_WITH_RDMA_READ,
+		      IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		      EOPNOTSUPP, "RDMA READ on UD");
+	qp_ex_refused(IBV_QPT_RC, IBV_QP_EX_WITH_SEND,
+		      IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS,
+		      EOPNOTSUPP, "create flags");
+	qp_ex_refused(IBV_QPT_RC, IBV_QP_EX_WITH_SEND,
+		      IBV_QP_INIT_ATTR_SEND_OPS_FLAGS, EINVAL, "no PD");
+
+	qp = make_qp(IBV_QPT_RC, (struct caps){ .swr = 4 }, NULL);
+	ok(qp && !ibv_qp_to_qp_ex(qp), "a QP without send_ops_flags: no builder");
+	if (qp)
+		ibv_destroy_qp(qp);
+
+	qp = make_qp_ex(IBV_QPT_UD, (struct caps){ .swr = 4, .ssge = 1 },
+			IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM);
+	x = qp ? ibv_qp_to_qp_ex(qp) : NULL;
+	if (!ok(x && &x->qp_base == qp, "a UD QP with its builder"))
+		return;
+	ok(x->wr_send && x->wr_send_imm && x->wr_set_ud_addr &&
+	   x->wr_set_sge && x->wr_set_sge_list && x->wr_set_inline_data &&
+	   x->wr_set_inline_data_list && x->wr_start && x->wr_complete &&
+	   x->wr_abort, "the functions it needs");
+	ok(!x->wr_rdma_write && !x->wr_rdma_read && !x->wr_atomic_cmp_swp &&
+	   !x->wr_local_inv && !x->wr_bind_mw && !x->wr_send_inv &&
+	   !x->wr_send_tso && !x->wr_set_xrc_srqn && !x->wr_atomic_write,
+	   "opcodes not asked for, or not rnic's, are NULL");
+	is_int(ibv_destroy_qp(qp), 0, "destroy it");
+}
+
+static void test_qp_ex_build(void)
+{
+	struct caps c = { .swr = 8, .ssge = 2, .inl = 32 };
+	struct ibv_sge sges[3] = { { 0x1000, 16, 0x11 }, { 0x2000, 32, 0x22 },
+				   { 0x3000, 8, 0x33 } };
+	char hello[8] = "hello, ", world[6] = "world";
+	struct ibv_data_buf bufs[2] = { { hello, 7 }, { world, 5 } };
+	const struct rnic_ring_info *ri;
+	struct rnic_send_wqe w;
+	struct rnic_sge s[2];
+	struct ibv_qp_ex *x;
+	struct ibv_qp *qp;
+	unsigned int k;
+	uint32_t p;
+
+	qp = make_qp_ex(IBV_QPT_RC, c, RC_SEND_OPS);
+	x = qp ? ibv_qp_to_qp_ex(qp) : NULL;
+	if (!ok(x != NULL, "an RC QP with every opcode rnic has"))
+		return;
+	ri = sq_of(qp);
+	fill_pattern(ri);
+
+	ibv_wr_start(x);
+	x->wr_id = 1;
+	x->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(x);
+	ibv_wr_set_sge(x, 0x44, 0x4000, 64);
+	is_int(ibv_wr_complete(x), EINVAL, "in RESET: wr_complete EINVAL");
+	ok(untouched(ri, prod(ri)), "... nothing written");
+
+	set_state(qp, IBV_QPS_RTS);
+	p = prod(ri);
+	k = kicks;
+	ibv_wr_start(x);
+	x->wr_id = 10;
+	x->wr_flags = IBV_SEND_SIGNALED | IBV_SEND_FENCE;
+	ibv_wr_rdma_write_imm(x, 0x1234, 0xabc000, htobe32(77));
+	ibv_wr_set_sge_list(x, 2, sges);
+	x->wr_id = 11;
+	x->wr_flags = IBV_SEND_INLINE; /* the setters decide, not the flag */
+	ibv_wr_send_imm(x, htobe32(78));
+	ibv_wr_set_inline_data_list(x, 2, bufs);
+	x->wr_id = 12;
+	x->wr_flags = 0;
+	ibv_wr_atomic_fetch_add(x, 0x99, 0x8008, 5);
+	ibv_wr_set_sge(x, 0x55, 0x5000, 8);
+	x->wr_id = 13;
+	ibv_wr_rdma_read(x, 0x66, 0x7000);
+	ibv_wr_set_inline_data(x, hello, 4); /* not for a READ */
+	ok(prod(ri) == p && kicks == k, "nothing published while building");
+	is_int(ibv_wr_complete(x), EINVAL,
+	       "inline data on a READ: wr_complete EINVAL");
+	ok(prod(ri) == p && kicks == k, "... and nothing posted");
+
+	ibv_wr_start(x);
+	x->wr_id = 10;
+	x->wr_flags = IBV_SEND_SIGNALED | IBV_SEND_FENCE;
+	ibv_wr_rdma_write_imm(x, 0x1234, 0xabc000, htobe32(77));
+	ibv_wr_set_sge_list(x, 2, sges);
+	x->wr_id = 11;
+	x->wr_flags = IBV_SEND_INLINE;
+	ibv_wr_send_imm(x, htobe32(78));
+	ibv_wr_set_inline_data_list(x, 2, bufs);
+	memcpy(hello, "XXXXXXX", 7); /* copied already: may be reused */
+	x->wr_id = 12;
+	x->wr_flags = 0;
+	ibv_wr_atomic_fetch_add(x, 0x99, 0x8008, 5);
+	ibv_wr_set_sge(x, 0x55, 0x5000, 8);
+	is_int(ibv_wr_complete(x), 0, "three work requests posted");
+	ok(prod(ri) == p + 3 && kicks == k + 1,
+	   "published together, one doorbell");
+
+	w = swqe(ri, p);
+	memcpy(s, slot(ri, p) + sizeof(w), sizeof(s));
+	ok(w.wr_id == 10 && w.opcode == RNIC_WR_RDMA_WRITE_WITH_IMM &&
+	   w.send_flags == (RNIC_SEND_SIGNALED | RNIC_SEND_FENCE) &&
+	   w.ex.imm_data == htobe32(77) && w.wr.rdma.rkey == 0x1234 &&
+	   w.wr.rdma.remote_addr == 0xabc000 && w.num_sge == 2 &&
+	   s[0].addr == 0x1000 && s[0].length == 16 && s[0].lkey == 0x11 &&
+	   s[1].addr == 0x2000 && s[1].length == 32 && s[1].lkey == 0x22,
+	   "WRITE with imm: as ibv_post_send() writes it");
+	w = swqe(ri, p + 1);
+	ok(w.wr_id == 11 && w.opcode == RNIC_WR_SEND_WITH_IMM &&
+	   w.send_flags == RNIC_SEND_INLINE && w.inline_len == 12 &&
+	   w.ex.imm_data == htobe32(78) &&
+	   !memcmp(slot(ri, p + 1) + sizeof(w), "hello, world", 12),
+	   "SEND with imm: the inline data of both buffers, copied");
+	w = swqe(ri, p + 2);
+	memcpy(s, slot(ri, p + 2) + sizeof(w), sizeof(s[0]));
+	ok(w.wr_id == 12 && w.opcode == RNIC_WR_ATOMIC_FETCH_AND_ADD &&
+	   !w.send_flags && w.wr.atomic.rkey == 0x99 &&
+	   w.wr.atomic.remote_addr == 0x8008 && w.wr.atomic.compare_add == 5 &&
+	   w.num_sge == 1 && s[0].addr == 0x5000 && s[0].lkey == 0x55,
+	   "FETCH AND ADD: add, remote address, the 8-byte SGE");
+
+	/* Abort: the head goes back, the next build reuses the entries. */
+	p = prod(ri);
+	k = kicks;
+	ibv_wr_start(x);
+	x->wr_id = 20;
+	ibv_wr_send(x);
+	ibv_wr_set_sge(x, 0x44, 0x4000, 64);
+	ibv_wr_abort(x);
+	ok(prod(ri) == p && kicks == k, "wr_abort posts nothing");
+	ibv_wr_start(x);
+	x->wr_id = 21;
+	ibv_wr_rdma_read(x, 0x66, 0x7000);
+	ibv_wr_set_sge(x, 0x44, 0x4000, 64);
+	is_int(ibv_wr_complete(x), 0, "a READ after the abort");
+	w = swqe(ri, p);
+	ok(prod(ri) == p + 1 && w.wr_id == 21 && w.opcode == RNIC_WR_RDMA_READ,
+	   "... takes the entry the aborted SEND had");
+
+	/* Errors: too many SGEs, too much inline, a full ring. */
+	ibv_wr_start(x);
+	ibv_wr_send(x);
+	ibv_wr_set_sge_list(x, 3, sges);
+	is_int(ibv_wr_complete(x), EINVAL, "3 SGEs for 2: EINVAL");
+	ibv_wr_start(x);
+	ibv_wr_send(x);
+	ibv_wr_set_inline_data(x, mem, 33);
+	is_int(ibv_wr_complete(x), EINVAL, "33 inline bytes for 32: EINVAL");
+	ibv_wr_start(x);
+	ibv_wr_set_sge(x, 0x44, 0x4000, 64);
+	is_int(ibv_wr_complete(x), EINVAL, "a setter before any opcode: EINVAL");
+	p = prod(ri);
+	ibv_wr_start(x);
+	for (k = 0; k < 9; k++) {
+		x->wr_id = 100 + k;
+		ibv_wr_send(x);
+		ibv_wr_set_sge(x, 0x44, 0x4000, 64);
+	}
+	is_int(ibv_wr_complete(x), ENOMEM, "9 work requests for 8: ENOMEM");
+	is_int(prod(ri), p, "... none posted");
+	set_cons(ri, prod(ri));
+	ibv_wr_start(x);
+	is_int(ibv_wr_complete(x), 0, "an empty list completes");
+	is_int(ibv_destroy_qp(qp), 0, "destroy the QP");
+}
+
+static void test_qp_ex_ud(void)
+{
+	struct ibv_qp_ex *x;
+	struct ibv_qp *qp;
+	struct rnic_send_wqe w;
+	uint32_t p;
+
+	qp = make_qp_ex(IBV_QPT_UD, (struct caps){ .swr = 4, .ssge = 1 },
+			IBV_QP_EX_WITH_SEND);
+	x = qp ? ibv_qp_to_qp_ex(qp) : NULL;
+	if (!ok(x != NULL, "a UD QP with its builder"))
+		return;
+	set_state(qp, IBV_QPS_RTS);
+	p = prod(sq_of(qp));
+	ibv_wr_start(x);
+	x->wr_id = 5;
+	ibv_wr_send(x);
+	ibv_wr_set_sge(x, 0x44, 0x4000, 64);
+	is_int(ibv_wr_complete(x), EINVAL, "UD without an address: EINVAL");
+	ibv_wr_start(x);
+	x->wr_id = 6;
+	ibv_wr_send(x);
+	ibv_wr_set_ud_addr(x, ah, 0xabcdef, 0x11111111);
+	ibv_wr_set_sge(x, 0x44, 0x4000, 64);
+	is_int(ibv_wr_complete(x), 0, "UD SEND with its address");
+	w = swqe(sq_of(qp), p);
+	ok(w.wr_id == 6 && w.wr.ud.ah_handle == ah->handle &&
+	   w.wr.ud.remote_qpn == 0xabcdef && w.wr.ud.remote_qkey == 0x11111111,
+	   "the AH, remote QPN and Q_Key are in the entry");
+	is_int(ibv_destroy_qp(qp), 0, "destroy the UD QP");
+}
+
 /* ibv_create_cq_ex() with @wc_flags: NULL and the errno expected. */
 static void cq_ex_refused(struct ibv_cq_init_attr_ex a, int err,
 			  const char *what)
@@ -2230,6 +2480,9 @@ int main(void)
 	test_threads();
 	test_poll_while_resizing();
 	test_cq_ex();
+	test_qp_ex_create();
+	test_qp_ex_build();
+	test_qp_ex_ud();
 
 	is_int(fake_bad_args, 0,
 	       "every request had the right size, flags and reserved fields");

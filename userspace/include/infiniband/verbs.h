@@ -2468,7 +2468,7 @@ struct ibv_recv_wr {
 	int num_sge;
 };
 
-/* struct ibv_data_buf - one piece of inline data, ibv_wr_set_inline_data_list() */
+/* struct ibv_data_buf - inline data for ibv_wr_set_inline_data_list() */
 struct ibv_data_buf {
 	void *addr;
 	size_t length;
@@ -2539,6 +2539,15 @@ struct ibv_qp_ex {
 	void (*wr_atomic_write)(struct ibv_qp_ex *qp, uint32_t rkey,
 				uint64_t remote_addr, const void *atomic_wr);
 };
+
+/**
+ * ibv_qp_to_qp_ex() - the builder of a QP
+ * @qp: a QP made by ibv_create_qp_ex() with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS
+ *
+ * RETURN: its struct ibv_qp_ex, or NULL for a QP created without
+ * send_ops_flags.
+ */
+struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp);
 
 /**
  * ibv_wr_atomic_cmp_swp() - begin an atomic compare and swap
