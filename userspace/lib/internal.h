@@ -123,6 +123,8 @@ struct ibv_cq_ex *rnic_create_cq_ex(struct ibv_context *context,
 				    struct ibv_cq_init_attr_ex *attr);
 struct ibv_qp *rnic_create_qp_ex(struct ibv_context *context,
 				struct ibv_qp_init_attr_ex *attr);
+struct ibv_srq *rnic_create_srq_ex(struct ibv_context *context,
+				   struct ibv_srq_init_attr_ex *attr);
 
 /**
  * rnic_cmd() - issue an rnic ioctl on a context

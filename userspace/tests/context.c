@@ -242,8 +242,9 @@ static void test_ops(struct ibv_context *ctx)
 	ok(verbs_get_ctx_op(ctx, query_port) &&
 	   verbs_get_ctx_op(ctx, query_device_ex) &&
 	   verbs_get_ctx_op(ctx, create_cq_ex) &&
-	   verbs_get_ctx_op(ctx, create_qp_ex),
-	   "query_port, query_device_ex, create_cq_ex, create_qp_ex served");
+	   verbs_get_ctx_op(ctx, create_qp_ex) &&
+	   verbs_get_ctx_op(ctx, create_srq_ex),
+	   "the extended verbs rnic has are served");
 	ok(!verbs_get_ctx_op(ctx, alloc_dm) &&
 	   !verbs_get_ctx_op(ctx, ibv_create_flow) &&
 	   !verbs_get_ctx_op(ctx, create_counters) &&

@@ -2303,6 +2303,54 @@ static void test_qp_ex_ud(void)
 	is_int(ibv_destroy_qp(qp), 0, "destroy the UD QP");
 }
 
+static void srq_ex_refused(struct ibv_srq_init_attr_ex a, int err,
+			   const char *what)
+{
+	errno = 0;
+	ok(!ibv_create_srq_ex(ctx, &a) && errno == err, "%s: %s", what,
+	   strerror(err));
+}
+
+static void test_srq_ex(void)
+{
+	struct ibv_srq_init_attr_ex a = {
+		.srq_context = &a,
+		.attr = { .max_wr = 5, .max_sge = 2 },
+		.comp_mask = IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_TYPE,
+		.srq_type = IBV_SRQT_BASIC,
+		.pd = pd,
+	};
+	struct ibv_recv_wr rwr = { .wr_id = 1 }, *bad;
+	struct ibv_srq *srq;
+
+	srq_ex_refused((struct ibv_srq_init_attr_ex){
+			       .attr = { .max_wr = 4, .max_sge = 1 },
+			       .comp_mask = IBV_SRQ_INIT_ATTR_PD |
+					    IBV_SRQ_INIT_ATTR_TYPE,
+			       .srq_type = IBV_SRQT_XRC, .pd = pd },
+		       EOPNOTSUPP, "an XRC SRQ");
+	srq_ex_refused((struct ibv_srq_init_attr_ex){
+			       .attr = { .max_wr = 4, .max_sge = 1 },
+			       .comp_mask = IBV_SRQ_INIT_ATTR_PD |
+					    IBV_SRQ_INIT_ATTR_TM,
+			       .pd = pd },
+		       EOPNOTSUPP, "tag matching");
+	srq_ex_refused((struct ibv_srq_init_attr_ex){
+			       .attr = { .max_wr = 4, .max_sge = 1 },
+			       .comp_mask = IBV_SRQ_INIT_ATTR_TYPE,
+			       .srq_type = IBV_SRQT_BASIC },
+		       EINVAL, "no PD");
+
+	srq = ibv_create_srq_ex(ctx, &a);
+	if (!ok(srq != NULL, "a basic SRQ with ibv_create_srq_ex"))
+		return;
+	ok(srq->pd == pd && srq->srq_context == &a && a.attr.max_wr == 8 &&
+	   a.attr.max_sge == 2, "its PD, context and granted sizes");
+	is_int(ibv_post_srq_recv(srq, &rwr, &bad), 0, "it takes a receive");
+	is_int(prod(srq_ring_of(srq)), 1, "... in its ring");
+	is_int(ibv_destroy_srq(srq), 0, "destroy it");
+}
+
 /* ibv_create_cq_ex() with @wc_flags: NULL and the errno expected. */
 static void cq_ex_refused(struct ibv_cq_init_attr_ex a, int err,
 			  const char *what)
@@ -2483,6 +2531,7 @@ int main(void)
 	test_qp_ex_create();
 	test_qp_ex_build();
 	test_qp_ex_ud();
+	test_srq_ex();
 
 	is_int(fake_bad_args, 0,
 	       "every request had the right size, flags and reserved fields");
