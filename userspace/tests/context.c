@@ -240,8 +240,11 @@ static void test_ops(struct ibv_context *ctx)
 	ok(!ctx->ops.alloc_mw && !ctx->ops.bind_mw && !ctx->ops.dealloc_mw,
 	   "no memory window ops");
 	ok(verbs_get_ctx_op(ctx, query_port) &&
-	   verbs_get_ctx_op(ctx, query_device_ex),
-	   "query_port and query_device_ex are served");
+	   verbs_get_ctx_op(ctx, query_device_ex) &&
+	   verbs_get_ctx_op(ctx, create_cq_ex) &&
+	   verbs_get_ctx_op(ctx, create_qp_ex) &&
+	   verbs_get_ctx_op(ctx, create_srq_ex),
+	   "the extended verbs rnic has are served");
 	ok(!verbs_get_ctx_op(ctx, alloc_dm) &&
 	   !verbs_get_ctx_op(ctx, ibv_create_flow) &&
 	   !verbs_get_ctx_op(ctx, create_counters) &&

@@ -940,7 +940,10 @@ struct ibv_wc_tm_info {
  * Begins as struct ibv_cq (ibv_cq_ex_to_cq() converts). Between
  * ibv_start_poll() and ibv_end_poll(), @status and @wr_id describe the
  * current completion and the read_* functions read its other fields.
- * Functions for fields the CQ was not created to report are NULL.
+ * The readers of the IBV_WC_STANDARD_FLAGS fields, and read_opcode,
+ * read_vendor_err and read_wc_flags, are always set; the others
+ * (timestamps, VLAN, flow tag, tag matching) are NULL: rnic's completions
+ * do not carry them.
  *
  * @comp_mask: 0
  * @status: status of the current completion
@@ -2465,7 +2468,7 @@ struct ibv_recv_wr {
 	int num_sge;
 };
 
-/* struct ibv_data_buf - one piece of inline data, ibv_wr_set_inline_data_list() */
+/* struct ibv_data_buf - inline data for ibv_wr_set_inline_data_list() */
 struct ibv_data_buf {
 	void *addr;
 	size_t length;
@@ -2536,6 +2539,15 @@ struct ibv_qp_ex {
 	void (*wr_atomic_write)(struct ibv_qp_ex *qp, uint32_t rkey,
 				uint64_t remote_addr, const void *atomic_wr);
 };
+
+/**
+ * ibv_qp_to_qp_ex() - the builder of a QP
+ * @qp: a QP made by ibv_create_qp_ex() with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS
+ *
+ * RETURN: its struct ibv_qp_ex, or NULL for a QP created without
+ * send_ops_flags.
+ */
+struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp);
 
 /**
  * ibv_wr_atomic_cmp_swp() - begin an atomic compare and swap

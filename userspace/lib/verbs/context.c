@@ -79,6 +79,9 @@ static void set_ops(struct rnic_context *rctx)
 
 	vctx->query_port = rnic_query_port;
 	vctx->query_device_ex = rnic_query_device_ex;
+	vctx->create_cq_ex = rnic_create_cq_ex;
+	vctx->create_qp_ex = rnic_create_qp_ex;
+	vctx->create_srq_ex = rnic_create_srq_ex;
 	vctx->sz = sizeof(*vctx);
 	vctx->context.abi_compat = __VERBS_ABI_IS_EXTENDED;
 }

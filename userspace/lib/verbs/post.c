@@ -73,12 +73,12 @@ uint32_t rnic_qp_send_opcodes(enum ibv_qp_type qp_type)
 }
 
 /*
- * Is the ring full? The cached consumer index may be old: read the
- * kernel's (load-acquire: it has finished with the entries below it) only
- * when the cached one says full. An index that is more than the ring
- * ahead, or behind, reads as full: never write over a live entry.
+ * The cached consumer index may be old: read the kernel's (load-acquire:
+ * it has finished with the entries below it) only when the cached one
+ * says full. An index that is more than the ring ahead, or behind, reads
+ * as full: never write over a live entry.
  */
-static bool wq_full(struct rnic_wq *wq)
+bool rnic_wq_full(struct rnic_wq *wq)
 {
 	if (wq->head - wq->tail < wq->size)
 		return false;
@@ -115,7 +115,7 @@ static void qp_kick(struct rnic_qp *qp, uint32_t flags)
 }
 
 /* The states a QP takes sends in; in ERR the kernel flushes them. */
-static bool send_state_ok(const struct ibv_qp *ibqp)
+bool rnic_send_state_ok(const struct ibv_qp *ibqp)
 {
 	switch (__atomic_load_n(&ibqp->state, __ATOMIC_RELAXED)) {
 	case IBV_QPS_RTS:
@@ -128,12 +128,8 @@ static bool send_state_ok(const struct ibv_qp *ibqp)
 	}
 }
 
-/*
- * Check one send work request; 0 or EINVAL. With IBV_SEND_INLINE,
- * *@inline_len is the number of bytes to copy.
- */
-static int send_wr_check(const struct rnic_qp *qp,
-			 const struct ibv_send_wr *wr, uint32_t *inline_len)
+int rnic_send_wr_check(const struct rnic_qp *qp,
+		       const struct ibv_send_wr *wr, uint32_t *inline_len)
 {
 	uint32_t op = (uint32_t)wr->opcode;
 	uint64_t len = 0;
@@ -166,9 +162,8 @@ static int send_wr_check(const struct rnic_qp *qp,
 	return 0;
 }
 
-/* Write a checked send work request into @slot. */
-static void send_wqe_write(void *slot, const struct rnic_qp *qp,
-			   const struct ibv_send_wr *wr, uint32_t inline_len)
+void rnic_send_wqe_write(void *slot, const struct rnic_qp *qp,
+			 const struct ibv_send_wr *wr, uint32_t inline_len)
 {
 	struct rnic_send_wqe wqe;
 	char *data = (char *)slot + sizeof(wqe);
@@ -230,6 +225,28 @@ static void send_wqe_write(void *slot, const struct rnic_qp *qp,
 	memcpy(slot, &wqe, sizeof(wqe));
 }
 
+void rnic_sq_publish(struct rnic_qp *qp)
+{
+	struct rnic_wq *sq = &qp->sq;
+
+	__atomic_store_n(sq->ring.producer, sq->head, __ATOMIC_RELEASE);
+	pthread_spin_unlock(&sq->lock);
+
+	if (qp->sq_poll) {
+		/*
+		 * Pairs with the polling thread's barrier between setting
+		 * NEED_WAKEUP and its last look at the producer index: it
+		 * sees our entries, or we see the flag.
+		 */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (__atomic_load_n(sq->flags, __ATOMIC_RELAXED) &
+		    RNIC_SQ_NEED_WAKEUP)
+			qp_kick(qp, 0);
+	} else {
+		qp_kick(qp, 0);
+	}
+}
+
 int ibv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		  struct ibv_send_wr **bad_wr)
 {
@@ -239,7 +256,7 @@ int ibv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	bool posted = false;
 	int ret = 0;
 
-	if (!send_state_ok(ibqp)) {
+	if (!rnic_send_state_ok(ibqp)) {
 		*bad_wr = wr;
 		errno = EINVAL;
 		return EINVAL;
@@ -247,36 +264,20 @@ int ibv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 
 	pthread_spin_lock(&sq->lock);
 	for (; wr; wr = wr->next) {
-		ret = send_wr_check(qp, wr, &inline_len);
-		if (!ret && wq_full(sq))
+		ret = rnic_send_wr_check(qp, wr, &inline_len);
+		if (!ret && rnic_wq_full(sq))
 			ret = ENOMEM;
 		if (ret)
 			break;
-		send_wqe_write(rnic_ring_entry(&sq->ring, sq->head), qp, wr,
-			       inline_len);
+		rnic_send_wqe_write(rnic_ring_entry(&sq->ring, sq->head), qp, wr,
+				    inline_len);
 		sq->head++;
 		posted = true;
 	}
 	if (posted)
-		__atomic_store_n(sq->ring.producer, sq->head, __ATOMIC_RELEASE);
-	pthread_spin_unlock(&sq->lock);
-
-	if (posted) {
-		if (qp->sq_poll) {
-			/*
-			 * Pairs with the polling thread's barrier between
-			 * setting NEED_WAKEUP and its last look at the
-			 * producer index: it sees our entries, or we see
-			 * the flag.
-			 */
-			__atomic_thread_fence(__ATOMIC_SEQ_CST);
-			if (__atomic_load_n(sq->flags, __ATOMIC_RELAXED) &
-			    RNIC_SQ_NEED_WAKEUP)
-				qp_kick(qp, 0);
-		} else {
-			qp_kick(qp, 0);
-		}
-	}
+		rnic_sq_publish(qp);
+	else
+		pthread_spin_unlock(&sq->lock);
 	if (ret) {
 		*bad_wr = wr;
 		errno = ret;
@@ -303,7 +304,7 @@ static int recv_post(struct rnic_wq *wq, struct ibv_recv_wr **wrp,
 	for (; wr; wr = wr->next) {
 		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > wq->max_sge)
 			ret = EINVAL;
-		else if (wq_full(wq))
+		else if (rnic_wq_full(wq))
 			ret = ENOMEM;
 		if (ret)
 			break;
