@@ -14,10 +14,6 @@ COMPAT=${COMPAT:?COMPAT must name the directory of the compat libraries}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/rnic-compat-symbols.XXXXXX") || exit 1
 trap 'rm -rf "$TMP"' EXIT
 
-# Names rdma-core exports that lib/verbs/ does not define yet: they must
-# be missing (so that this list shrinks as they come).
-PENDING="ibv_qp_to_qp_ex"
-
 n=0
 failed=0
 
@@ -65,16 +61,7 @@ grep -v -e ' IBVERBS_1\.[0-9]*$' -e ' IBVERBS_PRIVATE_[0-9]*$' "$TMP/ours" \
 	>"$TMP/stray" && { echo "# exported outside IBVERBS nodes:"; sed 's/^/#   /' "$TMP/stray"; res=1; }
 ok $res "libibverbs.so.1 exports only IBVERBS nodes"
 
-res=0
-for name in $PENDING; do
-	if grep -q "^$name " "$TMP/ours"; then
-		echo "# $name is exported now: drop it from PENDING"
-		res=1
-	fi
-done
-ok $res "libibverbs.so.1 does not export the pending names yet"
-
-compare() { # LIB PENDING
+compare() { # LIB
 	lib=$1
 	theirs=$(distro "$lib")
 	if [ -z "$theirs" ]; then
@@ -84,10 +71,7 @@ compare() { # LIB PENDING
 	fi
 	exports "$theirs" >"$TMP/theirs"
 	exports "$COMPAT/$lib" >"$TMP/ours"
-	printf '%s\n' $2 | sed '/^$/d' >"$TMP/pending"
-	awk 'NR == FNR { p[$1] = 1; next } !($1 in p)' "$TMP/pending" \
-		"$TMP/theirs" >"$TMP/want"
-	comm -23 "$TMP/want" "$TMP/ours" >"$TMP/missing"
+	comm -23 "$TMP/theirs" "$TMP/ours" >"$TMP/missing"
 	res=0
 	if [ -s "$TMP/missing" ]; then
 		echo "# missing from ours (name node):"
@@ -107,7 +91,7 @@ compare() { # LIB PENDING
 	ok $res "$lib: every version node of $theirs"
 }
 
-compare libibverbs.so.1 "$PENDING"
+compare libibverbs.so.1
 
 # Providers of later rdma-core releases bind the same names at their own
 # node (and register with verbs_register_driver_N): each newer node has
@@ -118,8 +102,7 @@ if [ -n "$theirs" ]; then
 		awk '$7 != "UND" { sub("@@?", " ", $8); print $8 }' |
 		sort -u >"$TMP/all"
 	exports "$theirs" | awk '$2 ~ /^IBVERBS_PRIVATE_/ { print $1 }' |
-		grep -v -x -e verbs_register_driver_34 $(printf ' -e %s' $PENDING) \
-		>"$TMP/private"
+		grep -v -x verbs_register_driver_34 >"$TMP/private"
 	for node in 57 59 64 65; do
 		{ sed "s/\$/ IBVERBS_PRIVATE_$node/" "$TMP/private"
 		  echo "verbs_register_driver_$node IBVERBS_PRIVATE_$node"; } |
@@ -135,7 +118,7 @@ if [ -n "$theirs" ]; then
 else
 	skip "libibverbs.so.1: the newer provider nodes" "no libibverbs.so.1 installed"
 fi
-compare librdmacm.so.1 ""
+compare librdmacm.so.1
 
 echo "1..$n"
 [ $failed = 0 ]

@@ -13,11 +13,12 @@
 #   2. ibv_{rc,uc,ud,srq}_pingpong, server and client both under rnic-run
 #      over 127.0.0.1 on a device bound to lo, -c (each side checks every
 #      byte it receives, and says "invalid data" if one is wrong): both
-#      exit 0, print their throughput line and no "invalid data".
+#      exit 0, print their throughput line and no "invalid data"; RC
+#      also with -N (sends through ibv_wr_*).
 #   3. perftest: ib_{write,read,send,atomic}_{bw,lat}, server and client,
-#      on perftest's default path (the ibv_wr_* builder) and, for the
-#      bandwidth tests, with --use_old_post_send (ibv_post_send): both
-#      exit 0 with their result table.
+#      on perftest's default path and, for the bandwidth tests, with
+#      --use_old_post_send: both exit 0, with their result table (the
+#      passive side of read_lat and atomic_lat prints none).
 #
 # A program that needs a name@node the compat libibverbs.so.1 does not
 # export yet (its own imports and those of the provider libraries it
@@ -86,12 +87,13 @@ listening() {
 	grep -q "${hex}[0-9A-F:]* 0A " /proc/net/tcp /proc/net/tcp6 2>/dev/null
 }
 
-# pair NAME PATTERN PROGRAM ARGS...: PROGRAM ARGS as the server, then as
-# the client of 127.0.0.1, both under rnic-run; both must exit 0 with a
-# line matching PATTERN on stdout
+# pair NAME SPAT CPAT PROGRAM ARGS...: PROGRAM ARGS as the server, then as
+# the client of 127.0.0.1, both under rnic-run; both must exit 0, the
+# server with a line matching SPAT on stdout, the client with one
+# matching CPAT
 pair() {
-	name=$1 pat=$2 prog=$3
-	shift 3
+	name=$1 spat=$2 cpat=$3 prog=$4
+	shift 4
 	why=$(todo "$prog")
 	if [ -n "$why" ]; then
 		result "$name" "cannot load" "$why"
@@ -116,8 +118,8 @@ pair() {
 	why=
 	[ $src -eq 0 ] || why="server exit $src;"
 	[ $crc -eq 0 ] || why="$why client exit $crc;"
-	grep -q -e "$pat" "$tmp/server.out" || why="$why server output lacks '$pat';"
-	grep -q -e "$pat" "$tmp/client.out" || why="$why client output lacks '$pat';"
+	grep -q -e "$spat" "$tmp/server.out" || why="$why server output lacks '$spat';"
+	grep -q -e "$cpat" "$tmp/client.out" || why="$why client output lacks '$cpat';"
 	# rdma-core's ping-pongs report a bad byte (-c) but exit 0
 	! grep -q "invalid data" "$tmp"/server.* "$tmp"/client.* ||
 		why="$why invalid data;"
@@ -207,25 +209,38 @@ else
 	result "ibv_asyncwatch opens $dev and waits" "cannot load" "$why"
 fi
 
-# 2. the ping-pongs: -c checks every byte received
+# 2. the ping-pongs: -c checks every byte received; -N sends through the
+# ibv_wr_* builder
 pp=" bytes in .* seconds = "
-pair "ibv_rc_pingpong" "$pp" ibv_rc_pingpong -d $dev -g 1 -c -n 200 -s 4096
-pair "ibv_rc_pingpong -e -m 1024, 10000 bytes" "$pp" \
+pair "ibv_rc_pingpong" "$pp" "$pp" \
+	ibv_rc_pingpong -d $dev -g 1 -c -n 200 -s 4096
+pair "ibv_rc_pingpong -e -m 1024, 10000 bytes" "$pp" "$pp" \
 	ibv_rc_pingpong -d $dev -g 1 -c -e -n 100 -s 10000 -m 1024
-pair "ibv_uc_pingpong -e" "$pp" ibv_uc_pingpong -d $dev -g 1 -c -e -n 200 -s 4096
-pair "ibv_ud_pingpong -e" "$pp" ibv_ud_pingpong -d $dev -g 1 -c -e -n 200 -s 1024
-pair "ibv_srq_pingpong" "$pp" ibv_srq_pingpong -d $dev -g 1 -c -n 50 -q 4
+pair "ibv_rc_pingpong -N" "$pp" "$pp" \
+	ibv_rc_pingpong -d $dev -g 1 -c -N -n 200 -s 4096
+pair "ibv_uc_pingpong -e" "$pp" "$pp" \
+	ibv_uc_pingpong -d $dev -g 1 -c -e -n 200 -s 4096
+pair "ibv_ud_pingpong -e" "$pp" "$pp" \
+	ibv_ud_pingpong -d $dev -g 1 -c -e -n 200 -s 1024
+pair "ibv_srq_pingpong" "$pp" "$pp" \
+	ibv_srq_pingpong -d $dev -g 1 -c -n 50 -q 4
 
-# 3. perftest: the result table's header line
+# 3. perftest: the result table's header line; the target of a READ or an
+# atomic takes no part in the latency test and prints no table
 bw="#bytes *#iterations *BW peak"
 lat="#bytes *#iterations *t_min"
+conn="remote address: "
 for t in write read send atomic; do
 	size=4096
 	[ $t = atomic ] && size=8
-	pair "ib_${t}_bw" "$bw" ib_${t}_bw -d $dev -x 1 -n 100 -s $size -F
-	pair "ib_${t}_bw --use_old_post_send" "$bw" \
+	pair "ib_${t}_bw" "$bw" "$bw" \
+		ib_${t}_bw -d $dev -x 1 -n 100 -s $size -F
+	pair "ib_${t}_bw --use_old_post_send" "$bw" "$bw" \
 		ib_${t}_bw -d $dev -x 1 -n 100 -s $size -F --use_old_post_send
-	pair "ib_${t}_lat" "$lat" ib_${t}_lat -d $dev -x 1 -n 100 -s 8 -F
+	slat=$lat
+	case $t in read | atomic) slat=$conn ;; esac
+	pair "ib_${t}_lat" "$slat" "$lat" \
+		ib_${t}_lat -d $dev -x 1 -n 100 -s 8 -F
 done
 
 echo "1..$n"
