@@ -6,10 +6,10 @@
  *
  * A stub takes no parameters: it never reads its arguments, and the SysV
  * and AAPCS64 calling conventions let a caller pass arguments to a
- * function that ignores them. The files that define stubs include no
- * rdma-core or rnic verbs header, so the real prototypes cannot clash with
- * these definitions; what must match is the kind of return value, which
- * each macro names.
+ * function that ignores them. So a stub must not see a declaration of its
+ * name with the real prototype: the files that define stubs include no
+ * verbs header, or give the stub a name of rnic's own (provider.c). What
+ * must match is the kind of return value, which each macro names.
  */
 #ifndef RNIC_COMPAT_STUB_H
 #define RNIC_COMPAT_STUB_H
