@@ -69,6 +69,9 @@ run --bogus
 check "unknown option: status 2" '[ $rc = 2 ] && [ -n "$err" ]'
 run sh -c 'exit 7'
 check "the command's exit status is rnic-run's" '[ $rc = 7 ]'
+run rnic-run-no-such-command
+check "unknown command: status 127, said so" \
+	'[ $rc = 127 ] && [ "$err" = "rnic-run: rnic-run-no-such-command: command not found" ]'
 
 LD_LIBRARY_PATH=/nowhere run -- sh -c 'echo "$LD_LIBRARY_PATH"; echo "$LD_PRELOAD"'
 check "environment: compat directory first, the caller's path kept, both libraries preloaded" \
