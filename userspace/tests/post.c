@@ -2092,6 +2092,12 @@ static void qp_ex_refused(enum ibv_qp_type type, uint64_t send_ops,
 
 static void test_qp_ex_create(void)
 {
+	struct ibv_qp_init_attr_ex a_flags = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS,
+		.pd = pd,
+	};
 	struct ibv_qp_ex *x;
 	struct ibv_qp *qp;
 
@@ -2105,8 +2111,17 @@ static void test_qp_ex_create(void)
 		      IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
 		      EOPNOTSUPP, "RDMA READ on UD");
 	qp_ex_refused(IBV_QPT_RC, IBV_QP_EX_WITH_SEND,
-		      IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS,
-		      EOPNOTSUPP, "create flags");
+		      IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_MAX_TSO_HEADER,
+		      EOPNOTSUPP, "a TSO header");
+	a_flags.create_flags = IBV_QP_CREATE_SCATTER_FCS;
+	errno = 0;
+	ok(!ibv_create_qp_ex(ctx, &a_flags) && errno == EOPNOTSUPP,
+	   "a create flag: EOPNOTSUPP");
+	a_flags.create_flags = 0;
+	qp = ibv_create_qp_ex(ctx, &a_flags);
+	ok(qp != NULL, "create flags asking for nothing are accepted");
+	if (qp)
+		ibv_destroy_qp(qp);
 	qp_ex_refused(IBV_QPT_RC, IBV_QP_EX_WITH_SEND,
 		      IBV_QP_INIT_ATTR_SEND_OPS_FLAGS, EINVAL, "no PD");
 

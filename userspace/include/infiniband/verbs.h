@@ -1387,8 +1387,9 @@ struct ibv_rwq_ind_table;
  *
  * Begins as struct ibv_qp_init_attr.
  * @comp_mask: enum ibv_qp_init_attr_mask: which fields below are set;
- *	rnic requires IBV_QP_INIT_ATTR_PD and accepts
- *	IBV_QP_INIT_ATTR_SEND_OPS_FLAGS, the others are EOPNOTSUPP
+ *	rnic requires IBV_QP_INIT_ATTR_PD, accepts
+ *	IBV_QP_INIT_ATTR_SEND_OPS_FLAGS and IBV_QP_INIT_ATTR_CREATE_FLAGS
+ *	with @create_flags 0; the others are EOPNOTSUPP
  * @pd: protection domain
  * @send_ops_flags: enum ibv_qp_create_send_ops_flags: the ibv_wr_*
  *	opcodes the QP will be used with
@@ -3294,9 +3295,9 @@ ibv_create_cq_ex(struct ibv_context *context,
  * work request builder, with the opcodes asked for.
  *
  * RETURN: the QP, or NULL with errno set: EOPNOTSUPP for a comp_mask bit
- * other than PD and SEND_OPS_FLAGS, or send_ops_flags naming an opcode
- * rnic or the QP type does not have; EINVAL without a PD; otherwise as
- * ibv_create_qp().
+ * other than PD, SEND_OPS_FLAGS and CREATE_FLAGS, a create flag, or
+ * send_ops_flags naming an opcode rnic or the QP type does not have;
+ * EINVAL without a PD; otherwise as ibv_create_qp().
  */
 static inline struct ibv_qp *
 ibv_create_qp_ex(struct ibv_context *context,

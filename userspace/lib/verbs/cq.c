@@ -528,9 +528,13 @@ static void cqe_to_wc(const struct rnic_cqe *cqe, struct ibv_wc *wc)
 
 /*
  * Whether the CQ is empty, told without the lock (see the top of the
- * file); false also when a resize got in the way.
+ * file); false also when a resize got in the way. Always inlined: it is
+ * ibv_poll_cq()'s whole answer when there is nothing new (and the
+ * extended CQ's start_poll uses it too, which would make GCC stop
+ * inlining it).
  */
-static bool cq_empty_lockless(struct rnic_cq *cq)
+static inline __attribute__((always_inline)) bool
+cq_empty_lockless(struct rnic_cq *cq)
 {
 	uint32_t seq, prod, cons;
 	uint32_t *p, *c;

@@ -51,6 +51,12 @@ _Static_assert(sizeof(struct rnic_send_wqe) == 64,
 	(IBV_SEND_FENCE | IBV_SEND_SIGNALED | IBV_SEND_SOLICITED | \
 	 IBV_SEND_INLINE)
 
+/*
+ * The steps of ibv_post_send(), inlined into it (the hot path) and into
+ * the wrappers the work request builder calls (at the end of the file).
+ */
+#define RNIC_INLINE inline __attribute__((always_inline))
+
 #define OP(op) (1U << (op))
 #define OPS_ATOMIC (OP(IBV_WR_ATOMIC_CMP_AND_SWP) | \
 		    OP(IBV_WR_ATOMIC_FETCH_AND_ADD))
@@ -78,7 +84,7 @@ uint32_t rnic_qp_send_opcodes(enum ibv_qp_type qp_type)
  * says full. An index that is more than the ring ahead, or behind, reads
  * as full: never write over a live entry.
  */
-bool rnic_wq_full(struct rnic_wq *wq)
+static RNIC_INLINE bool wq_full(struct rnic_wq *wq)
 {
 	if (wq->head - wq->tail < wq->size)
 		return false;
@@ -115,7 +121,7 @@ static void qp_kick(struct rnic_qp *qp, uint32_t flags)
 }
 
 /* The states a QP takes sends in; in ERR the kernel flushes them. */
-bool rnic_send_state_ok(const struct ibv_qp *ibqp)
+static RNIC_INLINE bool send_state_ok(const struct ibv_qp *ibqp)
 {
 	switch (__atomic_load_n(&ibqp->state, __ATOMIC_RELAXED)) {
 	case IBV_QPS_RTS:
@@ -128,8 +134,9 @@ bool rnic_send_state_ok(const struct ibv_qp *ibqp)
 	}
 }
 
-int rnic_send_wr_check(const struct rnic_qp *qp,
-		       const struct ibv_send_wr *wr, uint32_t *inline_len)
+static RNIC_INLINE int send_wr_check(const struct rnic_qp *qp,
+				     const struct ibv_send_wr *wr,
+				     uint32_t *inline_len)
 {
 	uint32_t op = (uint32_t)wr->opcode;
 	uint64_t len = 0;
@@ -162,8 +169,9 @@ int rnic_send_wr_check(const struct rnic_qp *qp,
 	return 0;
 }
 
-void rnic_send_wqe_write(void *slot, const struct rnic_qp *qp,
-			 const struct ibv_send_wr *wr, uint32_t inline_len)
+static RNIC_INLINE void send_wqe_write(void *slot, const struct rnic_qp *qp,
+				       const struct ibv_send_wr *wr,
+				       uint32_t inline_len)
 {
 	struct rnic_send_wqe wqe;
 	char *data = (char *)slot + sizeof(wqe);
@@ -225,7 +233,7 @@ void rnic_send_wqe_write(void *slot, const struct rnic_qp *qp,
 	memcpy(slot, &wqe, sizeof(wqe));
 }
 
-void rnic_sq_publish(struct rnic_qp *qp)
+static RNIC_INLINE void sq_publish(struct rnic_qp *qp)
 {
 	struct rnic_wq *sq = &qp->sq;
 
@@ -256,7 +264,7 @@ int ibv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	bool posted = false;
 	int ret = 0;
 
-	if (!rnic_send_state_ok(ibqp)) {
+	if (!send_state_ok(ibqp)) {
 		*bad_wr = wr;
 		errno = EINVAL;
 		return EINVAL;
@@ -264,18 +272,18 @@ int ibv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 
 	pthread_spin_lock(&sq->lock);
 	for (; wr; wr = wr->next) {
-		ret = rnic_send_wr_check(qp, wr, &inline_len);
-		if (!ret && rnic_wq_full(sq))
+		ret = send_wr_check(qp, wr, &inline_len);
+		if (!ret && wq_full(sq))
 			ret = ENOMEM;
 		if (ret)
 			break;
-		rnic_send_wqe_write(rnic_ring_entry(&sq->ring, sq->head), qp, wr,
-				    inline_len);
+		send_wqe_write(rnic_ring_entry(&sq->ring, sq->head), qp, wr,
+			       inline_len);
 		sq->head++;
 		posted = true;
 	}
 	if (posted)
-		rnic_sq_publish(qp);
+		sq_publish(qp);
 	else
 		pthread_spin_unlock(&sq->lock);
 	if (ret) {
@@ -283,6 +291,39 @@ int ibv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		errno = ret;
 	}
 	return ret;
+}
+
+/*
+ * The work request builder (qp_ex.c) shares these steps with
+ * ibv_post_send(). They are static and always inlined above, so that
+ * ibv_post_send() makes no call for them, as before the builder existed;
+ * the builder calls them through these.
+ */
+bool rnic_send_state_ok(const struct ibv_qp *ibqp)
+{
+	return send_state_ok(ibqp);
+}
+
+bool rnic_wq_full(struct rnic_wq *wq)
+{
+	return wq_full(wq);
+}
+
+int rnic_send_wr_check(const struct rnic_qp *qp,
+		       const struct ibv_send_wr *wr, uint32_t *inline_len)
+{
+	return send_wr_check(qp, wr, inline_len);
+}
+
+void rnic_send_wqe_write(void *slot, const struct rnic_qp *qp,
+			 const struct ibv_send_wr *wr, uint32_t inline_len)
+{
+	send_wqe_write(slot, qp, wr, inline_len);
+}
+
+void rnic_sq_publish(struct rnic_qp *qp)
+{
+	sq_publish(qp);
 }
 
 /*
@@ -304,7 +345,7 @@ static int recv_post(struct rnic_wq *wq, struct ibv_recv_wr **wrp,
 	for (; wr; wr = wr->next) {
 		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > wq->max_sge)
 			ret = EINVAL;
-		else if (rnic_wq_full(wq))
+		else if (wq_full(wq))
 			ret = ENOMEM;
 		if (ret)
 			break;

@@ -192,15 +192,20 @@ _Static_assert(SAME_BIT(IBV_QP_EX_WITH_RDMA_WRITE, IBV_WR_RDMA_WRITE) &&
 
 /*
  * What ibv_create_qp_ex() accepts beyond ibv_create_qp(): the PD it
- * requires, and send_ops_flags naming opcodes the QP type has on rnic.
- * XRC, create flags, TSO, RSS and source QPNs are features rnic lacks.
+ * requires, send_ops_flags naming opcodes the QP type has on rnic, and
+ * create_flags if they ask for nothing. XRC, create flags, TSO, RSS and
+ * source QPNs are features rnic lacks.
  */
 static int qp_ex_attr_check(struct ibv_context *context,
 			    const struct ibv_qp_init_attr_ex *attr)
 {
-	uint32_t known = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	uint32_t known = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
+			 IBV_QP_INIT_ATTR_CREATE_FLAGS;
 
 	if (attr->comp_mask & ~known)
+		return EOPNOTSUPP;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS &&
+	    attr->create_flags)
 		return EOPNOTSUPP;
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
 	    attr->pd->context != context)

@@ -3,9 +3,10 @@
 #
 # check.sh CC RNIC_INCLUDE UAPI_INCLUDE OUTDIR: the ABI probe.
 #
-# 1. Every struct and union rnic's verbs.h defines is in probe-fields.h.
+# 1. Every struct and union rnic's verbs.h defines is in probe-fields.h,
+#    and every IBV_ / __VERBS_ name it uses is in probe-consts.h.
 # 2. probe.c built against rdma-core's <infiniband/verbs.h> (the system's)
-#    and against rnic's prints the same sizes and offsets.
+#    and against rnic's prints the same sizes, offsets and values.
 #
 # Without rdma-core's header (libibverbs-dev) there is nothing to compare
 # with: the check says so and passes.
@@ -24,6 +25,15 @@ if [ -n "$missing" ]; then
 	echo "abi probe: not in probe-fields.h (regenerate it):" $missing
 	exit 1
 fi
+grep -oE '\b(IBV|__VERBS)_[A-Z0-9_]+\b' "$hdr" | sort -u \
+	> "$out/abi-names.txt"
+sed -n 's/^[CN](\(.*\))$/\1/p' "$dir/probe-consts.h" | sort -u \
+	> "$out/abi-consts.txt"
+missing=$(comm -23 "$out/abi-names.txt" "$out/abi-consts.txt")
+if [ -n "$missing" ]; then
+	echo "abi probe: not in probe-consts.h (gen-consts.sh):" $missing
+	exit 1
+fi
 
 if ! printf '#include <infiniband/verbs.h>\n' | \
 	"$cc" -E -x c - -o /dev/null 2>/dev/null; then
@@ -38,4 +48,4 @@ if ! diff -u "$out/abi-rdma-core.txt" "$out/abi-rnic.txt"; then
 	echo "abi probe: rnic's verbs.h differs from rdma-core's (above)"
 	exit 1
 fi
-echo "abi probe: $(grep -c . "$out/abi-rnic.txt") sizes and offsets match rdma-core's"
+echo "abi probe: $(grep -c . "$out/abi-rnic.txt") sizes, offsets and values match rdma-core's"

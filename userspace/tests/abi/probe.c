@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: (GPL-2.0 OR MIT)
 /*
- * ABI probe: prints the size of every public struct of <infiniband/verbs.h>
- * and the offset and size of each of its members. Built once against
- * rdma-core's header and once against rnic's; the two outputs must be the
- * same (check.sh). The list of structs and members is probe-fields.h,
- * generated from rdma-core's layout by gen-probe.py.
+ * ABI probe: prints the size of every public struct of <infiniband/verbs.h>,
+ * the offset and size of each of its members, and the value of each of its
+ * constants. Built once against rdma-core's header and once against
+ * rnic's; the two outputs must be the same (check.sh). The list of structs
+ * and members is probe-fields.h, generated from rdma-core's layout by
+ * gen-probe.py; the constants are probe-consts.h, by gen-consts.sh.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <infiniband/verbs.h>
@@ -37,8 +39,15 @@ static void size(const char *type, size_t sz)
 	printf("%s.%s offset %zu size %zu\n", #type, #member,          \
 	       offsetof(type, member), sizeof(((type *)0)->member));
 
+/* Enumerators, macros and __VERBS_ABI_IS_EXTENDED (a pointer) alike. */
+#define C(name) \
+	printf("%s = %llu\n", #name, (unsigned long long)(uintptr_t)(name));
+/* A name of a newer rdma-core than the one compared with. */
+#define N(name)
+
 int main(void)
 {
 #include "probe-fields.h"
+#include "probe-consts.h"
 	return 0;
 }
