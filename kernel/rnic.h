@@ -71,8 +71,11 @@
 #define RNIC_WIDTH_4X		2
 #define RNIC_SPEED_EDR		32
 #define RNIC_ATOMIC_HCA		1
+/* enum ibv_device_cap_flags bits rnic has */
+#define RNIC_DEVICE_CURR_QP_STATE_MOD	BIT(7)
 #define RNIC_DEVICE_PORT_ACTIVE_EVENT	BIT(10)
 #define RNIC_DEVICE_SYS_IMAGE_GUID	BIT(11)
+#define RNIC_DEVICE_RC_RNR_NAK_GEN	BIT(12)
 #define RNIC_PORT_IP_BASED_GIDS		BIT(26)
 
 /* An IB MTU (enum ibv_mtu, RNIC_MTU_256 .. RNIC_MTU_4096) in bytes */

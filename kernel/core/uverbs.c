@@ -49,8 +49,15 @@ static int rnic_query_device(struct rnic_ucmd *ucmd)
 	cmd->out_sys_image_guid = rdev->node_guid;
 	cmd->out_max_mr_size = RNIC_MAX_MR_SIZE;
 	cmd->out_page_size_cap = PAGE_SIZE;
+	/*
+	 * What the engine and the QP state machine do: the responder sends
+	 * RNR NAKs when an RC receive queue is empty, and modify_qp takes
+	 * IBV_QP_CUR_STATE where the IB state table allows it.
+	 */
 	cmd->out_device_cap_flags = RNIC_DEVICE_PORT_ACTIVE_EVENT |
-				    RNIC_DEVICE_SYS_IMAGE_GUID;
+				    RNIC_DEVICE_SYS_IMAGE_GUID |
+				    RNIC_DEVICE_RC_RNR_NAK_GEN |
+				    RNIC_DEVICE_CURR_QP_STATE_MOD;
 	cmd->out_fw_ver = (u64)RNIC_VERSION_MAJOR << 32 |
 			  RNIC_VERSION_MINOR << 16 | RNIC_VERSION_PATCH;
 	cmd->out_vendor_id = 0;

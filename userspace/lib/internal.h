@@ -53,18 +53,78 @@ void rnic_device_put(struct rnic_device *rdev);
 
 /**
  * struct rnic_context - librnic's side of a struct ibv_context
- * @ibctx: what the application sees
+ * @vctx: the extended operations, then (vctx.context) what the application
+ *	sees; rnic fills the operations it has
  * @rdev: the device, referenced for the context's lifetime
  */
 struct rnic_context {
-	struct ibv_context ibctx;
+	struct verbs_context vctx;
 	struct rnic_device *rdev;
 };
 
 static inline struct rnic_context *to_rctx(struct ibv_context *ibctx)
 {
-	return container_of(ibctx, struct rnic_context, ibctx);
+	return container_of(ibctx, struct rnic_context, vctx.context);
 }
+
+/*
+ * Bytes of struct ibv_port_attr that the entry point of binaries built
+ * before the struct grew fills: up to and including ``flags``.
+ */
+#define RNIC_PORT_ATTR_COMPAT_SIZE \
+	(offsetof(struct ibv_port_attr, flags) + \
+	 sizeof(((struct ibv_port_attr *)0)->flags))
+
+/**
+ * rnic_query_gid() - RNIC_IOCTL_QUERY_GID for one entry
+ * @context: the context
+ * @port_num: port, from 1
+ * @index: entry
+ * @q: filled with the kernel's answer
+ *
+ * Return: 0 or the errno value (errno is set too); ENODATA for an empty
+ * entry.
+ */
+int rnic_query_gid(struct ibv_context *context, uint32_t port_num,
+		   uint32_t index, struct rnic_query_gid *q);
+
+/*
+ * GID types as rdma-core's provider interface names them (the words of
+ * sysfs' gid_attrs/types): ibv_query_gid_type() answers with these.
+ */
+enum rnic_gid_type_sysfs {
+	RNIC_GID_TYPE_SYSFS_IB_ROCE_V1,
+	RNIC_GID_TYPE_SYSFS_ROCE_V2,
+};
+
+/**
+ * ibv_query_gid_type() - the type of a GID table entry
+ * @context: an open context
+ * @port_num: port number, from 1
+ * @index: entry
+ * @type: set on success
+ *
+ * Not in librnic's own API: rdma-core has it in its provider interface,
+ * and ibv_devinfo calls it; the libibverbs.so.1 build exports it there.
+ *
+ * Return: 0, or -1 with errno set (EINVAL for a bad port or index,
+ * ENODATA for an empty entry, ENODEV).
+ */
+int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
+		       unsigned int index, enum rnic_gid_type_sysfs *type);
+
+/* The verbs_context operations, set by ibv_open_device(). */
+int rnic_query_port(struct ibv_context *context, uint8_t port_num,
+		    struct ibv_port_attr *port_attr, size_t port_attr_len);
+int rnic_query_device_ex(struct ibv_context *context,
+			 const struct ibv_query_device_ex_input *input,
+			 struct ibv_device_attr_ex *attr, size_t attr_size);
+struct ibv_cq_ex *rnic_create_cq_ex(struct ibv_context *context,
+				    struct ibv_cq_init_attr_ex *attr);
+struct ibv_qp *rnic_create_qp_ex(struct ibv_context *context,
+				struct ibv_qp_init_attr_ex *attr);
+struct ibv_srq *rnic_create_srq_ex(struct ibv_context *context,
+				   struct ibv_srq_init_attr_ex *attr);
 
 /**
  * rnic_cmd() - issue an rnic ioctl on a context
@@ -214,23 +274,32 @@ void rnic_wq_close(struct rnic_wq *wq);
  */
 void rnic_wq_sync(struct rnic_wq *wq);
 
+struct rnic_wr_builder;
+
 /**
  * struct rnic_qp - librnic's side of a struct ibv_qp
  * @ibqp: what the application sees
+ * @ibqpx: the same with its work request builder (ibv_qp_to_qp_ex())
  * @sq_sig_all: as created
  * @sq_poll: created with RNIC_CREATE_QP_SQ_POLL: kick only when the
  *	polling thread asks for it
  * @send_opcodes: bit n set: ibv_wr_opcode n is allowed on this QP type
  * @sq: the send queue
  * @rq: the receive queue (no ring with an SRQ)
+ * @builder: the builder's state, for a QP created with send_ops_flags;
+ *	else NULL
  */
 struct rnic_qp {
-	struct ibv_qp ibqp;
+	union {
+		struct ibv_qp ibqp;
+		struct ibv_qp_ex ibqpx;
+	};
 	int sq_sig_all;
 	bool sq_poll;
 	uint32_t send_opcodes;
 	struct rnic_wq sq;
 	struct rnic_wq rq;
+	struct rnic_wr_builder *builder;
 };
 
 static inline struct rnic_qp *to_rqp(struct ibv_qp *ibqp)
@@ -238,8 +307,50 @@ static inline struct rnic_qp *to_rqp(struct ibv_qp *ibqp)
 	return container_of(ibqp, struct rnic_qp, ibqp);
 }
 
+/**
+ * rnic_wr_builder_init() - give a new QP the work request builder
+ * @qp: the QP, its queues mapped
+ * @send_ops_flags: enum ibv_qp_create_send_ops_flags, checked
+ *
+ * Return: 0 or ENOMEM.
+ */
+int rnic_wr_builder_init(struct rnic_qp *qp, uint64_t send_ops_flags);
+
+/* rnic_wr_builder_fini() - free what rnic_wr_builder_init() allocated */
+void rnic_wr_builder_fini(struct rnic_qp *qp);
+
 /* rnic_qp_send_opcodes() - the struct rnic_qp.send_opcodes of a QP type */
 uint32_t rnic_qp_send_opcodes(enum ibv_qp_type qp_type);
+
+/* The pieces of ibv_post_send() the work request builder (qp_ex.c) uses. */
+
+/* rnic_send_state_ok() - does the QP's state take send work requests? */
+bool rnic_send_state_ok(const struct ibv_qp *ibqp);
+
+/* rnic_wq_full() - is the ring full (no entry at @wq->head is free)? */
+bool rnic_wq_full(struct rnic_wq *wq);
+
+/**
+ * rnic_send_wr_check() - check one send work request
+ * @qp: the QP
+ * @wr: the work request
+ * @inline_len: with IBV_SEND_INLINE, set to the bytes to copy
+ *
+ * Return: 0 or EINVAL (DOC "rnic work request checks" in rnic-abi.h).
+ */
+int rnic_send_wr_check(const struct rnic_qp *qp,
+		       const struct ibv_send_wr *wr, uint32_t *inline_len);
+
+/* rnic_send_wqe_write() - write a checked work request into @slot. */
+void rnic_send_wqe_write(void *slot, const struct rnic_qp *qp,
+			 const struct ibv_send_wr *wr, uint32_t inline_len);
+
+/**
+ * rnic_sq_publish() - publish the entries written below qp->sq.head and
+ *	ring the doorbell (if the SQ is not polled by a thread that is awake)
+ * @qp: the QP, its SQ lock held; released here, before the doorbell
+ */
+void rnic_sq_publish(struct rnic_qp *qp);
 
 /**
  * struct rnic_srq - librnic's side of a struct ibv_srq

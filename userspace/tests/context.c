@@ -42,6 +42,7 @@ static unsigned int fake_bad_args; /* requests with a wrong size/flags */
 	} while (0)
 
 #define FAKE_GUID 0x020000fffe000001ULL
+#define FAKE_GID2 5 /* the second GID table entry in use */
 
 /* The asynchronous event descriptor: an eventfd stands in for it. */
 static int fake_create_async_fd(struct rnic_create_async_fd *q)
@@ -132,11 +133,12 @@ static int fake_query_gid(struct rnic_query_gid *q)
 	FAKE_CHECK(q, 1);
 	if (q->port_num != 1 || q->index >= RNIC_GID_TABLE_LEN)
 		return EINVAL;
-	if (q->index != 0)
+	if (q->index != 0 && q->index != FAKE_GID2)
 		return ENODATA;
 	memcpy(q->out_gid, gid0, sizeof(gid0));
+	q->out_gid[15] += q->index;
 	q->out_gid_type = RNIC_GID_TYPE_ROCE_V2;
-	q->out_ifindex = 1;
+	q->out_ifindex = 1 + q->index;
 	return 0;
 }
 
@@ -215,6 +217,52 @@ static struct ibv_device **setup_device(void)
 	return ibv_get_device_list(NULL);
 }
 
+/*
+ * What a binary built against rdma-core's header relies on: the data path
+ * in ctx->ops, the extended operations in front of the context, the ones
+ * rnic cannot serve NULL so that rdma-core's wrappers say EOPNOTSUPP.
+ */
+static void test_ops(struct ibv_context *ctx)
+{
+	struct verbs_context *vctx = verbs_get_ctx(ctx);
+
+	ok(ctx->abi_compat == __VERBS_ABI_IS_EXTENDED,
+	   "abi_compat says the context is extended");
+	if (!ok(vctx != NULL, "verbs_get_ctx finds the verbs_context"))
+		return;
+	is_int(vctx->sz, sizeof(*vctx), "sz is the whole verbs_context");
+	ok(ctx->ops.post_send == ibv_post_send &&
+	   ctx->ops.post_recv == ibv_post_recv &&
+	   ctx->ops.post_srq_recv == ibv_post_srq_recv &&
+	   ctx->ops.poll_cq == ibv_poll_cq &&
+	   ctx->ops.req_notify_cq == ibv_req_notify_cq,
+	   "ops holds the data path");
+	ok(!ctx->ops.alloc_mw && !ctx->ops.bind_mw && !ctx->ops.dealloc_mw,
+	   "no memory window ops");
+	ok(verbs_get_ctx_op(ctx, query_port) &&
+	   verbs_get_ctx_op(ctx, query_device_ex) &&
+	   verbs_get_ctx_op(ctx, create_cq_ex) &&
+	   verbs_get_ctx_op(ctx, create_qp_ex) &&
+	   verbs_get_ctx_op(ctx, create_srq_ex),
+	   "the extended verbs rnic has are served");
+	ok(!verbs_get_ctx_op(ctx, alloc_dm) &&
+	   !verbs_get_ctx_op(ctx, ibv_create_flow) &&
+	   !verbs_get_ctx_op(ctx, create_counters) &&
+	   !verbs_get_ctx_op(ctx, alloc_td) &&
+	   !verbs_get_ctx_op(ctx, alloc_parent_domain) &&
+	   !verbs_get_ctx_op(ctx, open_xrcd) &&
+	   !verbs_get_ctx_op(ctx, create_wq) &&
+	   !verbs_get_ctx_op(ctx, modify_cq),
+	   "ops rnic cannot serve are NULL");
+
+	/* An older library's struct does not reach the newest op. */
+	vctx->sz = sizeof(*vctx) - offsetof(struct verbs_context, query_port) - 1;
+	ok(!verbs_get_ctx_op(ctx, query_port) &&
+	   verbs_get_ctx_op(ctx, query_device_ex),
+	   "sz bounds what verbs_get_ctx_op finds");
+	vctx->sz = sizeof(*vctx);
+}
+
 static void test_open_close(struct ibv_device *dev)
 {
 	struct ibv_context *ctx;
@@ -234,7 +282,7 @@ static void test_open_close(struct ibv_device *dev)
 	ok(fcntl(ctx->async_fd, F_GETFD) & FD_CLOEXEC,
 	   "async_fd is close-on-exec");
 	is_int(ctx->num_comp_vectors, 4, "num_comp_vectors from query_device");
-	ok(ctx->abi_compat == NULL, "abi_compat is NULL");
+	test_ops(ctx);
 	is_int(pthread_mutex_lock(&ctx->mutex), 0, "context mutex usable");
 	pthread_mutex_unlock(&ctx->mutex);
 
@@ -356,6 +404,77 @@ static void test_query_port(struct ibv_context *ctx)
 	       "ibv_query_port(NULL attr) returns EINVAL");
 }
 
+/* Bytes of @p from @from on that still hold the 0x5a fill. */
+static int filled_from(const void *p, size_t from, size_t len)
+{
+	const unsigned char *c = p;
+
+	while (from < len && c[from] == 0x5a)
+		from++;
+	return from == len;
+}
+
+/*
+ * struct ibv_port_attr grew twice: each caller gets exactly the bytes of
+ * the struct it was built with.
+ */
+static void test_query_port_sized(struct ibv_context *ctx)
+{
+	struct verbs_context *vctx = verbs_get_ctx(ctx);
+	size_t with_flags2 = offsetof(struct ibv_port_attr, active_speed_ex);
+	size_t compat = offsetof(struct ibv_port_attr, port_cap_flags2);
+	struct ibv_port_attr a;
+
+	memset(&a, 0x5a, sizeof(a));
+	is_int((ibv_query_port)(ctx, 1, &a), 0,
+	       "exported ibv_query_port returns 0");
+	ok(a.state == IBV_PORT_ACTIVE && a.flags == 1,
+	   "exported ibv_query_port fills up to flags");
+	ok(filled_from(&a, compat, sizeof(a)),
+	   "exported ibv_query_port writes nothing past flags");
+
+	memset(&a, 0x5a, sizeof(a));
+	is_int(vctx->query_port(ctx, 1, &a, with_flags2), 0,
+	       "query_port with rdma-core 44's size returns 0");
+	is_int(a.port_cap_flags2, IBV_PORT_LINK_WIDTH_2X_SUP,
+	       "... fills port_cap_flags2");
+	ok(filled_from(&a, with_flags2, sizeof(a)),
+	   "... and writes nothing past its struct");
+}
+
+static void test_query_device_ex(struct ibv_context *ctx)
+{
+	struct ibv_query_device_ex_input in = { .comp_mask = 1 };
+	struct verbs_context *vctx = verbs_get_ctx(ctx);
+	struct ibv_device_attr_ex a;
+	size_t part = offsetof(struct ibv_device_attr_ex, hca_core_clock);
+
+	memset(&a, 0x5a, sizeof(a));
+	is_int(ibv_query_device_ex(ctx, NULL, &a), 0,
+	       "ibv_query_device_ex returns 0");
+	is_str(a.orig_attr.fw_ver, "7.2.3", "orig_attr is ibv_query_device's");
+	is_int(a.orig_attr.max_qp, INT_MAX, "orig_attr.max_qp");
+	ok(a.device_cap_flags_ex == ((1ULL << 34) | IBV_DEVICE_RC_RNR_NAK_GEN |
+				     IBV_DEVICE_PORT_ACTIVE_EVENT),
+	   "device_cap_flags_ex keeps all 64 bits");
+	is_int(a.phys_port_cnt_ex, 1, "phys_port_cnt_ex");
+	ok(a.comp_mask == 0 && a.odp_caps.general_caps == 0 &&
+	   a.completion_timestamp_mask == 0 && a.hca_core_clock == 0 &&
+	   a.tso_caps.max_tso == 0 && a.max_dm_size == 0 &&
+	   a.tm_caps.max_num_tags == 0 && a.xrc_odp_caps == 0,
+	   "capabilities rnic lacks are 0");
+	is_int(ibv_query_device_ex(ctx, &in, &a), EINVAL,
+	       "input comp_mask 1 is EINVAL");
+
+	memset(&a, 0x5a, sizeof(a));
+	is_int(vctx->query_device_ex(ctx, NULL, &a, part), 0,
+	       "query_device_ex with a short struct returns 0");
+	ok(filled_from(&a, part, sizeof(a)),
+	   "... and writes nothing past it");
+	is_int(vctx->query_device_ex(ctx, NULL, &a, sizeof(a.orig_attr) - 1),
+	       EINVAL, "a struct shorter than orig_attr is EINVAL");
+}
+
 static void test_query_gid(struct ibv_context *ctx)
 {
 	static const uint8_t want[16] = { 0xfe, 0x80, 0, 0, 0, 0, 0, 0,
@@ -394,6 +513,39 @@ static void test_query_gid(struct ibv_context *ctx)
 	is_int(ibv_query_gid(ctx, 1, 0, &gid), -1, "removed device: -1");
 	is_int(errno, ENODEV, "removed device: ENODEV");
 	fake_removed = 0;
+}
+
+static void test_query_gid_ex(struct ibv_context *ctx)
+{
+	struct ibv_gid_entry e[3];
+	union ibv_gid gid;
+
+	memset(e, 0x5a, sizeof(e));
+	is_int(ibv_query_gid_ex(ctx, 1, FAKE_GID2, &e[0], 0), 0,
+	       "ibv_query_gid_ex returns 0");
+	is_int(ibv_query_gid(ctx, 1, FAKE_GID2, &gid), 0, "ibv_query_gid too");
+	ok(!memcmp(e[0].gid.raw, gid.raw, 16), "the entry has the GID");
+	ok(e[0].gid_index == FAKE_GID2 && e[0].port_num == 1 &&
+	   e[0].gid_type == IBV_GID_TYPE_ROCE_V2 &&
+	   e[0].ndev_ifindex == 1 + FAKE_GID2,
+	   "index, port, RoCEv2 type and netdev");
+	is_int(ibv_query_gid_ex(ctx, 1, 1, &e[0], 0), ENODATA,
+	       "an empty entry is ENODATA");
+	is_int(ibv_query_gid_ex(ctx, 1, 0, &e[0], 1), EINVAL,
+	       "flags 1 is EINVAL");
+	is_int(_ibv_query_gid_ex(ctx, 1, 0, &e[0], 0, sizeof(e[0]) - 1),
+	       EINVAL, "a short entry size is EINVAL");
+
+	memset(e, 0x5a, sizeof(e));
+	is_int(ibv_query_gid_table(ctx, e, 3, 0), 2,
+	       "ibv_query_gid_table finds the 2 entries in use");
+	ok(e[0].gid_index == 0 && e[1].gid_index == FAKE_GID2 &&
+	   e[1].ndev_ifindex == 1 + FAKE_GID2 && e[1].port_num == 1,
+	   "in table order, described");
+	ok(e[2].gid_index == 0x5a5a5a5a, "the entry past them is untouched");
+	is_int(ibv_query_gid_table(ctx, e, 1, 0), -EINVAL,
+	       "room for 1 of 2 is -EINVAL");
+	is_int(ibv_query_gid_table(ctx, e, 3, 1), -EINVAL, "flags 1 is -EINVAL");
 }
 
 static void test_query_pkey(struct ibv_context *ctx)
@@ -448,6 +600,42 @@ static void test_refcount(void)
 	is_int(ibv_close_device(c2), 0, "close the second context");
 }
 
+static void test_misc_ex(struct ibv_context *ctx)
+{
+	struct ibv_mr mr = { .context = ctx };
+
+	is_int(ibv_get_pkey_index(ctx, 1, htobe16(0x8001)), 1,
+	       "ibv_get_pkey_index finds 0x8001 at 1");
+	is_int(ibv_get_pkey_index(ctx, 1, htobe16(0xffff)), 0,
+	       "... and 0xffff at 0");
+	errno = 0;
+	is_int(ibv_get_pkey_index(ctx, 1, htobe16(0x1234)), -1,
+	       "an absent P_Key is -1");
+	is_int(errno, ENOENT, "... with ENOENT");
+
+	is_int(ibv_get_device_index(ctx->device), -1,
+	       "no ib_core device index");
+
+	errno = 0;
+	is_int(ibv_rereg_mr(&mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+			    IBV_ACCESS_LOCAL_WRITE),
+	       IBV_REREG_MR_ERR_INPUT, "ibv_rereg_mr keeps the MR");
+	is_int(errno, EOPNOTSUPP, "... and says EOPNOTSUPP");
+	errno = 0;
+	is_int(ibv_rereg_mr(&mr, 0, NULL, NULL, 0, 0), IBV_REREG_MR_ERR_INPUT,
+	       "ibv_rereg_mr without flags");
+	is_int(errno, EINVAL, "... is EINVAL");
+	errno = 0;
+	is_int(ibv_rereg_mr(&mr, IBV_REREG_MR_FLAGS_SUPPORTED + 1, NULL, NULL,
+			    0, 0),
+	       IBV_REREG_MR_ERR_INPUT, "ibv_rereg_mr with an unknown flag");
+	is_int(errno, EINVAL, "... is EINVAL");
+
+	ok(ibv_is_qpt_supported(1u << IBV_QPT_UD, IBV_QPT_UD) == 1 &&
+	   ibv_is_qpt_supported(1u << IBV_QPT_UD, IBV_QPT_RC) == 0,
+	   "ibv_is_qpt_supported reads the QP type's bit");
+}
+
 int main(void)
 {
 	struct ibv_device **list;
@@ -471,8 +659,12 @@ int main(void)
 		goto out;
 	test_query_device(ctx);
 	test_query_port(ctx);
+	test_query_port_sized(ctx);
+	test_query_device_ex(ctx);
 	test_query_gid(ctx);
 	test_query_pkey(ctx);
+	test_query_gid_ex(ctx);
+	test_misc_ex(ctx);
 	is_int(ibv_close_device(ctx), 0, "close after the queries");
 	ibv_free_device_list(list);
 	list = NULL;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0 OR MIT)
 /*
  * The data path (ibv_post_send(), ibv_post_recv(), ibv_post_srq_recv(),
- * and ibv_poll_cq() racing ibv_resize_cq()) against a fake kernel, as in context.c: the device node is a symlink to
+ * ibv_poll_cq() racing ibv_resize_cq(), the extended CQ's iterator)
+ * against a fake kernel, as in context.c: the device node is a symlink to
  * /dev/null, and this program defines ioctl(), mmap() and munmap(), which
  * take precedence over libc's for librnic's calls. The fake answers the
  * create ioctls with rings laid out as rnic.ko lays them out, in a memfd:
@@ -242,8 +243,8 @@ out:
 	return err;
 }
 
-/* Produce a CQE with @wr_id on the CQ @handle; false if it is full. */
-static bool fake_cq_post(uint32_t handle, uint64_t wr_id)
+/* Produce a copy of @tmpl on the CQ @handle; false if it is full. */
+static bool fake_cq_post_cqe(uint32_t handle, const struct rnic_cqe *tmpl)
 {
 	struct rnic_ring_info *ri;
 	struct rnic_cqe *cqe;
@@ -257,14 +258,21 @@ static bool fake_cq_post(uint32_t handle, uint64_t wr_id)
 				   __ATOMIC_ACQUIRE) < ri->entries) {
 		cqe = (struct rnic_cqe *)(mem + ri->offset + FAKE_ENTS_OFF) +
 		      (prod & (ri->entries - 1));
-		memset(cqe, 0, sizeof(*cqe));
-		cqe->wr_id = wr_id;
+		*cqe = *tmpl;
 		__atomic_store_n(ring_word(ri, FAKE_PROD_OFF), prod + 1,
 				 __ATOMIC_RELEASE);
 		done = true;
 	}
 	pthread_mutex_unlock(&fake_cq_lock);
 	return done;
+}
+
+/* Produce a CQE with @wr_id on the CQ @handle; false if it is full. */
+static bool fake_cq_post(uint32_t handle, uint64_t wr_id)
+{
+	struct rnic_cqe cqe = { .wr_id = wr_id };
+
+	return fake_cq_post_cqe(handle, &cqe);
 }
 
 static int fake_destroy_cq(struct rnic_destroy_cq *q)
@@ -2045,6 +2053,427 @@ static void test_poll_while_resizing(void)
 	free(r.seen);
 }
 
+static struct ibv_qp *make_qp_ex(enum ibv_qp_type type, struct caps c,
+				 uint64_t send_ops)
+{
+	struct ibv_qp_init_attr_ex a = {
+		.send_cq = cq,
+		.recv_cq = cq,
+		.qp_type = type,
+		.cap = { c.swr, c.rwr, c.ssge, c.rsge, c.inl },
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = pd,
+		.send_ops_flags = send_ops,
+	};
+
+	return ibv_create_qp_ex(ctx, &a);
+}
+
+static void qp_ex_refused(enum ibv_qp_type type, uint64_t send_ops,
+			  uint32_t comp_mask, int err, const char *what)
+{
+	struct ibv_qp_init_attr_ex a = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = type,
+		.cap = { .max_send_wr = 4 },
+		.comp_mask = comp_mask, .pd = pd, .send_ops_flags = send_ops,
+	};
+
+	errno = 0;
+	ok(!ibv_create_qp_ex(ctx, &a) && errno == err, "%s: %s", what,
+	   strerror(err));
+}
+
+#define RC_SEND_OPS (IBV_QP_EX_WITH_RDMA_WRITE | \
+		     IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_SEND | \
+		     IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ | \
+		     IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | \
+		     IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+
+static void test_qp_ex_create(void)
+{
+	struct ibv_qp_init_attr_ex a_flags = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS,
+		.pd = pd,
+	};
+	struct ibv_qp_ex *x;
+	struct ibv_qp *qp;
+
+	qp_ex_refused(IBV_QPT_RC, IBV_QP_EX_WITH_LOCAL_INV,
+		      IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		      EOPNOTSUPP, "LOCAL_INV");
+	qp_ex_refused(IBV_QPT_RC, IBV_QP_EX_WITH_ATOMIC_WRITE,
+		      IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		      EOPNOTSUPP, "ATOMIC_WRITE");
+	qp_ex_refused(IBV_QPT_UD, IBV_QP_EX_WITH_RDMA_READ,
+		      IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		      EOPNOTSUPP, "RDMA READ on UD");
+	qp_ex_refused(IBV_QPT_RC, IBV_QP_EX_WITH_SEND,
+		      IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_MAX_TSO_HEADER,
+		      EOPNOTSUPP, "a TSO header");
+	a_flags.create_flags = IBV_QP_CREATE_SCATTER_FCS;
+	errno = 0;
+	ok(!ibv_create_qp_ex(ctx, &a_flags) && errno == EOPNOTSUPP,
+	   "a create flag: EOPNOTSUPP");
+	a_flags.create_flags = 0;
+	qp = ibv_create_qp_ex(ctx, &a_flags);
+	ok(qp != NULL, "create flags asking for nothing are accepted");
+	if (qp)
+		ibv_destroy_qp(qp);
+	qp_ex_refused(IBV_QPT_RC, IBV_QP_EX_WITH_SEND,
+		      IBV_QP_INIT_ATTR_SEND_OPS_FLAGS, EINVAL, "no PD");
+
+	qp = make_qp(IBV_QPT_RC, (struct caps){ .swr = 4 }, NULL);
+	ok(qp && !ibv_qp_to_qp_ex(qp), "a QP without send_ops_flags: no builder");
+	if (qp)
+		ibv_destroy_qp(qp);
+
+	qp = make_qp_ex(IBV_QPT_UD, (struct caps){ .swr = 4, .ssge = 1 },
+			IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM);
+	x = qp ? ibv_qp_to_qp_ex(qp) : NULL;
+	if (!ok(x && &x->qp_base == qp, "a UD QP with its builder"))
+		return;
+	ok(x->wr_send && x->wr_send_imm && x->wr_set_ud_addr &&
+	   x->wr_set_sge && x->wr_set_sge_list && x->wr_set_inline_data &&
+	   x->wr_set_inline_data_list && x->wr_start && x->wr_complete &&
+	   x->wr_abort, "the functions it needs");
+	ok(!x->wr_rdma_write && !x->wr_rdma_read && !x->wr_atomic_cmp_swp &&
+	   !x->wr_local_inv && !x->wr_bind_mw && !x->wr_send_inv &&
+	   !x->wr_send_tso && !x->wr_set_xrc_srqn && !x->wr_atomic_write,
+	   "opcodes not asked for, or not rnic's, are NULL");
+	is_int(ibv_destroy_qp(qp), 0, "destroy it");
+}
+
+static void test_qp_ex_build(void)
+{
+	struct caps c = { .swr = 8, .ssge = 2, .inl = 32 };
+	struct ibv_sge sges[3] = { { 0x1000, 16, 0x11 }, { 0x2000, 32, 0x22 },
+				   { 0x3000, 8, 0x33 } };
+	char hello[8] = "hello, ", world[6] = "world";
+	struct ibv_data_buf bufs[2] = { { hello, 7 }, { world, 5 } };
+	const struct rnic_ring_info *ri;
+	struct rnic_send_wqe w;
+	struct rnic_sge s[2];
+	struct ibv_qp_ex *x;
+	struct ibv_qp *qp;
+	unsigned int k;
+	uint32_t p;
+
+	qp = make_qp_ex(IBV_QPT_RC, c, RC_SEND_OPS);
+	x = qp ? ibv_qp_to_qp_ex(qp) : NULL;
+	if (!ok(x != NULL, "an RC QP with every opcode rnic has"))
+		return;
+	ri = sq_of(qp);
+	fill_pattern(ri);
+
+	ibv_wr_start(x);
+	x->wr_id = 1;
+	x->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(x);
+	ibv_wr_set_sge(x, 0x44, 0x4000, 64);
+	is_int(ibv_wr_complete(x), EINVAL, "in RESET: wr_complete EINVAL");
+	ok(untouched(ri, prod(ri)), "... nothing written");
+
+	set_state(qp, IBV_QPS_RTS);
+	p = prod(ri);
+	k = kicks;
+	ibv_wr_start(x);
+	x->wr_id = 10;
+	x->wr_flags = IBV_SEND_SIGNALED | IBV_SEND_FENCE;
+	ibv_wr_rdma_write_imm(x, 0x1234, 0xabc000, htobe32(77));
+	ibv_wr_set_sge_list(x, 2, sges);
+	x->wr_id = 11;
+	x->wr_flags = IBV_SEND_INLINE; /* the setters decide, not the flag */
+	ibv_wr_send_imm(x, htobe32(78));
+	ibv_wr_set_inline_data_list(x, 2, bufs);
+	x->wr_id = 12;
+	x->wr_flags = 0;
+	ibv_wr_atomic_fetch_add(x, 0x99, 0x8008, 5);
+	ibv_wr_set_sge(x, 0x55, 0x5000, 8);
+	x->wr_id = 13;
+	ibv_wr_rdma_read(x, 0x66, 0x7000);
+	ibv_wr_set_inline_data(x, hello, 4); /* not for a READ */
+	ok(prod(ri) == p && kicks == k, "nothing published while building");
+	is_int(ibv_wr_complete(x), EINVAL,
+	       "inline data on a READ: wr_complete EINVAL");
+	ok(prod(ri) == p && kicks == k, "... and nothing posted");
+
+	ibv_wr_start(x);
+	x->wr_id = 10;
+	x->wr_flags = IBV_SEND_SIGNALED | IBV_SEND_FENCE;
+	ibv_wr_rdma_write_imm(x, 0x1234, 0xabc000, htobe32(77));
+	ibv_wr_set_sge_list(x, 2, sges);
+	x->wr_id = 11;
+	x->wr_flags = IBV_SEND_INLINE;
+	ibv_wr_send_imm(x, htobe32(78));
+	ibv_wr_set_inline_data_list(x, 2, bufs);
+	memcpy(hello, "XXXXXXX", 7); /* copied already: may be reused */
+	x->wr_id = 12;
+	x->wr_flags = 0;
+	ibv_wr_atomic_fetch_add(x, 0x99, 0x8008, 5);
+	ibv_wr_set_sge(x, 0x55, 0x5000, 8);
+	is_int(ibv_wr_complete(x), 0, "three work requests posted");
+	ok(prod(ri) == p + 3 && kicks == k + 1,
+	   "published together, one doorbell");
+
+	w = swqe(ri, p);
+	memcpy(s, slot(ri, p) + sizeof(w), sizeof(s));
+	ok(w.wr_id == 10 && w.opcode == RNIC_WR_RDMA_WRITE_WITH_IMM &&
+	   w.send_flags == (RNIC_SEND_SIGNALED | RNIC_SEND_FENCE) &&
+	   w.ex.imm_data == htobe32(77) && w.wr.rdma.rkey == 0x1234 &&
+	   w.wr.rdma.remote_addr == 0xabc000 && w.num_sge == 2 &&
+	   s[0].addr == 0x1000 && s[0].length == 16 && s[0].lkey == 0x11 &&
+	   s[1].addr == 0x2000 && s[1].length == 32 && s[1].lkey == 0x22,
+	   "WRITE with imm: as ibv_post_send() writes it");
+	w = swqe(ri, p + 1);
+	ok(w.wr_id == 11 && w.opcode == RNIC_WR_SEND_WITH_IMM &&
+	   w.send_flags == RNIC_SEND_INLINE && w.inline_len == 12 &&
+	   w.ex.imm_data == htobe32(78) &&
+	   !memcmp(slot(ri, p + 1) + sizeof(w), "hello, world", 12),
+	   "SEND with imm: the inline data of both buffers, copied");
+	w = swqe(ri, p + 2);
+	memcpy(s, slot(ri, p + 2) + sizeof(w), sizeof(s[0]));
+	ok(w.wr_id == 12 && w.opcode == RNIC_WR_ATOMIC_FETCH_AND_ADD &&
+	   !w.send_flags && w.wr.atomic.rkey == 0x99 &&
+	   w.wr.atomic.remote_addr == 0x8008 && w.wr.atomic.compare_add == 5 &&
+	   w.num_sge == 1 && s[0].addr == 0x5000 && s[0].lkey == 0x55,
+	   "FETCH AND ADD: add, remote address, the 8-byte SGE");
+
+	/* Abort: the head goes back, the next build reuses the entries. */
+	p = prod(ri);
+	k = kicks;
+	ibv_wr_start(x);
+	x->wr_id = 20;
+	ibv_wr_send(x);
+	ibv_wr_set_sge(x, 0x44, 0x4000, 64);
+	ibv_wr_abort(x);
+	ok(prod(ri) == p && kicks == k, "wr_abort posts nothing");
+	ibv_wr_start(x);
+	x->wr_id = 21;
+	ibv_wr_rdma_read(x, 0x66, 0x7000);
+	ibv_wr_set_sge(x, 0x44, 0x4000, 64);
+	is_int(ibv_wr_complete(x), 0, "a READ after the abort");
+	w = swqe(ri, p);
+	ok(prod(ri) == p + 1 && w.wr_id == 21 && w.opcode == RNIC_WR_RDMA_READ,
+	   "... takes the entry the aborted SEND had");
+
+	/* Errors: too many SGEs, too much inline, a full ring. */
+	ibv_wr_start(x);
+	ibv_wr_send(x);
+	ibv_wr_set_sge_list(x, 3, sges);
+	is_int(ibv_wr_complete(x), EINVAL, "3 SGEs for 2: EINVAL");
+	ibv_wr_start(x);
+	ibv_wr_send(x);
+	ibv_wr_set_inline_data(x, mem, 33);
+	is_int(ibv_wr_complete(x), EINVAL, "33 inline bytes for 32: EINVAL");
+	ibv_wr_start(x);
+	ibv_wr_set_sge(x, 0x44, 0x4000, 64);
+	is_int(ibv_wr_complete(x), EINVAL, "a setter before any opcode: EINVAL");
+	p = prod(ri);
+	ibv_wr_start(x);
+	for (k = 0; k < 9; k++) {
+		x->wr_id = 100 + k;
+		ibv_wr_send(x);
+		ibv_wr_set_sge(x, 0x44, 0x4000, 64);
+	}
+	is_int(ibv_wr_complete(x), ENOMEM, "9 work requests for 8: ENOMEM");
+	is_int(prod(ri), p, "... none posted");
+	set_cons(ri, prod(ri));
+	ibv_wr_start(x);
+	is_int(ibv_wr_complete(x), 0, "an empty list completes");
+	is_int(ibv_destroy_qp(qp), 0, "destroy the QP");
+}
+
+static void test_qp_ex_ud(void)
+{
+	struct ibv_qp_ex *x;
+	struct ibv_qp *qp;
+	struct rnic_send_wqe w;
+	uint32_t p;
+
+	qp = make_qp_ex(IBV_QPT_UD, (struct caps){ .swr = 4, .ssge = 1 },
+			IBV_QP_EX_WITH_SEND);
+	x = qp ? ibv_qp_to_qp_ex(qp) : NULL;
+	if (!ok(x != NULL, "a UD QP with its builder"))
+		return;
+	set_state(qp, IBV_QPS_RTS);
+	p = prod(sq_of(qp));
+	ibv_wr_start(x);
+	x->wr_id = 5;
+	ibv_wr_send(x);
+	ibv_wr_set_sge(x, 0x44, 0x4000, 64);
+	is_int(ibv_wr_complete(x), EINVAL, "UD without an address: EINVAL");
+	ibv_wr_start(x);
+	x->wr_id = 6;
+	ibv_wr_send(x);
+	ibv_wr_set_ud_addr(x, ah, 0xabcdef, 0x11111111);
+	ibv_wr_set_sge(x, 0x44, 0x4000, 64);
+	is_int(ibv_wr_complete(x), 0, "UD SEND with its address");
+	w = swqe(sq_of(qp), p);
+	ok(w.wr_id == 6 && w.wr.ud.ah_handle == ah->handle &&
+	   w.wr.ud.remote_qpn == 0xabcdef && w.wr.ud.remote_qkey == 0x11111111,
+	   "the AH, remote QPN and Q_Key are in the entry");
+	is_int(ibv_destroy_qp(qp), 0, "destroy the UD QP");
+}
+
+static void srq_ex_refused(struct ibv_srq_init_attr_ex a, int err,
+			   const char *what)
+{
+	errno = 0;
+	ok(!ibv_create_srq_ex(ctx, &a) && errno == err, "%s: %s", what,
+	   strerror(err));
+}
+
+static void test_srq_ex(void)
+{
+	struct ibv_srq_init_attr_ex a = {
+		.srq_context = &a,
+		.attr = { .max_wr = 5, .max_sge = 2 },
+		.comp_mask = IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_TYPE,
+		.srq_type = IBV_SRQT_BASIC,
+		.pd = pd,
+	};
+	struct ibv_recv_wr rwr = { .wr_id = 1 }, *bad;
+	struct ibv_srq *srq;
+
+	srq_ex_refused((struct ibv_srq_init_attr_ex){
+			       .attr = { .max_wr = 4, .max_sge = 1 },
+			       .comp_mask = IBV_SRQ_INIT_ATTR_PD |
+					    IBV_SRQ_INIT_ATTR_TYPE,
+			       .srq_type = IBV_SRQT_XRC, .pd = pd },
+		       EOPNOTSUPP, "an XRC SRQ");
+	srq_ex_refused((struct ibv_srq_init_attr_ex){
+			       .attr = { .max_wr = 4, .max_sge = 1 },
+			       .comp_mask = IBV_SRQ_INIT_ATTR_PD |
+					    IBV_SRQ_INIT_ATTR_TM,
+			       .pd = pd },
+		       EOPNOTSUPP, "tag matching");
+	srq_ex_refused((struct ibv_srq_init_attr_ex){
+			       .attr = { .max_wr = 4, .max_sge = 1 },
+			       .comp_mask = IBV_SRQ_INIT_ATTR_TYPE,
+			       .srq_type = IBV_SRQT_BASIC },
+		       EINVAL, "no PD");
+
+	srq = ibv_create_srq_ex(ctx, &a);
+	if (!ok(srq != NULL, "a basic SRQ with ibv_create_srq_ex"))
+		return;
+	ok(srq->pd == pd && srq->srq_context == &a && a.attr.max_wr == 8 &&
+	   a.attr.max_sge == 2, "its PD, context and granted sizes");
+	is_int(ibv_post_srq_recv(srq, &rwr, &bad), 0, "it takes a receive");
+	is_int(prod(srq_ring_of(srq)), 1, "... in its ring");
+	is_int(ibv_destroy_srq(srq), 0, "destroy it");
+}
+
+/* ibv_create_cq_ex() with @wc_flags: NULL and the errno expected. */
+static void cq_ex_refused(struct ibv_cq_init_attr_ex a, int err,
+			  const char *what)
+{
+	errno = 0;
+	ok(!ibv_create_cq_ex(ctx, &a) && errno == err, "%s: %s", what,
+	   strerror(err));
+}
+
+static uint32_t cq_cons(struct ibv_cq *c)
+{
+	return __atomic_load_n(ring_word(fake_cq_ring(c->handle),
+					 FAKE_CONS_OFF), __ATOMIC_ACQUIRE);
+}
+
+static void test_cq_ex(void)
+{
+	struct ibv_cq_init_attr_ex a = { .cqe = 8,
+					 .wc_flags = IBV_WC_STANDARD_FLAGS };
+	struct rnic_cqe c1 = {
+		.wr_id = 11, .status = IBV_WC_SUCCESS,
+		.opcode = IBV_WC_RECV_RDMA_WITH_IMM, .byte_len = 4000,
+		.imm_data = htobe32(0xabcd1234), .qp_num = 0x123456,
+		.src_qp = 0x654321, .wc_flags = IBV_WC_WITH_IMM | IBV_WC_GRH,
+		.slid = 7, .sl = 3, .dlid_path_bits = 2, .vendor_err = 0,
+	};
+	struct rnic_cqe c2 = { .wr_id = 12, .status = IBV_WC_WR_FLUSH_ERR,
+			       .opcode = IBV_WC_SEND, .vendor_err = 0x99 };
+	struct ibv_poll_cq_attr pa = { 0 };
+	struct ibv_cq_ex *cx;
+	struct ibv_wc wc;
+
+	cq_ex_refused((struct ibv_cq_init_attr_ex){
+			      .cqe = 8,
+			      .wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP },
+		      EOPNOTSUPP, "a timestamp");
+	cq_ex_refused((struct ibv_cq_init_attr_ex){
+			      .cqe = 8, .comp_mask = IBV_CQ_INIT_ATTR_MASK_PD },
+		      EOPNOTSUPP, "a parent domain");
+	cq_ex_refused((struct ibv_cq_init_attr_ex){
+			      .cqe = 8,
+			      .comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS,
+			      .flags = IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN },
+		      EOPNOTSUPP, "ignoring overruns");
+	cq_ex_refused((struct ibv_cq_init_attr_ex){ .cqe = 8,
+						     .comp_mask = 1 << 2 },
+		      EINVAL, "an unknown comp_mask bit");
+
+	a.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS;
+	a.flags = IBV_CREATE_CQ_ATTR_SINGLE_THREADED;
+	cx = ibv_create_cq_ex(ctx, &a);
+	if (!ok(cx != NULL, "ibv_create_cq_ex with the standard fields"))
+		return;
+	ok(ibv_cq_ex_to_cq(cx)->cqe == 8 && ibv_cq_ex_to_cq(cx)->context == ctx,
+	   "it is a CQ of 8 entries");
+	ok(!cx->read_completion_ts && !cx->read_completion_wallclock_ns &&
+	   !cx->read_cvlan && !cx->read_flow_tag && !cx->read_tm_info,
+	   "readers of fields rnic lacks are NULL");
+	is_int(ibv_start_poll(cx, &pa), ENOENT, "empty: ENOENT");
+
+	fake_cq_post_cqe(ibv_cq_ex_to_cq(cx)->handle, &c1);
+	fake_cq_post_cqe(ibv_cq_ex_to_cq(cx)->handle, &c2);
+	fake_cq_post(ibv_cq_ex_to_cq(cx)->handle, 13);
+	pa.comp_mask = 1;
+	is_int(ibv_start_poll(cx, &pa), EINVAL, "poll comp_mask 1: EINVAL");
+	pa.comp_mask = 0;
+	is_int(ibv_start_poll(cx, &pa), 0, "start_poll finds a completion");
+	ok(cx->wr_id == 11 && cx->status == IBV_WC_SUCCESS,
+	   "the first: wr_id and status");
+	ok(ibv_wc_read_opcode(cx) == IBV_WC_RECV_RDMA_WITH_IMM &&
+	   ibv_wc_read_byte_len(cx) == 4000 &&
+	   ibv_wc_read_imm_data(cx) == htobe32(0xabcd1234) &&
+	   ibv_wc_read_qp_num(cx) == 0x123456 &&
+	   ibv_wc_read_src_qp(cx) == 0x654321 &&
+	   ibv_wc_read_wc_flags(cx) == (IBV_WC_WITH_IMM | IBV_WC_GRH) &&
+	   ibv_wc_read_slid(cx) == 7 && ibv_wc_read_sl(cx) == 3 &&
+	   ibv_wc_read_dlid_path_bits(cx) == 2 &&
+	   ibv_wc_read_vendor_err(cx) == 0,
+	   "its fields read back");
+	is_int(ibv_next_poll(cx), 0, "next_poll finds the second");
+	ok(cx->wr_id == 12 && cx->status == IBV_WC_WR_FLUSH_ERR &&
+	   ibv_wc_read_vendor_err(cx) == 0x99 &&
+	   ibv_wc_read_opcode(cx) == IBV_WC_SEND,
+	   "the second: flushed, vendor_err");
+	is_int(cq_cons(ibv_cq_ex_to_cq(cx)), 0,
+	   "nothing consumed before end_poll");
+	is_int(ibv_next_poll(cx), 0, "next_poll finds the third");
+	ok(cx->wr_id == 13, "the third: wr_id");
+	is_int(ibv_next_poll(cx), ENOENT, "then ENOENT");
+	ibv_end_poll(cx);
+	is_int(cq_cons(ibv_cq_ex_to_cq(cx)), 3, "end_poll consumed the 3");
+	is_int(ibv_poll_cq(ibv_cq_ex_to_cq(cx), 1, &wc), 0,
+	       "ibv_poll_cq finds none left");
+
+	/* The two ways of polling share the ring. */
+	fake_cq_post(ibv_cq_ex_to_cq(cx)->handle, 21);
+	fake_cq_post(ibv_cq_ex_to_cq(cx)->handle, 22);
+	is_int(ibv_poll_cq(ibv_cq_ex_to_cq(cx), 1, &wc), 1,
+	       "ibv_poll_cq takes one");
+	is_int(wc.wr_id, 21, "... the first");
+	is_int(ibv_start_poll(cx, &pa), 0, "start_poll the other");
+	is_int(cx->wr_id, 22, "... the second");
+	ibv_end_poll(cx);
+	is_int(cq_cons(ibv_cq_ex_to_cq(cx)), 5, "both consumed once");
+	is_int(ibv_destroy_cq(ibv_cq_ex_to_cq(cx)), 0,
+	       "ibv_destroy_cq destroys it");
+}
+
 static struct ibv_device **setup_device(void)
 {
 	char path[400], dev[32];
@@ -2113,6 +2542,11 @@ int main(void)
 	test_srq();
 	test_threads();
 	test_poll_while_resizing();
+	test_cq_ex();
+	test_qp_ex_create();
+	test_qp_ex_build();
+	test_qp_ex_ud();
+	test_srq_ex();
 
 	is_int(fake_bad_args, 0,
 	       "every request had the right size, flags and reserved fields");

@@ -2,24 +2,33 @@
 /*
  * rnic: software RDMA NIC - verbs API (librnic).
  *
- * Source compatible with rdma-core's <infiniband/verbs.h>: the types, field
- * names, enum values and return conventions below are the ones rdma-core
- * documents, so a program written against libibverbs compiles unmodified
- * against librnic (pkg-config --cflags --libs rnic). It is NOT binary
- * compatible: librnic is a library of its own, not a libibverbs provider.
+ * Source and binary compatible with rdma-core's <infiniband/verbs.h>: the
+ * types, field names, enum values and return conventions below are the
+ * ones rdma-core documents, and every public struct has rdma-core's size
+ * and field offsets (the ABI probe test compiles one program against both
+ * headers and compares). A program written against libibverbs compiles
+ * unmodified against librnic (pkg-config --cflags --libs rnic), and a
+ * binary built against rdma-core's header finds what it expects in the
+ * structs librnic hands it: struct ibv_context carries the ops table its
+ * inline data-path calls jump through, with the extended ops (struct
+ * verbs_context) in front of it.
  *
- * Only functions librnic implements are declared here: there are none
- * for the extended verbs (*_ex), memory windows or XRC.
+ * The layouts come from rdma-core 44 (Debian 12). Where a later rdma-core
+ * grew a struct that is passed with its size (struct ibv_port_attr), the
+ * newer layout is used and librnic writes only as many bytes as the
+ * caller's build of the struct has.
  *
  * Documented differences from rdma-core:
  *
- * - struct ibv_context has no ``ops`` member. rdma-core dispatches the data
- *   path verbs (ibv_post_send() and friends) through inline functions
- *   calling context->ops; librnic exports them as ordinary functions, so
- *   code that reaches into context->ops does not compile.
- * - struct ibv_device has no obsolete ``_ops`` member.
- * - ibv_query_port() is a plain function, not a macro around a compat
- *   entry point.
+ * - ibv_post_send(), ibv_post_recv(), ibv_post_srq_recv(), ibv_poll_cq()
+ *   and ibv_req_notify_cq() are exported functions here, not inline calls
+ *   through context->ops (which points at the same functions).
+ * - Verbs rnic cannot serve (memory windows, XRC, device memory, flow
+ *   steering, WQs, counters, thread and parent domains) are not declared;
+ *   their slots in struct verbs_context and struct ibv_context_ops are
+ *   NULL, so rdma-core's inline wrappers report EOPNOTSUPP to binaries
+ *   built against its header. Their object types are declared only as far
+ *   as the layouts of the structs that point at them need.
  * - Only rnic devices are listed: devices of the kernel's own RDMA stack
  *   (ib_uverbs, e.g. rdma_rxe) are served by rdma-core, not by librnic.
  */
@@ -28,6 +37,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/types.h>
 #include <pthread.h>
 #include <linux/types.h>
 
@@ -54,6 +66,39 @@ union ibv_gid {
 		__be64 interface_id;
 	} global;
 };
+
+/* enum ibv_gid_type - what a GID table entry is; rnic's are RoCEv2 */
+enum ibv_gid_type {
+	IBV_GID_TYPE_IB,
+	IBV_GID_TYPE_ROCE_V1,
+	IBV_GID_TYPE_ROCE_V2,
+};
+
+/**
+ * struct ibv_gid_entry - one GID table entry, see ibv_query_gid_ex()
+ * @gid: the GID
+ * @gid_index: its index in the table
+ * @port_num: its port
+ * @gid_type: enum ibv_gid_type
+ * @ndev_ifindex: interface index of the netdev it comes from, 0 if none
+ */
+struct ibv_gid_entry {
+	union ibv_gid gid;
+	uint32_t gid_index;
+	uint32_t port_num;
+	uint32_t gid_type;
+	uint32_t ndev_ifindex;
+};
+
+/*
+ * The value of ibv_context.abi_compat that says a struct verbs_context
+ * lies in front of the context (see verbs_get_ctx()).
+ */
+#ifdef __cplusplus
+#define __VERBS_ABI_IS_EXTENDED ((void *)(~(uintptr_t)0))
+#else
+#define __VERBS_ABI_IS_EXTENDED ((void *)UINTPTR_MAX)
+#endif
 
 enum ibv_node_type {
 	IBV_NODE_UNKNOWN = -1,
@@ -101,6 +146,10 @@ enum ibv_device_cap_flags {
 	IBV_DEVICE_RAW_IP_CSUM = 1 << 26,
 	IBV_DEVICE_MANAGED_FLOW_STEERING = 1 << 29,
 };
+
+/* Device capability bits above 31: only in ibv_device_attr_ex. */
+#define IBV_DEVICE_RAW_SCATTER_FCS (1ULL << 34)
+#define IBV_DEVICE_PCI_WRITE_END_PADDING (1ULL << 36)
 
 enum ibv_fork_status {
 	IBV_FORK_DISABLED,
@@ -162,6 +211,143 @@ struct ibv_device_attr {
 	uint16_t max_pkeys;
 	uint8_t local_ca_ack_delay;
 	uint8_t phys_port_cnt;
+};
+
+/* struct ibv_query_device_ex_input - comp_mask must be 0 */
+struct ibv_query_device_ex_input {
+	uint32_t comp_mask;
+};
+
+enum ibv_odp_transport_cap_bits {
+	IBV_ODP_SUPPORT_SEND = 1 << 0,
+	IBV_ODP_SUPPORT_RECV = 1 << 1,
+	IBV_ODP_SUPPORT_WRITE = 1 << 2,
+	IBV_ODP_SUPPORT_READ = 1 << 3,
+	IBV_ODP_SUPPORT_ATOMIC = 1 << 4,
+	IBV_ODP_SUPPORT_SRQ_RECV = 1 << 5,
+};
+
+/* struct ibv_odp_caps - on-demand paging: rnic has none, all 0 */
+struct ibv_odp_caps {
+	uint64_t general_caps;
+	struct {
+		uint32_t rc_odp_caps;
+		uint32_t uc_odp_caps;
+		uint32_t ud_odp_caps;
+	} per_transport_caps;
+};
+
+enum ibv_odp_general_caps {
+	IBV_ODP_SUPPORT = 1 << 0,
+	IBV_ODP_SUPPORT_IMPLICIT = 1 << 1,
+};
+
+/* The capability blocks below describe features rnic lacks: all 0. */
+struct ibv_tso_caps {
+	uint32_t max_tso;
+	uint32_t supported_qpts;
+};
+
+enum ibv_rx_hash_function_flags {
+	IBV_RX_HASH_FUNC_TOEPLITZ = 1 << 0,
+};
+
+enum ibv_rx_hash_fields {
+	IBV_RX_HASH_SRC_IPV4 = 1 << 0,
+	IBV_RX_HASH_DST_IPV4 = 1 << 1,
+	IBV_RX_HASH_SRC_IPV6 = 1 << 2,
+	IBV_RX_HASH_DST_IPV6 = 1 << 3,
+	IBV_RX_HASH_SRC_PORT_TCP = 1 << 4,
+	IBV_RX_HASH_DST_PORT_TCP = 1 << 5,
+	IBV_RX_HASH_SRC_PORT_UDP = 1 << 6,
+	IBV_RX_HASH_DST_PORT_UDP = 1 << 7,
+	IBV_RX_HASH_IPSEC_SPI = 1 << 8,
+};
+
+/* Beyond an int: a plain constant, so the header stays ISO C. */
+#define IBV_RX_HASH_INNER (1UL << 31)
+
+struct ibv_rss_caps {
+	uint32_t supported_qpts;
+	uint32_t max_rwq_indirection_tables;
+	uint32_t max_rwq_indirection_table_size;
+	uint64_t rx_hash_fields_mask;
+	uint8_t rx_hash_function;
+};
+
+struct ibv_packet_pacing_caps {
+	uint32_t qp_rate_limit_min;
+	uint32_t qp_rate_limit_max;
+	uint32_t supported_qpts;
+};
+
+enum ibv_raw_packet_caps {
+	IBV_RAW_PACKET_CAP_CVLAN_STRIPPING = 1 << 0,
+	IBV_RAW_PACKET_CAP_SCATTER_FCS = 1 << 1,
+	IBV_RAW_PACKET_CAP_IP_CSUM = 1 << 2,
+	IBV_RAW_PACKET_CAP_DELAY_DROP = 1 << 3,
+};
+
+enum ibv_tm_cap_flags {
+	IBV_TM_CAP_RC = 1 << 0,
+};
+
+struct ibv_tm_caps {
+	uint32_t max_rndv_hdr_size;
+	uint32_t max_num_tags;
+	uint32_t flags;
+	uint32_t max_ops;
+	uint32_t max_sge;
+};
+
+struct ibv_cq_moderation_caps {
+	uint16_t max_cq_count;
+	uint16_t max_cq_period;
+};
+
+enum ibv_pci_atomic_op_size {
+	IBV_PCI_ATOMIC_OPERATION_4_BYTE_SIZE_SUP = 1 << 0,
+	IBV_PCI_ATOMIC_OPERATION_8_BYTE_SIZE_SUP = 1 << 1,
+	IBV_PCI_ATOMIC_OPERATION_16_BYTE_SIZE_SUP = 1 << 2,
+};
+
+struct ibv_pci_atomic_caps {
+	uint16_t fetch_add;
+	uint16_t swap;
+	uint16_t compare_swap;
+};
+
+/**
+ * struct ibv_device_attr_ex - ibv_query_device_ex()'s answer
+ * @orig_attr: what ibv_query_device() returns
+ * @comp_mask: 0
+ * @odp_caps: on-demand paging: none
+ * @completion_timestamp_mask: 0: completions carry no timestamp
+ * @hca_core_clock: 0: no device clock
+ * @device_cap_flags_ex: orig_attr.device_cap_flags, and the bits above 31
+ * @phys_port_cnt_ex: ports, as orig_attr.phys_port_cnt but not limited to
+ *	255
+ *
+ * The other members describe features rnic does not have and are 0.
+ */
+struct ibv_device_attr_ex {
+	struct ibv_device_attr orig_attr;
+	uint32_t comp_mask;
+	struct ibv_odp_caps odp_caps;
+	uint64_t completion_timestamp_mask;
+	uint64_t hca_core_clock;
+	uint64_t device_cap_flags_ex;
+	struct ibv_tso_caps tso_caps;
+	struct ibv_rss_caps rss_caps;
+	uint32_t max_wq_type_rq;
+	struct ibv_packet_pacing_caps packet_pacing_caps;
+	uint32_t raw_packet_caps;
+	struct ibv_tm_caps tm_caps;
+	struct ibv_cq_moderation_caps cq_mod_caps;
+	uint64_t max_dm_size;
+	struct ibv_pci_atomic_caps pci_atomic_caps;
+	uint32_t xrc_odp_caps;
+	uint32_t phys_port_cnt_ex;
 };
 
 enum ibv_mtu {
@@ -230,6 +416,10 @@ enum ibv_port_cap_flags2 {
  *
  * lid and sm_lid are in host byte order; on rnic's Ethernet link layer
  * they are 0. active_speed_ex, when not 0, supersedes active_speed.
+ *
+ * The struct grew over rdma-core's releases (port_cap_flags2, then
+ * active_speed_ex): ibv_query_port() passes the size the caller was built
+ * with, and only that many bytes are written.
  */
 struct ibv_port_attr {
 	enum ibv_port_state state;
@@ -340,8 +530,18 @@ enum {
 	IBV_SYSFS_PATH_MAX = 256,
 };
 
+struct ibv_context;
+struct ibv_device;
+
+/* struct _ibv_device_ops - obsolete and never used; kept for the layout */
+struct _ibv_device_ops {
+	struct ibv_context *(*_dummy1)(struct ibv_device *device, int cmd_fd);
+	void (*_dummy2)(struct ibv_context *context);
+};
+
 /**
  * struct ibv_device - an rnic device found by ibv_get_device_list()
+ * @_ops: obsolete, NULL
  * @node_type: always IBV_NODE_CA
  * @transport_type: always IBV_TRANSPORT_IB (RoCE is IB transport)
  * @name: device name, e.g. "rnic0"
@@ -353,6 +553,7 @@ enum {
  * for a device that was opened, until its last context is closed.
  */
 struct ibv_device {
+	struct _ibv_device_ops _ops;
 	enum ibv_node_type node_type;
 	enum ibv_transport_type transport_type;
 	char name[IBV_SYSFS_NAME_MAX];
@@ -361,21 +562,96 @@ struct ibv_device {
 	char ibdev_path[IBV_SYSFS_PATH_MAX];
 };
 
+/* enum ibv_mw_type - memory window types; rnic has no memory windows */
+enum ibv_mw_type {
+	IBV_MW_TYPE_1 = 1,
+	IBV_MW_TYPE_2 = 2,
+};
+
+struct ibv_cq;
+struct ibv_qp;
+struct ibv_srq;
+struct ibv_wc;
+struct ibv_pd;
+struct ibv_mw;
+struct ibv_mw_bind;
+struct ibv_send_wr;
+struct ibv_recv_wr;
+struct _compat_ibv_port_attr;
+
+/**
+ * struct ibv_context_ops - the data path of a context, as rdma-core's
+ *	inline functions reach it
+ * @poll_cq: ibv_poll_cq()
+ * @req_notify_cq: ibv_req_notify_cq()
+ * @post_srq_recv: ibv_post_srq_recv()
+ * @post_send: ibv_post_send()
+ * @post_recv: ibv_post_recv()
+ * @alloc_mw: NULL: no memory windows
+ * @bind_mw: NULL
+ * @dealloc_mw: NULL
+ *
+ * The _compat_ slots are remnants of an older provider interface and are
+ * NULL.
+ */
+struct ibv_context_ops {
+	int (*_compat_query_device)(struct ibv_context *context,
+				    struct ibv_device_attr *device_attr);
+	int (*_compat_query_port)(struct ibv_context *context,
+				  uint8_t port_num,
+				  struct _compat_ibv_port_attr *port_attr);
+	void *(*_compat_alloc_pd)(void);
+	void *(*_compat_dealloc_pd)(void);
+	void *(*_compat_reg_mr)(void);
+	void *(*_compat_rereg_mr)(void);
+	void *(*_compat_dereg_mr)(void);
+	struct ibv_mw *(*alloc_mw)(struct ibv_pd *pd, enum ibv_mw_type type);
+	int (*bind_mw)(struct ibv_qp *qp, struct ibv_mw *mw,
+		       struct ibv_mw_bind *mw_bind);
+	int (*dealloc_mw)(struct ibv_mw *mw);
+	void *(*_compat_create_cq)(void);
+	int (*poll_cq)(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
+	int (*req_notify_cq)(struct ibv_cq *cq, int solicited_only);
+	void *(*_compat_cq_event)(void);
+	void *(*_compat_resize_cq)(void);
+	void *(*_compat_destroy_cq)(void);
+	void *(*_compat_create_srq)(void);
+	void *(*_compat_modify_srq)(void);
+	void *(*_compat_query_srq)(void);
+	void *(*_compat_destroy_srq)(void);
+	int (*post_srq_recv)(struct ibv_srq *srq, struct ibv_recv_wr *recv_wr,
+			     struct ibv_recv_wr **bad_recv_wr);
+	void *(*_compat_create_qp)(void);
+	void *(*_compat_query_qp)(void);
+	void *(*_compat_modify_qp)(void);
+	void *(*_compat_destroy_qp)(void);
+	int (*post_send)(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			 struct ibv_send_wr **bad_wr);
+	int (*post_recv)(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			 struct ibv_recv_wr **bad_wr);
+	void *(*_compat_create_ah)(void);
+	void *(*_compat_destroy_ah)(void);
+	void *(*_compat_attach_mcast)(void);
+	void *(*_compat_detach_mcast)(void);
+	void *(*_compat_async_event)(void);
+};
+
 /**
  * struct ibv_context - an open device, see ibv_open_device()
  * @device: the device this context was opened from
+ * @ops: the data-path functions, for binaries built against rdma-core
  * @cmd_fd: file descriptor of the char device; every verb of this context
  *          is an ioctl on it
  * @async_fd: file descriptor of the context's asynchronous events, read
  *            by ibv_get_async_event(); close-on-exec, pollable
  * @num_comp_vectors: completion vectors the device offers
  * @mutex: free for the application's use; librnic does not take it
- * @abi_compat: unused, NULL
- *
- * Unlike rdma-core there is no ``ops`` member, see the top of this file.
+ * @abi_compat: __VERBS_ABI_IS_EXTENDED: a struct verbs_context lies in
+ *	front of this one
  */
 struct ibv_context {
 	struct ibv_device *device;
+	struct ibv_context_ops ops;
 	int cmd_fd;
 	int async_fd;
 	int num_comp_vectors;
@@ -410,6 +686,63 @@ enum ibv_access_flags {
 	IBV_ACCESS_ON_DEMAND = (1 << 6),
 	IBV_ACCESS_HUGETLB = (1 << 7),
 	IBV_ACCESS_RELAXED_ORDERING = (1 << 20),
+};
+
+/*
+ * Access bits from IBV_ACCESS_OPTIONAL_FIRST up are hints a device may
+ * ignore (rdma-core routes them through ibv_reg_mr_iova2()).
+ */
+#define IBV_ACCESS_OPTIONAL_FIRST (1 << 20)
+#define IBV_ACCESS_OPTIONAL_RANGE (((1 << 29) << 1) - IBV_ACCESS_OPTIONAL_FIRST)
+
+/* enum ibv_advise_mr_advice - ibv_advise_mr() hints (no ODP: unused) */
+enum ibv_advise_mr_advice {
+	IBV_ADVISE_MR_ADVICE_PREFETCH,
+	IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+	IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT,
+};
+
+/**
+ * enum ibv_rereg_mr_flags - what ibv_rereg_mr() changes
+ *
+ * rnic cannot re-register a memory region: see ibv_rereg_mr().
+ */
+enum ibv_rereg_mr_flags {
+	IBV_REREG_MR_CHANGE_TRANSLATION = (1 << 0),
+	IBV_REREG_MR_CHANGE_PD = (1 << 1),
+	IBV_REREG_MR_CHANGE_ACCESS = (1 << 2),
+	IBV_REREG_MR_FLAGS_SUPPORTED = ((IBV_REREG_MR_CHANGE_ACCESS << 1) - 1),
+};
+
+/*
+ * enum ibv_rereg_mr_err_code - ibv_rereg_mr()'s negative returns; the
+ * first ones leave the old MR valid, from IBV_REREG_MR_ERR_CMD on it is not
+ */
+enum ibv_rereg_mr_err_code {
+	IBV_REREG_MR_ERR_INPUT = -1,
+	IBV_REREG_MR_ERR_DONT_FORK_NEW = -2,
+	IBV_REREG_MR_ERR_DO_FORK_OLD = -3,
+	IBV_REREG_MR_ERR_CMD = -4,
+	IBV_REREG_MR_ERR_CMD_AND_DO_FORK_NEW = -5,
+};
+
+/* Memory windows, thread domains and XRC domains: rnic has none. */
+struct ibv_mr;
+struct ibv_mw;
+struct ibv_td;
+struct ibv_xrcd;
+
+struct ibv_mw_bind_info {
+	struct ibv_mr *mr;
+	uint64_t addr;
+	uint64_t length;
+	unsigned int mw_access_flags;
+};
+
+struct ibv_mw_bind {
+	uint64_t wr_id;
+	unsigned int send_flags;
+	struct ibv_mw_bind_info bind_info;
 };
 
 /**
@@ -448,14 +781,66 @@ enum ibv_wc_opcode {
 	IBV_WC_ATOMIC_WRITE = 9,
 	IBV_WC_RECV = 1 << 7,
 	IBV_WC_RECV_RDMA_WITH_IMM,
+	IBV_WC_TM_ADD,
+	IBV_WC_TM_DEL,
+	IBV_WC_TM_SYNC,
+	IBV_WC_TM_RECV,
+	IBV_WC_TM_NO_TAG,
+	IBV_WC_DRIVER1,
+	IBV_WC_DRIVER2,
+	IBV_WC_DRIVER3,
+};
+
+enum {
+	IBV_WC_IP_CSUM_OK_SHIFT = 2,
+};
+
+/**
+ * enum ibv_create_cq_wc_flags - what an extended CQ's completions can be
+ *	read for (struct ibv_cq_init_attr_ex.wc_flags)
+ *
+ * rnic serves the IBV_WC_STANDARD_FLAGS; the others (timestamps, VLAN,
+ * flow tag, tag matching) make ibv_create_cq_ex() fail with EOPNOTSUPP.
+ */
+enum ibv_create_cq_wc_flags {
+	IBV_WC_EX_WITH_BYTE_LEN = 1 << 0,
+	IBV_WC_EX_WITH_IMM = 1 << 1,
+	IBV_WC_EX_WITH_QP_NUM = 1 << 2,
+	IBV_WC_EX_WITH_SRC_QP = 1 << 3,
+	IBV_WC_EX_WITH_SLID = 1 << 4,
+	IBV_WC_EX_WITH_SL = 1 << 5,
+	IBV_WC_EX_WITH_DLID_PATH_BITS = 1 << 6,
+	IBV_WC_EX_WITH_COMPLETION_TIMESTAMP = 1 << 7,
+	IBV_WC_EX_WITH_CVLAN = 1 << 8,
+	IBV_WC_EX_WITH_FLOW_TAG = 1 << 9,
+	IBV_WC_EX_WITH_TM_INFO = 1 << 10,
+	IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK = 1 << 11,
+};
+
+enum {
+	IBV_WC_STANDARD_FLAGS = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM |
+				IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP |
+				IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |
+				IBV_WC_EX_WITH_DLID_PATH_BITS,
+};
+
+enum {
+	IBV_CREATE_CQ_SUP_WC_FLAGS =
+		IBV_WC_STANDARD_FLAGS | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
+		IBV_WC_EX_WITH_CVLAN | IBV_WC_EX_WITH_FLOW_TAG |
+		IBV_WC_EX_WITH_TM_INFO |
+		IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK,
 };
 
 /** enum ibv_wc_flags - struct ibv_wc.wc_flags bits */
 enum ibv_wc_flags {
 	IBV_WC_GRH = 1 << 0,
 	IBV_WC_WITH_IMM = 1 << 1,
-	IBV_WC_IP_CSUM_OK = 1 << 2,
+	IBV_WC_IP_CSUM_OK = 1 << IBV_WC_IP_CSUM_OK_SHIFT,
 	IBV_WC_WITH_INV = 1 << 3,
+	IBV_WC_TM_SYNC_REQ = 1 << 4,
+	IBV_WC_TM_MATCH = 1 << 5,
+	IBV_WC_TM_DATA_VALID = 1 << 6,
 };
 
 /**
@@ -538,6 +923,341 @@ struct ibv_cq {
 	uint32_t async_events_completed;
 };
 
+/* struct ibv_poll_cq_attr - ibv_start_poll()'s options: comp_mask 0 */
+struct ibv_poll_cq_attr {
+	uint32_t comp_mask;
+};
+
+/* struct ibv_wc_tm_info - tag matching details (rnic has none) */
+struct ibv_wc_tm_info {
+	uint64_t tag;
+	uint32_t priv;
+};
+
+/**
+ * struct ibv_cq_ex - extended completion queue, see ibv_create_cq_ex()
+ *
+ * Begins as struct ibv_cq (ibv_cq_ex_to_cq() converts). Between
+ * ibv_start_poll() and ibv_end_poll(), @status and @wr_id describe the
+ * current completion and the read_* functions read its other fields.
+ * The readers of the IBV_WC_STANDARD_FLAGS fields, and read_opcode,
+ * read_vendor_err and read_wc_flags, are always set; the others
+ * (timestamps, VLAN, flow tag, tag matching) are NULL: rnic's completions
+ * do not carry them.
+ *
+ * @comp_mask: 0
+ * @status: status of the current completion
+ * @wr_id: work request id of the current completion
+ */
+struct ibv_cq_ex {
+	struct ibv_context *context;
+	struct ibv_comp_channel *channel;
+	void *cq_context;
+	uint32_t handle;
+	int cqe;
+
+	pthread_mutex_t mutex;
+	pthread_cond_t cond;
+	uint32_t comp_events_completed;
+	uint32_t async_events_completed;
+
+	uint32_t comp_mask;
+	enum ibv_wc_status status;
+	uint64_t wr_id;
+	int (*start_poll)(struct ibv_cq_ex *current,
+			  struct ibv_poll_cq_attr *attr);
+	int (*next_poll)(struct ibv_cq_ex *current);
+	void (*end_poll)(struct ibv_cq_ex *current);
+	enum ibv_wc_opcode (*read_opcode)(struct ibv_cq_ex *current);
+	uint32_t (*read_vendor_err)(struct ibv_cq_ex *current);
+	uint32_t (*read_byte_len)(struct ibv_cq_ex *current);
+	__be32 (*read_imm_data)(struct ibv_cq_ex *current);
+	uint32_t (*read_qp_num)(struct ibv_cq_ex *current);
+	uint32_t (*read_src_qp)(struct ibv_cq_ex *current);
+	unsigned int (*read_wc_flags)(struct ibv_cq_ex *current);
+	uint32_t (*read_slid)(struct ibv_cq_ex *current);
+	uint8_t (*read_sl)(struct ibv_cq_ex *current);
+	uint8_t (*read_dlid_path_bits)(struct ibv_cq_ex *current);
+	uint64_t (*read_completion_ts)(struct ibv_cq_ex *current);
+	uint16_t (*read_cvlan)(struct ibv_cq_ex *current);
+	uint32_t (*read_flow_tag)(struct ibv_cq_ex *current);
+	void (*read_tm_info)(struct ibv_cq_ex *current,
+			     struct ibv_wc_tm_info *tm_info);
+	uint64_t (*read_completion_wallclock_ns)(struct ibv_cq_ex *current);
+};
+
+/**
+ * ibv_cq_ex_to_cq() - the struct ibv_cq an extended CQ begins with
+ * @cq: the extended CQ
+ *
+ * RETURN: the CQ, for the verbs that take a struct ibv_cq.
+ */
+static inline struct ibv_cq *ibv_cq_ex_to_cq(struct ibv_cq_ex *cq)
+{
+	return (struct ibv_cq *)cq;
+}
+
+/**
+ * ibv_start_poll() - begin reading an extended CQ
+ * @cq: the CQ
+ * @attr: comp_mask 0
+ *
+ * RETURN: 0: the oldest completion is current (@cq->status, @cq->wr_id and the
+ *	ibv_wc_read_*() functions describe it); ENOENT: the CQ is empty (do
+ *	not call ibv_end_poll() then); EINVAL for a non-zero comp_mask.
+ */
+static inline int ibv_start_poll(struct ibv_cq_ex *cq,
+				 struct ibv_poll_cq_attr *attr)
+{
+	return cq->start_poll(cq, attr);
+}
+
+/**
+ * ibv_next_poll() - move to the next completion
+ * @cq: the CQ, after a successful ibv_start_poll()
+ *
+ * RETURN: 0: the next completion is current; ENOENT: there is none.
+ */
+static inline int ibv_next_poll(struct ibv_cq_ex *cq)
+{
+	return cq->next_poll(cq);
+}
+
+/**
+ * ibv_end_poll() - hand the completions read back to the CQ
+ * @cq: the CQ, after a successful ibv_start_poll()
+ */
+static inline void ibv_end_poll(struct ibv_cq_ex *cq)
+{
+	cq->end_poll(cq);
+}
+
+/**
+ * ibv_wc_read_opcode() - what completed of the current completion
+ * @cq: an extended CQ, between ibv_start_poll() and ibv_end_poll()
+ *
+ * RETURN: an enum ibv_wc_opcode.
+ */
+static inline enum ibv_wc_opcode ibv_wc_read_opcode(struct ibv_cq_ex *cq)
+{
+	return cq->read_opcode(cq);
+}
+
+/**
+ * ibv_wc_read_vendor_err() - provider error detail of the current completion
+ * @cq: an extended CQ, between ibv_start_poll() and ibv_end_poll()
+ *
+ * RETURN: the vendor error, 0 on success.
+ */
+static inline uint32_t ibv_wc_read_vendor_err(struct ibv_cq_ex *cq)
+{
+	return cq->read_vendor_err(cq);
+}
+
+/**
+ * ibv_wc_read_byte_len() - bytes received of the current completion
+ * @cq: an extended CQ, between ibv_start_poll() and ibv_end_poll()
+ *
+ * RETURN: the byte count (receive completions).
+ */
+static inline uint32_t ibv_wc_read_byte_len(struct ibv_cq_ex *cq)
+{
+	return cq->read_byte_len(cq);
+}
+
+/**
+ * ibv_wc_read_imm_data() - immediate data of the current completion
+ * @cq: an extended CQ, between ibv_start_poll() and ibv_end_poll()
+ *
+ * RETURN: the immediate data, network byte order (IBV_WC_WITH_IMM).
+ */
+static inline __be32 ibv_wc_read_imm_data(struct ibv_cq_ex *cq)
+{
+	return cq->read_imm_data(cq);
+}
+
+/**
+ * ibv_wc_read_invalidated_rkey() - rkey invalidated of the current completion
+ * @cq: an extended CQ, between ibv_start_poll() and ibv_end_poll()
+ *
+ * RETURN: the rkey (IBV_WC_WITH_INV; it shares the immediate data's field).
+ */
+static inline uint32_t ibv_wc_read_invalidated_rkey(struct ibv_cq_ex *cq)
+{
+	return (uint32_t)cq->read_imm_data(cq);
+}
+
+/**
+ * ibv_wc_read_qp_num() - local QP number of the current completion
+ * @cq: an extended CQ, between ibv_start_poll() and ibv_end_poll()
+ *
+ * RETURN: the QP number.
+ */
+static inline uint32_t ibv_wc_read_qp_num(struct ibv_cq_ex *cq)
+{
+	return cq->read_qp_num(cq);
+}
+
+/**
+ * ibv_wc_read_src_qp() - remote QP number of the current completion
+ * @cq: an extended CQ, between ibv_start_poll() and ibv_end_poll()
+ *
+ * RETURN: the source QP number (UD).
+ */
+static inline uint32_t ibv_wc_read_src_qp(struct ibv_cq_ex *cq)
+{
+	return cq->read_src_qp(cq);
+}
+
+/**
+ * ibv_wc_read_wc_flags() - flags of the current completion
+ * @cq: an extended CQ, between ibv_start_poll() and ibv_end_poll()
+ *
+ * RETURN: enum ibv_wc_flags bits.
+ */
+static inline unsigned int ibv_wc_read_wc_flags(struct ibv_cq_ex *cq)
+{
+	return cq->read_wc_flags(cq);
+}
+
+/**
+ * ibv_wc_read_slid() - source LID of the current completion
+ * @cq: an extended CQ, between ibv_start_poll() and ibv_end_poll()
+ *
+ * RETURN: the source LID (0 on Ethernet).
+ */
+static inline uint32_t ibv_wc_read_slid(struct ibv_cq_ex *cq)
+{
+	return cq->read_slid(cq);
+}
+
+/**
+ * ibv_wc_read_sl() - service level of the current completion
+ * @cq: an extended CQ, between ibv_start_poll() and ibv_end_poll()
+ *
+ * RETURN: the SL.
+ */
+static inline uint8_t ibv_wc_read_sl(struct ibv_cq_ex *cq)
+{
+	return cq->read_sl(cq);
+}
+
+/**
+ * ibv_wc_read_dlid_path_bits() - destination LID path bits of the current completion
+ * @cq: an extended CQ, between ibv_start_poll() and ibv_end_poll()
+ *
+ * RETURN: the path bits.
+ */
+static inline uint8_t ibv_wc_read_dlid_path_bits(struct ibv_cq_ex *cq)
+{
+	return cq->read_dlid_path_bits(cq);
+}
+
+/**
+ * ibv_wc_read_completion_ts() - device timestamp of the current completion
+ * @cq: an extended CQ, between ibv_start_poll() and ibv_end_poll()
+ *
+ * RETURN: the timestamp; rnic has none (the function is NULL).
+ */
+static inline uint64_t ibv_wc_read_completion_ts(struct ibv_cq_ex *cq)
+{
+	return cq->read_completion_ts(cq);
+}
+
+/**
+ * ibv_wc_read_completion_wallclock_ns() - wall-clock timestamp of the current completion
+ * @cq: an extended CQ, between ibv_start_poll() and ibv_end_poll()
+ *
+ * RETURN: nanoseconds; rnic has none (the function is NULL).
+ */
+static inline uint64_t ibv_wc_read_completion_wallclock_ns(struct ibv_cq_ex *cq)
+{
+	return cq->read_completion_wallclock_ns(cq);
+}
+
+/**
+ * ibv_wc_read_cvlan() - VLAN tag of the current completion
+ * @cq: an extended CQ, between ibv_start_poll() and ibv_end_poll()
+ *
+ * RETURN: the tag; rnic has none (the function is NULL).
+ */
+static inline uint16_t ibv_wc_read_cvlan(struct ibv_cq_ex *cq)
+{
+	return cq->read_cvlan(cq);
+}
+
+/**
+ * ibv_wc_read_flow_tag() - flow tag of the current completion
+ * @cq: an extended CQ, between ibv_start_poll() and ibv_end_poll()
+ *
+ * RETURN: the tag; rnic has none (the function is NULL).
+ */
+static inline uint32_t ibv_wc_read_flow_tag(struct ibv_cq_ex *cq)
+{
+	return cq->read_flow_tag(cq);
+}
+
+/**
+ * ibv_wc_read_tm_info() - tag matching details of the current completion
+ * @cq: an extended CQ, between ibv_start_poll() and ibv_end_poll()
+ * @tm_info: filled; rnic has no tag matching (the function is NULL)
+ */
+static inline void ibv_wc_read_tm_info(struct ibv_cq_ex *cq,
+				       struct ibv_wc_tm_info *tm_info)
+{
+	cq->read_tm_info(cq, tm_info);
+}
+
+enum ibv_cq_init_attr_mask {
+	IBV_CQ_INIT_ATTR_MASK_FLAGS = 1 << 0,
+	IBV_CQ_INIT_ATTR_MASK_PD = 1 << 1,
+};
+
+enum ibv_create_cq_attr_flags {
+	IBV_CREATE_CQ_ATTR_SINGLE_THREADED = 1 << 0,
+	IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN = 1 << 1,
+};
+
+/**
+ * struct ibv_cq_init_attr_ex - what ibv_create_cq_ex() asks for
+ * @cqe: entries wanted, as ibv_create_cq()'s @cqe
+ * @cq_context: the application's pointer
+ * @channel: completion channel, or NULL
+ * @comp_vector: as ibv_create_cq()'s
+ * @wc_flags: enum ibv_create_cq_wc_flags: fields the read_* functions read
+ * @comp_mask: enum ibv_cq_init_attr_mask: which of @flags and
+ *	@parent_domain are set
+ * @flags: enum ibv_create_cq_attr_flags; rnic accepts SINGLE_THREADED (a
+ *	hint it does not need)
+ * @parent_domain: not supported (IBV_CQ_INIT_ATTR_MASK_PD: EOPNOTSUPP)
+ */
+struct ibv_cq_init_attr_ex {
+	uint32_t cqe;
+	void *cq_context;
+	struct ibv_comp_channel *channel;
+	uint32_t comp_vector;
+	uint64_t wc_flags;
+	uint32_t comp_mask;
+	uint32_t flags;
+	struct ibv_pd *parent_domain;
+};
+
+enum ibv_cq_attr_mask {
+	IBV_CQ_ATTR_MODERATE = 1 << 0,
+	IBV_CQ_ATTR_RESERVED = 1 << 1,
+};
+
+struct ibv_moderate_cq {
+	uint16_t cq_count;
+	uint16_t cq_period;
+};
+
+/* struct ibv_modify_cq_attr - CQ moderation; rnic has none */
+struct ibv_modify_cq_attr {
+	uint32_t attr_mask;
+	struct ibv_moderate_cq moderate;
+};
+
 /**
  * struct ibv_async_event - an asynchronous event
  * @element: what the event is about, by @event_type: @element.cq for
@@ -613,6 +1333,88 @@ struct ibv_qp_init_attr {
 	struct ibv_qp_cap cap;
 	enum ibv_qp_type qp_type;
 	int sq_sig_all;
+};
+
+enum ibv_qp_init_attr_mask {
+	IBV_QP_INIT_ATTR_PD = 1 << 0,
+	IBV_QP_INIT_ATTR_XRCD = 1 << 1,
+	IBV_QP_INIT_ATTR_CREATE_FLAGS = 1 << 2,
+	IBV_QP_INIT_ATTR_MAX_TSO_HEADER = 1 << 3,
+	IBV_QP_INIT_ATTR_IND_TABLE = 1 << 4,
+	IBV_QP_INIT_ATTR_RX_HASH = 1 << 5,
+	IBV_QP_INIT_ATTR_SEND_OPS_FLAGS = 1 << 6,
+};
+
+enum ibv_qp_create_flags {
+	IBV_QP_CREATE_BLOCK_SELF_MCAST_LB = 1 << 1,
+	IBV_QP_CREATE_SCATTER_FCS = 1 << 8,
+	IBV_QP_CREATE_CVLAN_STRIPPING = 1 << 9,
+	IBV_QP_CREATE_SOURCE_QPN = 1 << 10,
+	IBV_QP_CREATE_PCI_WRITE_END_PADDING = 1 << 11,
+};
+
+/*
+ * enum ibv_qp_create_send_ops_flags - the ibv_wr_* opcodes an extended QP
+ * is created for (one bit per enum ibv_wr_opcode value)
+ */
+enum ibv_qp_create_send_ops_flags {
+	IBV_QP_EX_WITH_RDMA_WRITE = 1 << 0,
+	IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM = 1 << 1,
+	IBV_QP_EX_WITH_SEND = 1 << 2,
+	IBV_QP_EX_WITH_SEND_WITH_IMM = 1 << 3,
+	IBV_QP_EX_WITH_RDMA_READ = 1 << 4,
+	IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP = 1 << 5,
+	IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD = 1 << 6,
+	IBV_QP_EX_WITH_LOCAL_INV = 1 << 7,
+	IBV_QP_EX_WITH_BIND_MW = 1 << 8,
+	IBV_QP_EX_WITH_SEND_WITH_INV = 1 << 9,
+	IBV_QP_EX_WITH_TSO = 1 << 10,
+	IBV_QP_EX_WITH_ATOMIC_WRITE = 1 << 12,
+};
+
+/* struct ibv_rx_hash_conf - receive-side scaling; rnic has none */
+struct ibv_rx_hash_conf {
+	uint8_t rx_hash_function;
+	uint8_t rx_hash_key_len;
+	uint8_t *rx_hash_key;
+	uint64_t rx_hash_fields_mask;
+};
+
+struct ibv_rwq_ind_table;
+
+/**
+ * struct ibv_qp_init_attr_ex - what ibv_create_qp_ex() asks for
+ *
+ * Begins as struct ibv_qp_init_attr.
+ * @comp_mask: enum ibv_qp_init_attr_mask: which fields below are set;
+ *	rnic requires IBV_QP_INIT_ATTR_PD, accepts
+ *	IBV_QP_INIT_ATTR_SEND_OPS_FLAGS and IBV_QP_INIT_ATTR_CREATE_FLAGS
+ *	with @create_flags 0; the others are EOPNOTSUPP
+ * @pd: protection domain
+ * @send_ops_flags: enum ibv_qp_create_send_ops_flags: the ibv_wr_*
+ *	opcodes the QP will be used with
+ *
+ * @xrcd, @create_flags, @max_tso_header, @rwq_ind_tbl, @rx_hash_conf and
+ * @source_qpn belong to features rnic does not have.
+ */
+struct ibv_qp_init_attr_ex {
+	void *qp_context;
+	struct ibv_cq *send_cq;
+	struct ibv_cq *recv_cq;
+	struct ibv_srq *srq;
+	struct ibv_qp_cap cap;
+	enum ibv_qp_type qp_type;
+	int sq_sig_all;
+
+	uint32_t comp_mask;
+	struct ibv_pd *pd;
+	struct ibv_xrcd *xrcd;
+	uint32_t create_flags;
+	uint16_t max_tso_header;
+	struct ibv_rwq_ind_table *rwq_ind_tbl;
+	struct ibv_rx_hash_conf rx_hash_conf;
+	uint32_t source_qpn;
+	uint64_t send_ops_flags;
 };
 
 /**
@@ -791,6 +1593,51 @@ struct ibv_srq_init_attr {
 	struct ibv_srq_attr attr;
 };
 
+/* enum ibv_srq_type - SRQ kinds; rnic has IBV_SRQT_BASIC only */
+enum ibv_srq_type {
+	IBV_SRQT_BASIC,
+	IBV_SRQT_XRC,
+	IBV_SRQT_TM,
+};
+
+enum ibv_srq_init_attr_mask {
+	IBV_SRQ_INIT_ATTR_TYPE = 1 << 0,
+	IBV_SRQ_INIT_ATTR_PD = 1 << 1,
+	IBV_SRQ_INIT_ATTR_XRCD = 1 << 2,
+	IBV_SRQ_INIT_ATTR_CQ = 1 << 3,
+	IBV_SRQ_INIT_ATTR_TM = 1 << 4,
+	IBV_SRQ_INIT_ATTR_RESERVED = 1 << 5,
+};
+
+struct ibv_tm_cap {
+	uint32_t max_num_tags;
+	uint32_t max_ops;
+};
+
+/**
+ * struct ibv_srq_init_attr_ex - what ibv_create_srq_ex() asks for
+ * @srq_context: as in struct ibv_srq_init_attr
+ * @attr: as in struct ibv_srq_init_attr
+ * @comp_mask: enum ibv_srq_init_attr_mask: which fields below are set;
+ *	IBV_SRQ_INIT_ATTR_PD is required
+ * @srq_type: IBV_SRQT_BASIC (the others: EOPNOTSUPP)
+ * @pd: protection domain
+ * @xrcd: XRC only
+ * @cq: XRC only
+ * @tm_cap: tag matching only
+ */
+struct ibv_srq_init_attr_ex {
+	void *srq_context;
+	struct ibv_srq_attr attr;
+
+	uint32_t comp_mask;
+	enum ibv_srq_type srq_type;
+	struct ibv_pd *pd;
+	struct ibv_xrcd *xrcd;
+	struct ibv_cq *cq;
+	struct ibv_tm_cap tm_cap;
+};
+
 /**
  * struct ibv_srq - shared receive queue
  * @context: the context it belongs to
@@ -823,6 +1670,168 @@ struct ibv_ah {
 	struct ibv_pd *pd;
 	uint32_t handle;
 };
+
+struct ibv_sge;
+struct ibv_dm;
+struct ibv_alloc_dm_attr;
+struct ibv_counters;
+struct ibv_counters_init_attr;
+struct ibv_counter_attach_attr;
+struct ibv_flow;
+struct ibv_flow_attr;
+struct ibv_flow_action;
+struct ibv_flow_action_esp_attr;
+struct ibv_qp_rate_limit_attr;
+struct ibv_parent_domain_init_attr;
+struct ibv_td_init_attr;
+struct ibv_ops_wr;
+struct ibv_rwq_ind_table_init_attr;
+struct ibv_wq_init_attr;
+struct ibv_wq_attr;
+struct ibv_values_ex;
+struct ibv_qp_open_attr;
+struct ibv_xrcd_init_attr;
+struct verbs_ex_private;
+
+/**
+ * struct verbs_context - the extended operations of a context, in front of
+ *	its struct ibv_context
+ * @query_port: ibv_query_port() with the caller's struct size
+ * @create_cq_ex: ibv_create_cq_ex()
+ * @priv: NULL
+ * @query_device_ex: ibv_query_device_ex() with the caller's struct size
+ * @create_qp_ex: ibv_create_qp_ex()
+ * @create_srq_ex: ibv_create_srq_ex()
+ * @sz: sizeof(struct verbs_context) as the library was built
+ * @context: the context the application holds; last
+ *
+ * New operations are added at the front, so an operation sits at the same
+ * distance before @context in every version, and an application can tell
+ * from @sz whether the library's struct reaches back to it (see
+ * verbs_get_ctx_op()). Operations rnic cannot do are NULL.
+ */
+struct verbs_context {
+	int (*query_port)(struct ibv_context *context, uint8_t port_num,
+			  struct ibv_port_attr *port_attr,
+			  size_t port_attr_len);
+	int (*advise_mr)(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+			 uint32_t flags, struct ibv_sge *sg_list,
+			 uint32_t num_sges);
+	struct ibv_mr *(*alloc_null_mr)(struct ibv_pd *pd);
+	int (*read_counters)(struct ibv_counters *counters,
+			     uint64_t *counters_value, uint32_t ncounters,
+			     uint32_t flags);
+	int (*attach_counters_point_flow)(struct ibv_counters *counters,
+					  struct ibv_counter_attach_attr *attr,
+					  struct ibv_flow *flow);
+	struct ibv_counters *(*create_counters)(
+		struct ibv_context *context,
+		struct ibv_counters_init_attr *init_attr);
+	int (*destroy_counters)(struct ibv_counters *counters);
+	struct ibv_mr *(*reg_dm_mr)(struct ibv_pd *pd, struct ibv_dm *dm,
+				    uint64_t dm_offset, size_t length,
+				    unsigned int access);
+	struct ibv_dm *(*alloc_dm)(struct ibv_context *context,
+				   struct ibv_alloc_dm_attr *attr);
+	int (*free_dm)(struct ibv_dm *dm);
+	int (*modify_flow_action_esp)(struct ibv_flow_action *action,
+				      struct ibv_flow_action_esp_attr *attr);
+	int (*destroy_flow_action)(struct ibv_flow_action *action);
+	struct ibv_flow_action *(*create_flow_action_esp)(
+		struct ibv_context *context,
+		struct ibv_flow_action_esp_attr *attr);
+	int (*modify_qp_rate_limit)(struct ibv_qp *qp,
+				    struct ibv_qp_rate_limit_attr *attr);
+	struct ibv_pd *(*alloc_parent_domain)(
+		struct ibv_context *context,
+		struct ibv_parent_domain_init_attr *attr);
+	int (*dealloc_td)(struct ibv_td *td);
+	struct ibv_td *(*alloc_td)(struct ibv_context *context,
+				   struct ibv_td_init_attr *init_attr);
+	int (*modify_cq)(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr);
+	int (*post_srq_ops)(struct ibv_srq *srq, struct ibv_ops_wr *op,
+			    struct ibv_ops_wr **bad_op);
+	int (*destroy_rwq_ind_table)(struct ibv_rwq_ind_table *rwq_ind_table);
+	struct ibv_rwq_ind_table *(*create_rwq_ind_table)(
+		struct ibv_context *context,
+		struct ibv_rwq_ind_table_init_attr *init_attr);
+	int (*destroy_wq)(struct ibv_wq *wq);
+	int (*modify_wq)(struct ibv_wq *wq, struct ibv_wq_attr *wq_attr);
+	struct ibv_wq *(*create_wq)(struct ibv_context *context,
+				    struct ibv_wq_init_attr *wq_init_attr);
+	int (*query_rt_values)(struct ibv_context *context,
+			       struct ibv_values_ex *values);
+	struct ibv_cq_ex *(*create_cq_ex)(struct ibv_context *context,
+					  struct ibv_cq_init_attr_ex *init_attr);
+	struct verbs_ex_private *priv;
+	int (*query_device_ex)(struct ibv_context *context,
+			       const struct ibv_query_device_ex_input *input,
+			       struct ibv_device_attr_ex *attr,
+			       size_t attr_size);
+	int (*ibv_destroy_flow)(struct ibv_flow *flow);
+	void (*ABI_placeholder2)(void);
+	struct ibv_flow *(*ibv_create_flow)(struct ibv_qp *qp,
+					    struct ibv_flow_attr *flow_attr);
+	void (*ABI_placeholder1)(void);
+	struct ibv_qp *(*open_qp)(struct ibv_context *context,
+				  struct ibv_qp_open_attr *attr);
+	struct ibv_qp *(*create_qp_ex)(
+		struct ibv_context *context,
+		struct ibv_qp_init_attr_ex *qp_init_attr_ex);
+	int (*get_srq_num)(struct ibv_srq *srq, uint32_t *srq_num);
+	struct ibv_srq *(*create_srq_ex)(
+		struct ibv_context *context,
+		struct ibv_srq_init_attr_ex *srq_init_attr_ex);
+	struct ibv_xrcd *(*open_xrcd)(struct ibv_context *context,
+				      struct ibv_xrcd_init_attr *xrcd_init_attr);
+	int (*close_xrcd)(struct ibv_xrcd *xrcd);
+	uint64_t _ABI_placeholder3;
+	size_t sz;
+	struct ibv_context context;
+};
+
+/**
+ * verbs_get_ctx() - the extended operations of a context
+ * @ctx: the context
+ *
+ * RETURN: its struct verbs_context, or NULL when it has none.
+ */
+static inline struct verbs_context *verbs_get_ctx(struct ibv_context *ctx)
+{
+	if (ctx->abi_compat != __VERBS_ABI_IS_EXTENDED)
+		return NULL;
+	return (struct verbs_context *)((char *)ctx -
+					offsetof(struct verbs_context,
+						 context));
+}
+
+/**
+ * verbs_ctx_reaches_() - the verbs_context of @ctx if it reaches back to a member
+ * @ctx: the context
+ * @off: the member's offset in this header's struct verbs_context
+ *
+ * RETURN: the struct verbs_context, or NULL when there is none or the
+ *	library's (shorter, older) struct does not have the member.
+ */
+static inline struct verbs_context *verbs_ctx_reaches_(struct ibv_context *ctx,
+						       size_t off)
+{
+	struct verbs_context *vctx = verbs_get_ctx(ctx);
+
+	if (!vctx || vctx->sz < sizeof(*vctx) - off)
+		return NULL;
+	return vctx;
+}
+
+/*
+ * verbs_get_ctx_op() - @ctx's struct verbs_context if it has operation
+ * @op (the library's struct reaches it and it is not NULL), else NULL.
+ */
+#define verbs_get_ctx_op(ctx, op)                                            \
+	(verbs_ctx_reaches_(ctx, offsetof(struct verbs_context, op)) &&      \
+			 verbs_get_ctx(ctx)->op ?                            \
+		 verbs_get_ctx(ctx) :                                        \
+		 NULL)
 
 /**
  * ibv_get_device_list() - list the rnic devices present now
@@ -907,13 +1916,44 @@ int ibv_query_device(struct ibv_context *context,
  * ibv_query_port() - query a port's attributes
  * @context: an open context
  * @port_num: port number, from 1 to phys_port_cnt
- * @port_attr: filled on success
+ * @port_attr: filled on success, as far as the caller's struct reaches
+ *
+ * A macro, as in rdma-core: it passes the size of the caller's struct to
+ * the context's verbs_context.query_port, so that the library writes no
+ * more than the struct the program was built with. The exported function of the same
+ * name is the entry point of binaries built before the struct grew: it
+ * writes the fields up to and including ``flags`` only.
  *
  * RETURN: 0, or an errno value (also stored in errno): EINVAL for a bad
  * port number or NULL arguments, ENODEV when the device was removed.
  */
 int ibv_query_port(struct ibv_context *context, uint8_t port_num,
 		   struct ibv_port_attr *port_attr);
+
+/**
+ * ibv_query_port_sized_() - what the ibv_query_port() macro calls
+ * @context: an open context
+ * @port_num: port number
+ * @port_attr: filled on success
+ *
+ * RETURN: as ibv_query_port().
+ */
+static inline int ibv_query_port_sized_(struct ibv_context *context,
+					uint8_t port_num,
+					struct ibv_port_attr *port_attr)
+{
+	struct verbs_context *vctx = verbs_get_ctx_op(context, query_port);
+
+	if (!vctx) {
+		memset(port_attr, 0, sizeof(*port_attr));
+		return ibv_query_port(context, port_num, port_attr);
+	}
+	return vctx->query_port(context, port_num, port_attr,
+				sizeof(*port_attr));
+}
+
+#define ibv_query_port(context, port_num, port_attr) \
+	ibv_query_port_sized_(context, port_num, port_attr)
 
 /**
  * ibv_query_gid() - read one GID table entry
@@ -1365,9 +2405,8 @@ enum ibv_send_flags {
  *	@wr.ud (UD: address handle, remote QP number and Q_Key; a Q_Key
  *	with bit 31 set means the QP's own)
  * @qp_type: XRC part, not used by rnic
- *
- * rdma-core's bind_mw and tso members are absent (no memory windows, no
- * raw packet QPs).
+ * @bind_mw: memory window binding, not used by rnic
+ * @tso: TCP segmentation offload (raw packet QPs), not used by rnic
  */
 struct ibv_send_wr {
 	uint64_t wr_id;
@@ -1402,6 +2441,18 @@ struct ibv_send_wr {
 			uint32_t remote_srqn;
 		} xrc;
 	} qp_type;
+	union {
+		struct {
+			struct ibv_mw *mw;
+			uint32_t rkey;
+			struct ibv_mw_bind_info bind_info;
+		} bind_mw;
+		struct {
+			void *hdr;
+			uint16_t hdr_sz;
+			uint16_t mss;
+		} tso;
+	};
 };
 
 /**
@@ -1417,6 +2468,342 @@ struct ibv_recv_wr {
 	struct ibv_sge *sg_list;
 	int num_sge;
 };
+
+/* struct ibv_data_buf - inline data for ibv_wr_set_inline_data_list() */
+struct ibv_data_buf {
+	void *addr;
+	size_t length;
+};
+
+/**
+ * struct ibv_qp_ex - a QP's work request builder, see ibv_qp_to_qp_ex()
+ * @qp_base: the QP
+ * @comp_mask: 0
+ * @wr_id: id of the next work request built
+ * @wr_flags: enum ibv_send_flags of the next work request built
+ *
+ * Between ibv_wr_start() and ibv_wr_complete() (or ibv_wr_abort()), each
+ * opcode function (ibv_wr_send(), ibv_wr_rdma_write(), ...) begins a work
+ * request with the current @wr_id and @wr_flags, and the ibv_wr_set_*()
+ * functions give it its data and (UD) its address. ibv_wr_complete() posts
+ * the work requests built, as one ibv_post_send() list; ibv_wr_abort()
+ * drops them. Functions for opcodes the QP was not created with (and for
+ * those rnic does not have: memory windows, local invalidate, TSO, XRC,
+ * atomic write) are NULL.
+ */
+struct ibv_qp_ex {
+	struct ibv_qp qp_base;
+	uint64_t comp_mask;
+
+	uint64_t wr_id;
+	unsigned int wr_flags;
+
+	void (*wr_atomic_cmp_swp)(struct ibv_qp_ex *qp, uint32_t rkey,
+				  uint64_t remote_addr, uint64_t compare,
+				  uint64_t swap);
+	void (*wr_atomic_fetch_add)(struct ibv_qp_ex *qp, uint32_t rkey,
+				    uint64_t remote_addr, uint64_t add);
+	void (*wr_bind_mw)(struct ibv_qp_ex *qp, struct ibv_mw *mw,
+			   uint32_t rkey,
+			   const struct ibv_mw_bind_info *bind_info);
+	void (*wr_local_inv)(struct ibv_qp_ex *qp, uint32_t invalidate_rkey);
+	void (*wr_rdma_read)(struct ibv_qp_ex *qp, uint32_t rkey,
+			     uint64_t remote_addr);
+	void (*wr_rdma_write)(struct ibv_qp_ex *qp, uint32_t rkey,
+			      uint64_t remote_addr);
+	void (*wr_rdma_write_imm)(struct ibv_qp_ex *qp, uint32_t rkey,
+				  uint64_t remote_addr, __be32 imm_data);
+
+	void (*wr_send)(struct ibv_qp_ex *qp);
+	void (*wr_send_imm)(struct ibv_qp_ex *qp, __be32 imm_data);
+	void (*wr_send_inv)(struct ibv_qp_ex *qp, uint32_t invalidate_rkey);
+	void (*wr_send_tso)(struct ibv_qp_ex *qp, void *hdr, uint16_t hdr_sz,
+			    uint16_t mss);
+
+	void (*wr_set_ud_addr)(struct ibv_qp_ex *qp, struct ibv_ah *ah,
+			       uint32_t remote_qpn, uint32_t remote_qkey);
+	void (*wr_set_xrc_srqn)(struct ibv_qp_ex *qp, uint32_t remote_srqn);
+
+	void (*wr_set_inline_data)(struct ibv_qp_ex *qp, void *addr,
+				   size_t length);
+	void (*wr_set_inline_data_list)(struct ibv_qp_ex *qp, size_t num_buf,
+					const struct ibv_data_buf *buf_list);
+	void (*wr_set_sge)(struct ibv_qp_ex *qp, uint32_t lkey, uint64_t addr,
+			   uint32_t length);
+	void (*wr_set_sge_list)(struct ibv_qp_ex *qp, size_t num_sge,
+				const struct ibv_sge *sg_list);
+
+	void (*wr_start)(struct ibv_qp_ex *qp);
+	int (*wr_complete)(struct ibv_qp_ex *qp);
+	void (*wr_abort)(struct ibv_qp_ex *qp);
+
+	void (*wr_atomic_write)(struct ibv_qp_ex *qp, uint32_t rkey,
+				uint64_t remote_addr, const void *atomic_wr);
+};
+
+/**
+ * ibv_qp_to_qp_ex() - the builder of a QP
+ * @qp: a QP made by ibv_create_qp_ex() with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS
+ *
+ * RETURN: its struct ibv_qp_ex, or NULL for a QP created without
+ * send_ops_flags.
+ */
+struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp);
+
+/**
+ * ibv_wr_atomic_cmp_swp() - begin an atomic compare and swap
+ * @qp: the builder, between ibv_wr_start() and ibv_wr_complete()
+ * @rkey: remote key
+ * @remote_addr: remote address, 8-byte aligned
+ * @compare: the value expected
+ * @swap: the value written if it is there
+ */
+static inline void ibv_wr_atomic_cmp_swp(struct ibv_qp_ex *qp, uint32_t rkey,
+					 uint64_t remote_addr,
+					 uint64_t compare, uint64_t swap)
+{
+	qp->wr_atomic_cmp_swp(qp, rkey, remote_addr, compare, swap);
+}
+
+/**
+ * ibv_wr_atomic_fetch_add() - begin an atomic fetch and add
+ * @qp: the builder, between ibv_wr_start() and ibv_wr_complete()
+ * @rkey: remote key
+ * @remote_addr: remote address, 8-byte aligned
+ * @add: the addend
+ */
+static inline void ibv_wr_atomic_fetch_add(struct ibv_qp_ex *qp,
+					   uint32_t rkey,
+					   uint64_t remote_addr, uint64_t add)
+{
+	qp->wr_atomic_fetch_add(qp, rkey, remote_addr, add);
+}
+
+/**
+ * ibv_wr_bind_mw() - memory window bind: rnic has none (NULL)
+ * @qp: the builder, between ibv_wr_start() and ibv_wr_complete()
+ * @mw: the window
+ * @rkey: its new rkey
+ * @bind_info: what to bind
+ */
+static inline void ibv_wr_bind_mw(struct ibv_qp_ex *qp, struct ibv_mw *mw,
+				  uint32_t rkey,
+				  const struct ibv_mw_bind_info *bind_info)
+{
+	qp->wr_bind_mw(qp, mw, rkey, bind_info);
+}
+
+/**
+ * ibv_wr_local_inv() - local invalidate: rnic has none (NULL)
+ * @qp: the builder, between ibv_wr_start() and ibv_wr_complete()
+ * @invalidate_rkey: the rkey
+ */
+static inline void ibv_wr_local_inv(struct ibv_qp_ex *qp,
+				    uint32_t invalidate_rkey)
+{
+	qp->wr_local_inv(qp, invalidate_rkey);
+}
+
+/**
+ * ibv_wr_rdma_read() - begin an RDMA READ
+ * @qp: the builder, between ibv_wr_start() and ibv_wr_complete()
+ * @rkey: remote key
+ * @remote_addr: remote address
+ */
+static inline void ibv_wr_rdma_read(struct ibv_qp_ex *qp, uint32_t rkey,
+				    uint64_t remote_addr)
+{
+	qp->wr_rdma_read(qp, rkey, remote_addr);
+}
+
+/**
+ * ibv_wr_rdma_write() - begin an RDMA WRITE
+ * @qp: the builder, between ibv_wr_start() and ibv_wr_complete()
+ * @rkey: remote key
+ * @remote_addr: remote address
+ */
+static inline void ibv_wr_rdma_write(struct ibv_qp_ex *qp, uint32_t rkey,
+				     uint64_t remote_addr)
+{
+	qp->wr_rdma_write(qp, rkey, remote_addr);
+}
+
+/**
+ * ibv_wr_rdma_write_imm() - begin an RDMA WRITE with immediate data
+ * @qp: the builder, between ibv_wr_start() and ibv_wr_complete()
+ * @rkey: remote key
+ * @remote_addr: remote address
+ * @imm_data: immediate data, network byte order
+ */
+static inline void ibv_wr_rdma_write_imm(struct ibv_qp_ex *qp, uint32_t rkey,
+					 uint64_t remote_addr,
+					 __be32 imm_data)
+{
+	qp->wr_rdma_write_imm(qp, rkey, remote_addr, imm_data);
+}
+
+/**
+ * ibv_wr_send() - begin a SEND
+ * @qp: the builder, between ibv_wr_start() and ibv_wr_complete()
+ */
+static inline void ibv_wr_send(struct ibv_qp_ex *qp)
+{
+	qp->wr_send(qp);
+}
+
+/**
+ * ibv_wr_send_imm() - begin a SEND with immediate data
+ * @qp: the builder, between ibv_wr_start() and ibv_wr_complete()
+ * @imm_data: immediate data, network byte order
+ */
+static inline void ibv_wr_send_imm(struct ibv_qp_ex *qp, __be32 imm_data)
+{
+	qp->wr_send_imm(qp, imm_data);
+}
+
+/**
+ * ibv_wr_send_inv() - SEND with invalidate: rnic has none (NULL)
+ * @qp: the builder, between ibv_wr_start() and ibv_wr_complete()
+ * @invalidate_rkey: the rkey
+ */
+static inline void ibv_wr_send_inv(struct ibv_qp_ex *qp,
+				   uint32_t invalidate_rkey)
+{
+	qp->wr_send_inv(qp, invalidate_rkey);
+}
+
+/**
+ * ibv_wr_send_tso() - TSO send (raw packet QPs): rnic has none (NULL)
+ * @qp: the builder, between ibv_wr_start() and ibv_wr_complete()
+ * @hdr: header
+ * @hdr_sz: its size
+ * @mss: segment size
+ */
+static inline void ibv_wr_send_tso(struct ibv_qp_ex *qp, void *hdr,
+				   uint16_t hdr_sz, uint16_t mss)
+{
+	qp->wr_send_tso(qp, hdr, hdr_sz, mss);
+}
+
+/**
+ * ibv_wr_set_ud_addr() - address the current work request (UD)
+ * @qp: the builder, between ibv_wr_start() and ibv_wr_complete()
+ * @ah: address handle
+ * @remote_qpn: remote QP number
+ * @remote_qkey: Q_Key; with bit 31 set, the QP's own
+ */
+static inline void ibv_wr_set_ud_addr(struct ibv_qp_ex *qp, struct ibv_ah *ah,
+				      uint32_t remote_qpn,
+				      uint32_t remote_qkey)
+{
+	qp->wr_set_ud_addr(qp, ah, remote_qpn, remote_qkey);
+}
+
+/**
+ * ibv_wr_set_xrc_srqn() - XRC: rnic has none (NULL)
+ * @qp: the builder, between ibv_wr_start() and ibv_wr_complete()
+ * @remote_srqn: remote SRQ number
+ */
+static inline void ibv_wr_set_xrc_srqn(struct ibv_qp_ex *qp,
+				       uint32_t remote_srqn)
+{
+	qp->wr_set_xrc_srqn(qp, remote_srqn);
+}
+
+/**
+ * ibv_wr_set_inline_data() - give the current work request inline data
+ * @qp: the builder, between ibv_wr_start() and ibv_wr_complete()
+ * @addr: the bytes, copied before the call returns
+ * @length: their number
+ */
+static inline void ibv_wr_set_inline_data(struct ibv_qp_ex *qp, void *addr,
+					  size_t length)
+{
+	qp->wr_set_inline_data(qp, addr, length);
+}
+
+/**
+ * ibv_wr_set_inline_data_list() - inline data from several buffers
+ * @qp: the builder, between ibv_wr_start() and ibv_wr_complete()
+ * @num_buf: entries of @buf_list
+ * @buf_list: the buffers, copied in order
+ */
+static inline void
+ibv_wr_set_inline_data_list(struct ibv_qp_ex *qp, size_t num_buf,
+			    const struct ibv_data_buf *buf_list)
+{
+	qp->wr_set_inline_data_list(qp, num_buf, buf_list);
+}
+
+/**
+ * ibv_wr_set_sge() - give the current work request one SGE
+ * @qp: the builder, between ibv_wr_start() and ibv_wr_complete()
+ * @lkey: local key
+ * @addr: address
+ * @length: bytes
+ */
+static inline void ibv_wr_set_sge(struct ibv_qp_ex *qp, uint32_t lkey,
+				  uint64_t addr, uint32_t length)
+{
+	qp->wr_set_sge(qp, lkey, addr, length);
+}
+
+/**
+ * ibv_wr_set_sge_list() - give the current work request SGEs
+ * @qp: the builder, between ibv_wr_start() and ibv_wr_complete()
+ * @num_sge: entries of @sg_list
+ * @sg_list: the SGEs, copied
+ */
+static inline void ibv_wr_set_sge_list(struct ibv_qp_ex *qp, size_t num_sge,
+				       const struct ibv_sge *sg_list)
+{
+	qp->wr_set_sge_list(qp, num_sge, sg_list);
+}
+
+/**
+ * ibv_wr_start() - begin building a list of work requests
+ * @qp: the builder
+ */
+static inline void ibv_wr_start(struct ibv_qp_ex *qp)
+{
+	qp->wr_start(qp);
+}
+
+/**
+ * ibv_wr_complete() - post the work requests built
+ * @qp: the builder
+ *
+ * RETURN: 0, or an errno value: the first error of the building (EINVAL for an
+ *	opcode or data the QP cannot take, ENOMEM when the list outgrew the
+ *	send queue), or ibv_post_send()'s; nothing is posted then.
+ */
+static inline int ibv_wr_complete(struct ibv_qp_ex *qp)
+{
+	return qp->wr_complete(qp);
+}
+
+/**
+ * ibv_wr_abort() - drop the work requests built
+ * @qp: the builder
+ */
+static inline void ibv_wr_abort(struct ibv_qp_ex *qp)
+{
+	qp->wr_abort(qp);
+}
+
+/**
+ * ibv_wr_atomic_write() - atomic write: rnic has none (NULL)
+ * @qp: the builder, between ibv_wr_start() and ibv_wr_complete()
+ * @rkey: remote key
+ * @remote_addr: remote address
+ * @atomic_wr: the 8 bytes
+ */
+static inline void ibv_wr_atomic_write(struct ibv_qp_ex *qp, uint32_t rkey,
+				       uint64_t remote_addr,
+				       const void *atomic_wr)
+{
+	qp->wr_atomic_write(qp, rkey, remote_addr, atomic_wr);
+}
 
 /**
  * ibv_post_send() - post a list of send work requests
@@ -1717,6 +3104,259 @@ int ibv_rate_to_mbps(enum ibv_rate rate) RNIC_ATTR_CONST;
  * RETURN: the rate, or IBV_RATE_MAX when no rate has that value.
  */
 enum ibv_rate mbps_to_ibv_rate(int mbps) RNIC_ATTR_CONST;
+
+/* extended verbs */
+
+/**
+ * ibv_query_device_ex() - query the device, extended attributes included
+ * @context: an open context
+ * @input: NULL, or comp_mask 0
+ * @attr: filled on success (orig_attr as ibv_query_device(); the rest
+ *	as documented at struct ibv_device_attr_ex)
+ *
+ * RETURN: 0, or an errno value: EINVAL for a non-zero input comp_mask,
+ * otherwise as ibv_query_device().
+ */
+static inline int
+ibv_query_device_ex(struct ibv_context *context,
+		    const struct ibv_query_device_ex_input *input,
+		    struct ibv_device_attr_ex *attr)
+{
+	struct verbs_context *vctx;
+	int ret;
+
+	if (input && input->comp_mask)
+		return EINVAL;
+	vctx = verbs_get_ctx_op(context, query_device_ex);
+	if (vctx) {
+		ret = vctx->query_device_ex(context, input, attr,
+					    sizeof(*attr));
+		if (ret != EOPNOTSUPP && ret != ENOSYS)
+			return ret;
+	}
+	memset(attr, 0, sizeof(*attr));
+	return ibv_query_device(context, &attr->orig_attr);
+}
+
+/**
+ * _ibv_query_gid_ex() - what ibv_query_gid_ex() calls
+ * @context: an open context
+ * @port_num: port number
+ * @gid_index: entry
+ * @entry: filled on success
+ * @flags: 0
+ * @entry_size: sizeof(struct ibv_gid_entry) as the caller was built
+ *
+ * RETURN: as ibv_query_gid_ex().
+ */
+int _ibv_query_gid_ex(struct ibv_context *context, uint32_t port_num,
+		      uint32_t gid_index, struct ibv_gid_entry *entry,
+		      uint32_t flags, size_t entry_size);
+/**
+ * _ibv_query_gid_table() - what ibv_query_gid_table() calls
+ * @context: an open context
+ * @entries: room for @max_entries
+ * @max_entries: size of @entries
+ * @flags: 0
+ * @entry_size: sizeof(struct ibv_gid_entry) as the caller was built
+ *
+ * RETURN: as ibv_query_gid_table().
+ */
+ssize_t _ibv_query_gid_table(struct ibv_context *context,
+			     struct ibv_gid_entry *entries,
+			     size_t max_entries, uint32_t flags,
+			     size_t entry_size);
+
+/**
+ * ibv_query_gid_ex() - read one GID table entry with its type and netdev
+ * @context: an open context
+ * @port_num: port number, from 1
+ * @gid_index: entry, from 0 to gid_tbl_len - 1
+ * @entry: filled on success
+ * @flags: 0
+ *
+ * RETURN: 0, or an errno value: EINVAL for a bad port, index or flags,
+ * ENODATA for an empty entry, ENODEV when the device was removed.
+ */
+static inline int ibv_query_gid_ex(struct ibv_context *context,
+				   uint32_t port_num, uint32_t gid_index,
+				   struct ibv_gid_entry *entry, uint32_t flags)
+{
+	return _ibv_query_gid_ex(context, port_num, gid_index, entry, flags,
+				 sizeof(*entry));
+}
+
+/**
+ * ibv_query_gid_table() - read every GID table entry in use, all ports
+ * @context: an open context
+ * @entries: room for @max_entries
+ * @max_entries: size of @entries
+ * @flags: 0
+ *
+ * RETURN: the number of entries written, or a negative errno value:
+ * -EINVAL for bad flags or too small an @entries, -ENODEV.
+ */
+static inline ssize_t ibv_query_gid_table(struct ibv_context *context,
+					  struct ibv_gid_entry *entries,
+					  size_t max_entries, uint32_t flags)
+{
+	return _ibv_query_gid_table(context, entries, max_entries, flags,
+				    sizeof(*entries));
+}
+
+/**
+ * ibv_get_pkey_index() - the P_Key table index of a P_Key
+ * @context: an open context
+ * @port_num: port number, from 1
+ * @pkey: the P_Key, network byte order
+ *
+ * RETURN: the index, or -1 with errno set (ENOENT: not in the table).
+ */
+int ibv_get_pkey_index(struct ibv_context *context, uint8_t port_num,
+		       __be16 pkey);
+
+/**
+ * ibv_get_device_index() - the kernel's index of a device
+ * @device: the device
+ *
+ * rnic devices are not ib_core devices and have no ib_core index.
+ *
+ * RETURN: -1: none (as rdma-core answers for a device without one).
+ */
+int ibv_get_device_index(struct ibv_device *device);
+
+/**
+ * ibv_reg_mr_iova2() - ibv_reg_mr_iova() with unsigned access bits
+ * @pd: protection domain
+ * @addr: start
+ * @length: bytes
+ * @iova: address of @addr in work requests and remote accesses
+ * @access: enum ibv_access_flags bits; optional ones rnic does not have
+ *	(from IBV_ACCESS_OPTIONAL_FIRST up, but RELAXED_ORDERING) are ignored
+ *
+ * RETURN: as ibv_reg_mr().
+ */
+struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
+				uint64_t iova, unsigned int access);
+
+/**
+ * ibv_rereg_mr() - change a memory region in place
+ * @mr: the MR
+ * @flags: enum ibv_rereg_mr_flags
+ * @pd: new PD (IBV_REREG_MR_CHANGE_PD)
+ * @addr: new start (IBV_REREG_MR_CHANGE_TRANSLATION)
+ * @length: new length (IBV_REREG_MR_CHANGE_TRANSLATION)
+ * @access: new access bits (IBV_REREG_MR_CHANGE_ACCESS)
+ *
+ * rnic's kernel cannot re-register; deregister and register instead.
+ *
+ * RETURN: IBV_REREG_MR_ERR_INPUT with errno EINVAL for flags outside
+ * IBV_REREG_MR_FLAGS_SUPPORTED or none; otherwise IBV_REREG_MR_ERR_INPUT
+ * with errno EOPNOTSUPP. @mr is valid and unchanged in both cases.
+ */
+int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
+		 size_t length, int access);
+
+/**
+ * ibv_create_cq_ex() - create an extended completion queue
+ * @context: the context
+ * @cq_attr: what to create: see struct ibv_cq_init_attr_ex
+ *
+ * The CQ is read with ibv_start_poll(), ibv_next_poll(), ibv_end_poll()
+ * and the ibv_wc_read_*() functions of the fields @cq_attr->wc_flags
+ * asks for, and takes every other CQ verb through ibv_cq_ex_to_cq()
+ * (ibv_poll_cq() included). None of them makes a system call.
+ *
+ * RETURN: the CQ, or NULL with errno set: EOPNOTSUPP for wc_flags outside
+ * IBV_WC_STANDARD_FLAGS, a parent domain or a flag other than
+ * IBV_CREATE_CQ_ATTR_SINGLE_THREADED; EINVAL for an unknown comp_mask
+ * bit; otherwise as ibv_create_cq().
+ */
+static inline struct ibv_cq_ex *
+ibv_create_cq_ex(struct ibv_context *context,
+		 struct ibv_cq_init_attr_ex *cq_attr)
+{
+	struct verbs_context *vctx = verbs_get_ctx_op(context, create_cq_ex);
+
+	if (!vctx) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	return vctx->create_cq_ex(context, cq_attr);
+}
+
+/**
+ * ibv_create_qp_ex() - create a queue pair with extended attributes
+ * @context: the context
+ * @qp_init_attr_ex: what to create: see struct ibv_qp_init_attr_ex;
+ *	cap is replaced by the sizes granted
+ *
+ * With IBV_QP_INIT_ATTR_SEND_OPS_FLAGS, ibv_qp_to_qp_ex() gives the QP's
+ * work request builder, with the opcodes asked for.
+ *
+ * RETURN: the QP, or NULL with errno set: EOPNOTSUPP for a comp_mask bit
+ * other than PD, SEND_OPS_FLAGS and CREATE_FLAGS, a create flag, or
+ * send_ops_flags naming an opcode rnic or the QP type does not have;
+ * EINVAL without a PD; otherwise as ibv_create_qp().
+ */
+static inline struct ibv_qp *
+ibv_create_qp_ex(struct ibv_context *context,
+		 struct ibv_qp_init_attr_ex *qp_init_attr_ex)
+{
+	struct verbs_context *vctx;
+
+	if (qp_init_attr_ex->comp_mask == IBV_QP_INIT_ATTR_PD)
+		return ibv_create_qp(qp_init_attr_ex->pd,
+				     (struct ibv_qp_init_attr *)qp_init_attr_ex);
+	vctx = verbs_get_ctx_op(context, create_qp_ex);
+	if (!vctx) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	return vctx->create_qp_ex(context, qp_init_attr_ex);
+}
+
+/**
+ * ibv_create_srq_ex() - create a shared receive queue, extended form
+ * @context: the context
+ * @srq_init_attr_ex: what to create; IBV_SRQ_INIT_ATTR_PD required
+ *
+ * RETURN: the SRQ, or NULL with errno set: EOPNOTSUPP for an SRQ type
+ * other than IBV_SRQT_BASIC or comp_mask bits beyond TYPE and PD, EINVAL
+ * without a PD; otherwise as ibv_create_srq().
+ */
+static inline struct ibv_srq *
+ibv_create_srq_ex(struct ibv_context *context,
+		  struct ibv_srq_init_attr_ex *srq_init_attr_ex)
+{
+	struct verbs_context *vctx;
+	uint32_t mask = srq_init_attr_ex->comp_mask;
+	uint32_t basic = IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_TYPE;
+
+	if (!(mask & ~basic) && (mask & IBV_SRQ_INIT_ATTR_PD) &&
+	    (!(mask & IBV_SRQ_INIT_ATTR_TYPE) ||
+	     srq_init_attr_ex->srq_type == IBV_SRQT_BASIC))
+		return ibv_create_srq(srq_init_attr_ex->pd,
+				      (struct ibv_srq_init_attr *)srq_init_attr_ex);
+	vctx = verbs_get_ctx_op(context, create_srq_ex);
+	if (!vctx) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	return vctx->create_srq_ex(context, srq_init_attr_ex);
+}
+
+/**
+ * ibv_is_qpt_supported() - does a capability mask have a QP type?
+ * @caps: a mask of QP types, e.g. a supported_qpts field
+ * @qpt: the type
+ *
+ * RETURN: 1 if bit @qpt of @caps is set, else 0.
+ */
+static inline int ibv_is_qpt_supported(uint32_t caps, enum ibv_qp_type qpt)
+{
+	return !!(caps & (1U << qpt));
+}
 
 #ifdef __cplusplus
 }

@@ -13,6 +13,14 @@
  * Every completion event names its CQ by the user_handle given at
  * creation: the struct ibv_cq pointer.
  *
+ * An extended CQ (ibv_create_cq_ex()) is the same CQ seen through a
+ * struct ibv_cq_ex, which begins as struct ibv_cq does. Its iterator
+ * takes the lock at ibv_start_poll() and keeps it until ibv_end_poll():
+ * the read_* functions read the current CQE where it lies in the ring
+ * (the kernel does not reuse an entry before the consumer index passes
+ * it, which happens at ibv_end_poll()), so reading a completion copies
+ * only the fields asked for and makes no system call.
+ *
  * The empty poll, resize and the mapping
  * --------------------------------------
  * ibv_poll_cq() answers "nothing new" without the lock: busy pollers ask
@@ -112,6 +120,7 @@ struct rnic_cq_tomb {
 /**
  * struct rnic_cq - librnic's side of a struct ibv_cq
  * @ibcq: what the application sees
+ * @ibcq_ex: the same, for an extended CQ
  * @lock: serialises poll, arm and resize of this CQ
  * @resize_lock: serialises resizes, over the mapping of zeros they do
  *	without @lock
@@ -125,9 +134,16 @@ struct rnic_cq_tomb {
  * @cur: the slot of @ring; written under @resize_lock and @lock
  * @tombs: slots outgrown, kept until destroy; @resize_lock
  * @arm_seq: sequence number of the last arming
+ * @poll_cqe: between ibv_start_poll() and ibv_end_poll(), the current
+ *	CQE
+ * @poll_next: ... the index after it; @lock held
+ * @poll_prod: ... the producer index as last read
  */
 struct rnic_cq {
-	struct ibv_cq ibcq;
+	union {
+		struct ibv_cq ibcq;
+		struct ibv_cq_ex ibcq_ex;
+	};
 	pthread_spinlock_t lock;
 	pthread_mutex_t resize_lock;
 	uint32_t seq;
@@ -137,6 +153,9 @@ struct rnic_cq {
 	unsigned int cur;
 	struct rnic_cq_tomb *tombs;
 	uint32_t arm_seq;
+	const struct rnic_cqe *poll_cqe;
+	uint32_t poll_next;
+	uint32_t poll_prod;
 };
 
 static struct rnic_cq *to_rcq(struct ibv_cq *ibcq)
@@ -355,10 +374,11 @@ static void cq_fini_locks(struct rnic_cq *cq)
 	pthread_spin_destroy(&cq->lock);
 }
 
-struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe,
-			     void *cq_context,
-			     struct ibv_comp_channel *channel,
-			     int comp_vector)
+/* The CQ ibv_create_cq() and ibv_create_cq_ex() make; NULL and errno. */
+static struct rnic_cq *cq_create(struct ibv_context *context, int cqe,
+				 void *cq_context,
+				 struct ibv_comp_channel *channel,
+				 int comp_vector)
 {
 	struct rnic_create_cq cmd = { .size = sizeof(cmd) };
 	struct rnic_destroy_cq dcmd;
@@ -397,7 +417,7 @@ struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe,
 	cq->ibcq.handle = cmd.out_handle;
 	if (channel)
 		__atomic_add_fetch(&channel->refcnt, 1, __ATOMIC_RELAXED);
-	return &cq->ibcq;
+	return cq;
 
 err_destroy:
 	cq_destroy_cmd(context, cmd.out_handle, &dcmd);
@@ -407,6 +427,17 @@ err_free:
 	free(cq);
 	errno = ret;
 	return NULL;
+}
+
+struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe,
+			     void *cq_context,
+			     struct ibv_comp_channel *channel,
+			     int comp_vector)
+{
+	struct rnic_cq *cq;
+
+	cq = cq_create(context, cqe, cq_context, channel, comp_vector);
+	return cq ? &cq->ibcq : NULL;
 }
 
 int ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
@@ -497,9 +528,13 @@ static void cqe_to_wc(const struct rnic_cqe *cqe, struct ibv_wc *wc)
 
 /*
  * Whether the CQ is empty, told without the lock (see the top of the
- * file); false also when a resize got in the way.
+ * file); false also when a resize got in the way. Always inlined: it is
+ * ibv_poll_cq()'s whole answer when there is nothing new (and the
+ * extended CQ's start_poll uses it too, which would make GCC stop
+ * inlining it).
  */
-static bool cq_empty_lockless(struct rnic_cq *cq)
+static inline __attribute__((always_inline)) bool
+cq_empty_lockless(struct rnic_cq *cq)
 {
 	uint32_t seq, prod, cons;
 	uint32_t *p, *c;
@@ -597,4 +632,175 @@ void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
 	cq->comp_events_completed += nevents;
 	pthread_cond_signal(&cq->cond);
 	pthread_mutex_unlock(&cq->mutex);
+}
+
+/* extended CQs: the iterator and its readers */
+
+static struct rnic_cq *ex_to_rcq(struct ibv_cq_ex *ibcq_ex)
+{
+	return container_of(ibcq_ex, struct rnic_cq, ibcq_ex);
+}
+
+/* Make entry @idx current; @lock held. */
+static void cq_ex_set_current(struct rnic_cq *cq, uint32_t idx)
+{
+	cq->poll_cqe = rnic_ring_entry(&cq->ring, idx);
+	cq->poll_next = idx + 1;
+	cq->ibcq_ex.status = (enum ibv_wc_status)cq->poll_cqe->status;
+	cq->ibcq_ex.wr_id = cq->poll_cqe->wr_id;
+}
+
+static int cq_ex_start_poll(struct ibv_cq_ex *ibcq_ex,
+			    struct ibv_poll_cq_attr *attr)
+{
+	struct rnic_cq *cq = ex_to_rcq(ibcq_ex);
+	uint32_t cons;
+
+	if (attr->comp_mask)
+		return EINVAL;
+	if (cq_empty_lockless(cq))
+		return ENOENT;
+	pthread_spin_lock(&cq->lock);
+	cons = __atomic_load_n(cq->ring.consumer, __ATOMIC_RELAXED);
+	cq->poll_prod = __atomic_load_n(cq->ring.producer, __ATOMIC_ACQUIRE);
+	if (cons == cq->poll_prod) {
+		pthread_spin_unlock(&cq->lock);
+		return ENOENT;
+	}
+	cq_ex_set_current(cq, cons);
+	return 0;
+}
+
+static int cq_ex_next_poll(struct ibv_cq_ex *ibcq_ex)
+{
+	struct rnic_cq *cq = ex_to_rcq(ibcq_ex);
+
+	/* Read the producer index again only when what it said is used up. */
+	if (cq->poll_next == cq->poll_prod)
+		cq->poll_prod = __atomic_load_n(cq->ring.producer,
+						__ATOMIC_ACQUIRE);
+	if (cq->poll_next == cq->poll_prod)
+		return ENOENT;
+	cq_ex_set_current(cq, cq->poll_next);
+	return 0;
+}
+
+/* The completions read are consumed: the kernel may reuse their entries. */
+static void cq_ex_end_poll(struct ibv_cq_ex *ibcq_ex)
+{
+	struct rnic_cq *cq = ex_to_rcq(ibcq_ex);
+
+	__atomic_store_n(cq->ring.consumer, cq->poll_next, __ATOMIC_RELEASE);
+	cq->poll_cqe = NULL;
+	pthread_spin_unlock(&cq->lock);
+}
+
+static const struct rnic_cqe *cur_cqe(struct ibv_cq_ex *ibcq_ex)
+{
+	return ex_to_rcq(ibcq_ex)->poll_cqe;
+}
+
+static enum ibv_wc_opcode cq_ex_read_opcode(struct ibv_cq_ex *ibcq_ex)
+{
+	return (enum ibv_wc_opcode)cur_cqe(ibcq_ex)->opcode;
+}
+
+static uint32_t cq_ex_read_vendor_err(struct ibv_cq_ex *ibcq_ex)
+{
+	return cur_cqe(ibcq_ex)->vendor_err;
+}
+
+static uint32_t cq_ex_read_byte_len(struct ibv_cq_ex *ibcq_ex)
+{
+	return cur_cqe(ibcq_ex)->byte_len;
+}
+
+static __be32 cq_ex_read_imm_data(struct ibv_cq_ex *ibcq_ex)
+{
+	return cur_cqe(ibcq_ex)->imm_data;
+}
+
+static uint32_t cq_ex_read_qp_num(struct ibv_cq_ex *ibcq_ex)
+{
+	return cur_cqe(ibcq_ex)->qp_num;
+}
+
+static uint32_t cq_ex_read_src_qp(struct ibv_cq_ex *ibcq_ex)
+{
+	return cur_cqe(ibcq_ex)->src_qp;
+}
+
+static unsigned int cq_ex_read_wc_flags(struct ibv_cq_ex *ibcq_ex)
+{
+	return cur_cqe(ibcq_ex)->wc_flags;
+}
+
+static uint32_t cq_ex_read_slid(struct ibv_cq_ex *ibcq_ex)
+{
+	return cur_cqe(ibcq_ex)->slid;
+}
+
+static uint8_t cq_ex_read_sl(struct ibv_cq_ex *ibcq_ex)
+{
+	return cur_cqe(ibcq_ex)->sl;
+}
+
+static uint8_t cq_ex_read_dlid_path_bits(struct ibv_cq_ex *ibcq_ex)
+{
+	return cur_cqe(ibcq_ex)->dlid_path_bits;
+}
+
+/*
+ * What ibv_create_cq_ex() accepts: the standard fields, and the
+ * single-threaded hint (the CQ's lock is cheap uncontended). Timestamps,
+ * VLANs, flow tags, tag matching, parent domains and ignoring overruns
+ * are features rnic does not have.
+ */
+static int cq_ex_attr_check(const struct ibv_cq_init_attr_ex *attr)
+{
+	uint32_t known = IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD;
+
+	if (attr->comp_mask & ~known || attr->cqe > INT32_MAX ||
+	    attr->comp_vector > INT32_MAX)
+		return EINVAL;
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD ||
+	    attr->wc_flags & ~(uint64_t)IBV_WC_STANDARD_FLAGS)
+		return EOPNOTSUPP;
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS &&
+	    attr->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED)
+		return EOPNOTSUPP;
+	return 0;
+}
+
+struct ibv_cq_ex *rnic_create_cq_ex(struct ibv_context *context,
+				    struct ibv_cq_init_attr_ex *attr)
+{
+	struct ibv_cq_ex *ex;
+	struct rnic_cq *cq;
+	int ret;
+
+	ret = cq_ex_attr_check(attr);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+	cq = cq_create(context, (int)attr->cqe, attr->cq_context,
+		       attr->channel, (int)attr->comp_vector);
+	if (!cq)
+		return NULL;
+	ex = &cq->ibcq_ex;
+	ex->start_poll = cq_ex_start_poll;
+	ex->next_poll = cq_ex_next_poll;
+	ex->end_poll = cq_ex_end_poll;
+	ex->read_opcode = cq_ex_read_opcode;
+	ex->read_vendor_err = cq_ex_read_vendor_err;
+	ex->read_byte_len = cq_ex_read_byte_len;
+	ex->read_imm_data = cq_ex_read_imm_data;
+	ex->read_qp_num = cq_ex_read_qp_num;
+	ex->read_src_qp = cq_ex_read_src_qp;
+	ex->read_wc_flags = cq_ex_read_wc_flags;
+	ex->read_slid = cq_ex_read_slid;
+	ex->read_sl = cq_ex_read_sl;
+	ex->read_dlid_path_bits = cq_ex_read_dlid_path_bits;
+	return ex;
 }

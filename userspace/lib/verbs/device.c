@@ -441,3 +441,13 @@ __be64 ibv_get_device_guid(struct ibv_device *device)
 	}
 	return to_rdev(device)->node_guid;
 }
+
+/*
+ * rnic devices are not ib_core devices: they have no index in ib_core's
+ * device table (what rdma-core answers with), so there is none to give.
+ */
+int ibv_get_device_index(struct ibv_device *device)
+{
+	(void)device;
+	return -1;
+}

@@ -46,6 +46,37 @@ struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	return ibv_reg_mr_iova(pd, addr, length, (uintptr_t)addr, access);
 }
 
+/*
+ * The optional access bits are hints a device may ignore: rnic keeps
+ * RELAXED_ORDERING (which it accepts) and drops the others, as rdma-core
+ * does for a kernel without them.
+ */
+struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
+				uint64_t iova, unsigned int access)
+{
+	unsigned int ignored = IBV_ACCESS_OPTIONAL_RANGE &
+			       ~(unsigned int)IBV_ACCESS_RELAXED_ORDERING;
+
+	return ibv_reg_mr_iova(pd, addr, length, iova,
+			       (int)(access & ~ignored));
+}
+
+/* rnic's kernel has no re-registration; the MR stays as it was. */
+int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
+		 size_t length, int access)
+{
+	(void)mr;
+	(void)pd;
+	(void)addr;
+	(void)length;
+	(void)access;
+	if (!flags || (flags & ~IBV_REREG_MR_FLAGS_SUPPORTED))
+		errno = EINVAL;
+	else
+		errno = EOPNOTSUPP;
+	return IBV_REREG_MR_ERR_INPUT;
+}
+
 int ibv_dereg_mr(struct ibv_mr *mr)
 {
 	int ret;

@@ -51,6 +51,12 @@ _Static_assert(sizeof(struct rnic_send_wqe) == 64,
 	(IBV_SEND_FENCE | IBV_SEND_SIGNALED | IBV_SEND_SOLICITED | \
 	 IBV_SEND_INLINE)
 
+/*
+ * The steps of ibv_post_send(), inlined into it (the hot path) and into
+ * the wrappers the work request builder calls (at the end of the file).
+ */
+#define RNIC_INLINE inline __attribute__((always_inline))
+
 #define OP(op) (1U << (op))
 #define OPS_ATOMIC (OP(IBV_WR_ATOMIC_CMP_AND_SWP) | \
 		    OP(IBV_WR_ATOMIC_FETCH_AND_ADD))
@@ -73,12 +79,12 @@ uint32_t rnic_qp_send_opcodes(enum ibv_qp_type qp_type)
 }
 
 /*
- * Is the ring full? The cached consumer index may be old: read the
- * kernel's (load-acquire: it has finished with the entries below it) only
- * when the cached one says full. An index that is more than the ring
- * ahead, or behind, reads as full: never write over a live entry.
+ * The cached consumer index may be old: read the kernel's (load-acquire:
+ * it has finished with the entries below it) only when the cached one
+ * says full. An index that is more than the ring ahead, or behind, reads
+ * as full: never write over a live entry.
  */
-static bool wq_full(struct rnic_wq *wq)
+static RNIC_INLINE bool wq_full(struct rnic_wq *wq)
 {
 	if (wq->head - wq->tail < wq->size)
 		return false;
@@ -115,7 +121,7 @@ static void qp_kick(struct rnic_qp *qp, uint32_t flags)
 }
 
 /* The states a QP takes sends in; in ERR the kernel flushes them. */
-static bool send_state_ok(const struct ibv_qp *ibqp)
+static RNIC_INLINE bool send_state_ok(const struct ibv_qp *ibqp)
 {
 	switch (__atomic_load_n(&ibqp->state, __ATOMIC_RELAXED)) {
 	case IBV_QPS_RTS:
@@ -128,12 +134,9 @@ static bool send_state_ok(const struct ibv_qp *ibqp)
 	}
 }
 
-/*
- * Check one send work request; 0 or EINVAL. With IBV_SEND_INLINE,
- * *@inline_len is the number of bytes to copy.
- */
-static int send_wr_check(const struct rnic_qp *qp,
-			 const struct ibv_send_wr *wr, uint32_t *inline_len)
+static RNIC_INLINE int send_wr_check(const struct rnic_qp *qp,
+				     const struct ibv_send_wr *wr,
+				     uint32_t *inline_len)
 {
 	uint32_t op = (uint32_t)wr->opcode;
 	uint64_t len = 0;
@@ -166,9 +169,9 @@ static int send_wr_check(const struct rnic_qp *qp,
 	return 0;
 }
 
-/* Write a checked send work request into @slot. */
-static void send_wqe_write(void *slot, const struct rnic_qp *qp,
-			   const struct ibv_send_wr *wr, uint32_t inline_len)
+static RNIC_INLINE void send_wqe_write(void *slot, const struct rnic_qp *qp,
+				       const struct ibv_send_wr *wr,
+				       uint32_t inline_len)
 {
 	struct rnic_send_wqe wqe;
 	char *data = (char *)slot + sizeof(wqe);
@@ -230,6 +233,28 @@ static void send_wqe_write(void *slot, const struct rnic_qp *qp,
 	memcpy(slot, &wqe, sizeof(wqe));
 }
 
+static RNIC_INLINE void sq_publish(struct rnic_qp *qp)
+{
+	struct rnic_wq *sq = &qp->sq;
+
+	__atomic_store_n(sq->ring.producer, sq->head, __ATOMIC_RELEASE);
+	pthread_spin_unlock(&sq->lock);
+
+	if (qp->sq_poll) {
+		/*
+		 * Pairs with the polling thread's barrier between setting
+		 * NEED_WAKEUP and its last look at the producer index: it
+		 * sees our entries, or we see the flag.
+		 */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (__atomic_load_n(sq->flags, __ATOMIC_RELAXED) &
+		    RNIC_SQ_NEED_WAKEUP)
+			qp_kick(qp, 0);
+	} else {
+		qp_kick(qp, 0);
+	}
+}
+
 int ibv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		  struct ibv_send_wr **bad_wr)
 {
@@ -258,30 +283,47 @@ int ibv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		posted = true;
 	}
 	if (posted)
-		__atomic_store_n(sq->ring.producer, sq->head, __ATOMIC_RELEASE);
-	pthread_spin_unlock(&sq->lock);
-
-	if (posted) {
-		if (qp->sq_poll) {
-			/*
-			 * Pairs with the polling thread's barrier between
-			 * setting NEED_WAKEUP and its last look at the
-			 * producer index: it sees our entries, or we see
-			 * the flag.
-			 */
-			__atomic_thread_fence(__ATOMIC_SEQ_CST);
-			if (__atomic_load_n(sq->flags, __ATOMIC_RELAXED) &
-			    RNIC_SQ_NEED_WAKEUP)
-				qp_kick(qp, 0);
-		} else {
-			qp_kick(qp, 0);
-		}
-	}
+		sq_publish(qp);
+	else
+		pthread_spin_unlock(&sq->lock);
 	if (ret) {
 		*bad_wr = wr;
 		errno = ret;
 	}
 	return ret;
+}
+
+/*
+ * The work request builder (qp_ex.c) shares these steps with
+ * ibv_post_send(). They are static and always inlined above, so that
+ * ibv_post_send() makes no call for them, as before the builder existed;
+ * the builder calls them through these.
+ */
+bool rnic_send_state_ok(const struct ibv_qp *ibqp)
+{
+	return send_state_ok(ibqp);
+}
+
+bool rnic_wq_full(struct rnic_wq *wq)
+{
+	return wq_full(wq);
+}
+
+int rnic_send_wr_check(const struct rnic_qp *qp,
+		       const struct ibv_send_wr *wr, uint32_t *inline_len)
+{
+	return send_wr_check(qp, wr, inline_len);
+}
+
+void rnic_send_wqe_write(void *slot, const struct rnic_qp *qp,
+			 const struct ibv_send_wr *wr, uint32_t inline_len)
+{
+	send_wqe_write(slot, qp, wr, inline_len);
+}
+
+void rnic_sq_publish(struct rnic_qp *qp)
+{
+	sq_publish(qp);
 }
 
 /*

@@ -85,8 +85,9 @@ static int destroy_cmd(struct ibv_context *context, uint32_t handle,
 	return ret;
 }
 
-struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
-			     struct ibv_qp_init_attr *qp_init_attr)
+/* The QP ibv_create_qp() and ibv_create_qp_ex() make; NULL and errno. */
+static struct rnic_qp *qp_create(struct ibv_pd *pd,
+				 struct ibv_qp_init_attr *qp_init_attr)
 {
 	struct ibv_qp_cap *cap = &qp_init_attr->cap;
 	struct rnic_create_qp cmd = {
@@ -153,7 +154,7 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 	qp->sq_poll = cmd.flags & RNIC_CREATE_QP_SQ_POLL;
 	qp->send_opcodes = rnic_qp_send_opcodes(qp_init_attr->qp_type);
 	cap_from_kernel(cap, &cmd.out_cap);
-	return &qp->ibqp;
+	return qp;
 
 err_mutex:
 	pthread_mutex_destroy(&qp->ibqp.mutex);
@@ -165,6 +166,87 @@ err_free:
 	free(qp);
 	errno = ret;
 	return NULL;
+}
+
+struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
+			     struct ibv_qp_init_attr *qp_init_attr)
+{
+	struct rnic_qp *qp = qp_create(pd, qp_init_attr);
+
+	return qp ? &qp->ibqp : NULL;
+}
+
+/* The send_ops_flags bits are the ibv_wr_opcode values' bits. */
+#define SAME_BIT(flag, op) ((uint64_t)(flag) == 1ULL << (op))
+_Static_assert(SAME_BIT(IBV_QP_EX_WITH_RDMA_WRITE, IBV_WR_RDMA_WRITE) &&
+	       SAME_BIT(IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM,
+			IBV_WR_RDMA_WRITE_WITH_IMM) &&
+	       SAME_BIT(IBV_QP_EX_WITH_SEND, IBV_WR_SEND) &&
+	       SAME_BIT(IBV_QP_EX_WITH_SEND_WITH_IMM, IBV_WR_SEND_WITH_IMM) &&
+	       SAME_BIT(IBV_QP_EX_WITH_RDMA_READ, IBV_WR_RDMA_READ) &&
+	       SAME_BIT(IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP,
+			IBV_WR_ATOMIC_CMP_AND_SWP) &&
+	       SAME_BIT(IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD,
+			IBV_WR_ATOMIC_FETCH_AND_ADD),
+	       "send_ops_flags bits are opcode bits");
+
+/*
+ * What ibv_create_qp_ex() accepts beyond ibv_create_qp(): the PD it
+ * requires, send_ops_flags naming opcodes the QP type has on rnic, and
+ * create_flags if they ask for nothing. XRC, create flags, TSO, RSS and
+ * source QPNs are features rnic lacks.
+ */
+static int qp_ex_attr_check(struct ibv_context *context,
+			    const struct ibv_qp_init_attr_ex *attr)
+{
+	uint32_t known = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
+			 IBV_QP_INIT_ATTR_CREATE_FLAGS;
+
+	if (attr->comp_mask & ~known)
+		return EOPNOTSUPP;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS &&
+	    attr->create_flags)
+		return EOPNOTSUPP;
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
+	    attr->pd->context != context)
+		return EINVAL;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS &&
+	    attr->send_ops_flags & ~(uint64_t)rnic_qp_send_opcodes(attr->qp_type))
+		return EOPNOTSUPP;
+	return 0;
+}
+
+struct ibv_qp *rnic_create_qp_ex(struct ibv_context *context,
+				struct ibv_qp_init_attr_ex *attr)
+{
+	struct rnic_qp *qp;
+	int ret;
+
+	ret = qp_ex_attr_check(context, attr);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+	/* struct ibv_qp_init_attr_ex begins as struct ibv_qp_init_attr. */
+	qp = qp_create(attr->pd, (struct ibv_qp_init_attr *)attr);
+	if (!qp)
+		return NULL;
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
+		return &qp->ibqp;
+	ret = rnic_wr_builder_init(qp, attr->send_ops_flags);
+	if (ret) {
+		ibv_destroy_qp(&qp->ibqp);
+		errno = ret;
+		return NULL;
+	}
+	return &qp->ibqp;
+}
+
+struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *ibqp)
+{
+	struct rnic_qp *qp = to_rqp(ibqp);
+
+	return qp->builder ? &qp->ibqpx : NULL;
 }
 
 int ibv_destroy_qp(struct ibv_qp *ibqp)
@@ -182,6 +264,7 @@ int ibv_destroy_qp(struct ibv_qp *ibqp)
 		pthread_cond_wait(&ibqp->cond, &ibqp->mutex);
 	pthread_mutex_unlock(&ibqp->mutex);
 	qp_unmap(qp);
+	rnic_wr_builder_fini(qp);
 	pthread_cond_destroy(&ibqp->cond);
 	pthread_mutex_destroy(&ibqp->mutex);
 	free(qp);

@@ -131,3 +131,29 @@ int ibv_destroy_srq(struct ibv_srq *ibsrq)
 	free(srq);
 	return 0;
 }
+
+/*
+ * ibv_create_srq_ex() comes here for what is not a plain basic SRQ
+ * (rdma-core's wrapper, and ours, call ibv_create_srq() for that): XRC
+ * and tag-matching SRQs are features rnic lacks, and the XRC domain and
+ * CQ only belong to them.
+ */
+struct ibv_srq *rnic_create_srq_ex(struct ibv_context *context,
+				   struct ibv_srq_init_attr_ex *attr)
+{
+	uint32_t basic = IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_TYPE;
+
+	if (attr->comp_mask & ~basic ||
+	    (attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE &&
+	     attr->srq_type != IBV_SRQT_BASIC)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd ||
+	    attr->pd->context != context) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* struct ibv_srq_init_attr_ex begins as struct ibv_srq_init_attr. */
+	return ibv_create_srq(attr->pd, (struct ibv_srq_init_attr *)attr);
+}

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: (GPL-2.0 OR MIT)
+/*
+ * ABI probe: prints the size of every public struct of <infiniband/verbs.h>,
+ * the offset and size of each of its members, and the value of each of its
+ * constants. Built once against rdma-core's header and once against
+ * rnic's; the two outputs must be the same (check.sh). The list of structs
+ * and members is probe-fields.h, generated from rdma-core's layout by
+ * gen-probe.py; the constants are probe-consts.h, by gen-consts.sh.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <infiniband/verbs.h>
+
+/*
+ * Structs rdma-core grew after the release the probe is compared with,
+ * and passes with their size (so the library writes only the caller's
+ * part): rnic has the newer, longer layout; their members still match.
+ */
+static const char *const grown[] = {
+	"struct ibv_port_attr",
+};
+
+static void size(const char *type, size_t sz)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(grown) / sizeof(grown[0]); i++) {
+		if (!strcmp(type, grown[i])) {
+			printf("%s grows\n", type);
+			return;
+		}
+	}
+	printf("%s size %zu\n", type, sz);
+}
+
+#define S(type) size(#type, sizeof(type));
+#define F(type, member)                                                \
+	printf("%s.%s offset %zu size %zu\n", #type, #member,          \
+	       offsetof(type, member), sizeof(((type *)0)->member));
+
+/* Enumerators, macros and __VERBS_ABI_IS_EXTENDED (a pointer) alike. */
+#define C(name) \
+	printf("%s = %llu\n", #name, (unsigned long long)(uintptr_t)(name));
+/* A name of a newer rdma-core than the one compared with. */
+#define N(name)
+
+int main(void)
+{
+#include "probe-fields.h"
+#include "probe-consts.h"
+	return 0;
+}
