@@ -4,7 +4,8 @@
  * made with ibv_create_qp_ex() and fed by the ibv_wr_* builder (WRITE,
  * SEND with immediate and inline data, READ, both atomics in one list)
  * and whose CQs are extended CQs read with ibv_start_poll() and the
- * ibv_wc_read_*() functions, every byte checked; ibv_query_device_ex(),
+ * ibv_wc_read_*() functions, every byte checked; UD SENDs addressed with
+ * ibv_wr_set_ud_addr(); ibv_query_device_ex(),
  * ibv_query_gid_ex() and ibv_query_gid_table() against the classic
  * queries; ibv_reg_mr_iova2() with optional access bits, written to at
  * its I/O address; ibv_rereg_mr() refused.
@@ -232,6 +233,100 @@ TEST_F_TIMEOUT(ex, rc_builder, 60)
 	for (i = 0; i < 2; i++) {
 		EXPECT_EQ(0, ibv_destroy_qp(qp[i]));
 		EXPECT_EQ(0, ibv_destroy_cq(ibv_cq_ex_to_cq(cq[i])));
+		EXPECT_EQ(0, dp_buf_free(&b[i]));
+	}
+}
+
+/*
+ * UD through the builder: two SENDs to the other side's QP with the AH,
+ * QPN and Q_Key set by ibv_wr_set_ud_addr, one of them with immediate
+ * data; the receiver gets the GRH and then each message, byte for byte.
+ */
+TEST_F_TIMEOUT(ex, ud_builder, 60)
+{
+	struct dp_env *env = &self->env;
+	struct dp_qp_opts o = dp_opts(IBV_QPT_UD);
+	struct ibv_qp_init_attr_ex a = {
+		.send_cq = env->scq[0],
+		.recv_cq = env->rcq[0],
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_UD,
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = env->pd[0],
+		.send_ops_flags = IBV_QP_EX_WITH_SEND |
+				  IBV_QP_EX_WITH_SEND_WITH_IMM,
+	};
+	uint32_t seed = dp_seed(20, 3, 0);
+	struct ibv_recv_wr rwr[2], *bad;
+	struct ibv_sge rsge[2];
+	struct dp_buf b[2];
+	struct ibv_qp *qp[2];
+	struct ibv_qp_ex *x;
+	struct ibv_ah *ah;
+	struct ibv_wc wc[2];
+	int i;
+
+	qp[0] = ibv_create_qp_ex(env->ctx[0], &a);
+	ASSERT_NE(NULL, qp[0]) TH_LOG("ibv_create_qp_ex: %s", strerror(errno));
+	qp[1] = dp_qp_create(env->pd[1], env->scq[1], env->rcq[1], &o);
+	ASSERT_NE(NULL, qp[1]);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, dp_qp_init(qp[i], &o));
+		ASSERT_EQ(0, dp_qp_rtr(qp[i], &o, 0, &env->gid,
+				       env->gid_index, 0));
+		ASSERT_EQ(0, dp_qp_rts(qp[i], &o, 0));
+		ASSERT_EQ(0, dp_buf_alloc(env->pd[i], BUF, DP_ACCESS_ALL,
+					  &b[i]));
+	}
+	ah = dp_ah(env->pd[0], &env->gid, env->gid_index);
+	ASSERT_NE(NULL, ah);
+	for (i = 0; i < 2; i++) {
+		rsge[i] = (struct ibv_sge){ (uintptr_t)b[1].mem + i * 4096,
+					    DP_GRH + 512, b[1].mr->lkey };
+		rwr[i] = (struct ibv_recv_wr){ .wr_id = 50 + i,
+					       .sg_list = &rsge[i],
+					       .num_sge = 1 };
+		ASSERT_EQ(0, ibv_post_recv(qp[1], &rwr[i], &bad));
+		dp_fill(b[0].mem + i * 4096, 512, seed + i, 0);
+	}
+
+	x = ibv_qp_to_qp_ex(qp[0]);
+	ASSERT_NE(NULL, x);
+	ibv_wr_start(x);
+	x->wr_flags = IBV_SEND_SIGNALED;
+	x->wr_id = 1;
+	ibv_wr_send(x);
+	ibv_wr_set_ud_addr(x, ah, qp[1]->qp_num, DP_QKEY);
+	ibv_wr_set_sge(x, b[0].mr->lkey, (uintptr_t)b[0].mem, 512);
+	x->wr_id = 2;
+	ibv_wr_send_imm(x, htonl(0x5eed));
+	ibv_wr_set_sge(x, b[0].mr->lkey, (uintptr_t)b[0].mem + 4096, 300);
+	ibv_wr_set_ud_addr(x, ah, qp[1]->qp_num, DP_QKEY);
+	ASSERT_EQ(0, ibv_wr_complete(x));
+
+	ASSERT_EQ(2, dp_poll(env->scq[0], 2, wc, DP_TIMEOUT_MS));
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(i + 1, wc[i].wr_id);
+		EXPECT_EQ(IBV_WC_SUCCESS, wc[i].status);
+	}
+	ASSERT_EQ(2, dp_poll(env->rcq[1], 2, wc, DP_TIMEOUT_MS));
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(50 + i, wc[i].wr_id);
+		EXPECT_EQ(IBV_WC_SUCCESS, wc[i].status);
+		EXPECT_EQ(qp[0]->qp_num, wc[i].src_qp);
+		EXPECT_EQ(DP_GRH + (i ? 300 : 512), wc[i].byte_len);
+		EXPECT_EQ(-1, dp_check(b[1].mem + i * 4096 + DP_GRH,
+				       i ? 300 : 512, seed + i, 0));
+	}
+	EXPECT_EQ(0, wc[0].wc_flags & IBV_WC_WITH_IMM);
+	EXPECT_EQ(IBV_WC_WITH_IMM, wc[1].wc_flags & IBV_WC_WITH_IMM);
+	EXPECT_EQ(htonl(0x5eed), wc[1].imm_data);
+
+	EXPECT_EQ(0, ibv_destroy_ah(ah));
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(0, ibv_destroy_qp(qp[i]));
 		EXPECT_EQ(0, dp_buf_free(&b[i]));
 	}
 }
