@@ -768,6 +768,102 @@ TEST_F(wire, fault_delay)
 	TH_LOG("the netdev went in %ld ms, holding a packet for 1000", took);
 }
 
+/* Hold every packet host 0 sends for @us microseconds. */
+static void w_delay_all(struct __test_metadata *_metadata,
+			FIXTURE_DATA(wire) *self, uint32_t us)
+{
+	struct rnic_link_fault f = {
+		.has = UINT32_C(1) << RNIC_NL_FAULT_DELAY |
+		       UINT32_C(1) << RNIC_NL_FAULT_DELAY_US,
+	};
+
+	f.val[RNIC_NL_FAULT_DELAY] = 1000000;
+	f.val[RNIC_NL_FAULT_DELAY_US] = us;
+	ASSERT_EQ(0, rnic_link_set_fault(self->s[0].g, self->s[0].dev, &f));
+}
+
+/*
+ * An RC WRITE's payload leaves in fragments of the sender's own pages,
+ * not a copy: bytes written into the buffer after the post (which an
+ * application must not do before the completion) are what the held
+ * packets carry, under the ICRC of the bytes posted, so the peer drops
+ * each as damaged. The transport timer sends the WRITE again, built
+ * anew from the buffer: it completes, and the peer has the new bytes.
+ */
+TEST_F(wire, zcopy_sends_pages)
+{
+	struct w_side *src = &self->s[0], *dst = &self->s[1];
+	uint32_t len = 4 * w_mtu(self);
+	struct dp_sgl ssgl, dsgl;
+	struct ibv_wc wc;
+	struct dp_wr w = {
+		.op = IBV_WR_RDMA_WRITE, .wr_id = 4, .sgl = &ssgl,
+		.raddr = (uintptr_t)dst->dbuf.mem, .rkey = dst->dbuf.mr->rkey,
+	};
+
+	self->o.timeout = 16;
+	w_pair(_metadata, self, IBV_QPT_RC);
+	w_delay_all(_metadata, self, 100000);
+	dp_buf_guard(&dst->dbuf);
+	dp_sgl_one(&src->sbuf, 0, len, &ssgl);
+	dp_sgl_fill(&ssgl, 1, 0);
+	dp_sgl_one(&dst->dbuf, 0, len, &dsgl);
+	ASSERT_EQ(0, dp_post(self->p.qp[0], &w));
+	dp_sgl_fill(&ssgl, 2, 0);
+	ASSERT_POLL1(src->scq, &wc);
+	ASSERT_WC(&wc, 4, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
+	ASSERT_SGL(&dst->dbuf, &dsgl, 0, len, 2);
+	ASSERT_LE(4, w_counter(_metadata, dst, RNIC_NL_COUNTER_DROP_BAD_ICRC));
+	ASSERT_LE(1, w_counter(_metadata, src,
+			       RNIC_NL_COUNTER_COMPLETER_RETRY_ERR));
+}
+
+/*
+ * Pages in flight outlive their MR and mapping: a WRITE is held in the
+ * sender's queue while its QP is destroyed, its MR deregistered and its
+ * buffer unmapped, and the pages freed so are written over, if the
+ * kernel hands them out again, by new memory of the process's own. The
+ * packets, sent later, still carry the bytes posted, and the peer places
+ * them.
+ */
+TEST_F(wire, zcopy_pages_outlive_mr)
+{
+	struct w_side *src = &self->s[0], *dst = &self->s[1];
+	uint32_t len = 4 * w_mtu(self);
+	size_t churn = 64u << 20;
+	struct dp_sgl ssgl, dsgl;
+	struct dp_buf b;
+	struct dp_wr w = {
+		.op = IBV_WR_RDMA_WRITE, .wr_id = 5, .sgl = &ssgl,
+		.raddr = (uintptr_t)dst->dbuf.mem, .rkey = dst->dbuf.mr->rkey,
+	};
+	long end;
+	void *m;
+
+	w_pair(_metadata, self, IBV_QPT_RC);
+	w_delay_all(_metadata, self, 300000);
+	dp_buf_guard(&dst->dbuf);
+	do_buf_alloc(src->pd, len, DP_ACCESS_ALL, &b);
+	dp_sgl_one(&b, 0, len, &ssgl);
+	dp_sgl_fill(&ssgl, 3, 0);
+	dp_sgl_one(&dst->dbuf, 0, len, &dsgl);
+	ASSERT_EQ(0, dp_post(self->p.qp[0], &w));
+	ASSERT_EQ(0, ibv_destroy_qp(self->p.qp[0]));
+	self->p.qp[0] = NULL;
+	ASSERT_EQ(0, dp_buf_free(&b));
+	m = mmap(NULL, churn, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	ASSERT_NE(MAP_FAILED, m);
+	memset(m, 0xee, churn);
+	munmap(m, churn);
+	end = dp_now_ms() + W_WAIT_MS;
+	while (dp_sgl_verify(&dst->dbuf, &dsgl, 0, len, 3) >= 0 &&
+	       dp_now_ms() < end)
+		usleep(10000);
+	ASSERT_SGL(&dst->dbuf, &dsgl, 0, len, 3);
+	ASSERT_EQ(0, w_counter(_metadata, dst, RNIC_NL_COUNTER_DROP_BAD_ICRC));
+}
+
 /*
  * An address the kernel does not route through the bound netdev is
  * unreachable: no AH, and the QP stays in INIT.

@@ -10,11 +10,11 @@
  * Sending (rnic_udp_xmit(), the link's xmit; .max_burst 0, so every
  * request is one packet): the kernel's route from the source GID to the
  * destination GID in the device's namespace must leave through the bound
- * netdev; the packet is built in a new skb, its payload copied out of the
- * sender's memory (a copy: page fragments of the MR would need the MR
- * kept alive until the skb is freed, which the data path references do
- * not do), then handed to ip_local_out() or ip6_local_out(), which
- * resolve the neighbour. The UDP source port is 0xc000 | a 14-bit hash of
+ * netdev; the packet is built in a new skb, then handed to ip_local_out()
+ * or ip6_local_out(), which resolve the neighbour. The payload of an RC
+ * SEND or WRITE leaves in page fragments of the sender's pinned pages,
+ * without a copy, if the netdev takes fragments (rnic_udp_zcopy()); any
+ * other payload is copied into the skb. The UDP source port is 0xc000 | a 14-bit hash of
  * the sending QP's number, as rdma_rxe chooses it, so that flows hash
  * apart; the UDP checksum is 0 (the ICRC covers the packet), on IPv6 too,
  * as rdma_rxe sends it. A packet that cannot be sent is counted in
@@ -383,6 +383,89 @@ int rnic_udp_reaches(struct rnic_dev *rdev, const struct rnic_av *av)
 	return ret;
 }
 
+/* Payloads shorter than this are copied: a copy costs less than frags. */
+#define RNIC_ZCOPY_MIN		512
+
+/*
+ * Do @pkt's page pieces and the trailer fit in an skb's fragments? A
+ * piece of an MR of n bytes spans at most n / PAGE_SIZE + 2 pages.
+ */
+static bool rnic_udp_frags_fit(const struct rnic_pkt *pkt)
+{
+	return pkt->len / PAGE_SIZE + 2 * pkt->payload->nsegs + 1 <=
+	       MAX_SKB_FRAGS;
+}
+
+/*
+ * May @pkt's payload leave in fragments of the pages it is in, rather
+ * than copied (rnic_udp_put_frags())? The skb holds its own reference on
+ * each page, so the pages outlive the MR; but what leaves is what is in
+ * them when the netdev sends it, after the ICRC was computed. Only an
+ * RC SEND or WRITE is sure its bytes stay put until then: its WQE
+ * completes, and its buffer may be written again, once the peer
+ * acknowledged what it received. A copy that a retransmission made
+ * redundant may still be queued then; if it leaves changed, the peer
+ * drops it on its ICRC, as the duplicate it is. A UC or UD send completes
+ * when its packets leave the QP, and a READ response is read from memory
+ * the peer's application may be writing: those are copied, so that what
+ * was read is what arrives, whole.
+ */
+static bool rnic_udp_zcopy(const struct rnic_pkt *pkt,
+			   const struct net_device *netdev)
+{
+	u8 oper = pkt->opcode & RNIC_OPER_MASK;
+
+	return pkt->len >= RNIC_ZCOPY_MIN && !pkt->payload->inline_data &&
+	       (pkt->opcode & RNIC_TRANSPORT_MASK) == RNIC_TRANSPORT_RC &&
+	       oper <= RNIC_WRITE_ONLY_IMM && (netdev->features & NETIF_F_SG) &&
+	       rnic_udp_frags_fit(pkt);
+}
+
+/*
+ * Append @pkt's payload to @skb as fragments of its pages, each with a
+ * page reference of the skb's, then @trailer bytes (pad and ICRC, zeroed)
+ * in a fragment of their own; rnic_udp_frags_fit() said they fit.
+ * Return: where the trailer is, or NULL without memory (the fragments
+ * added are released with @skb).
+ */
+static u8 *rnic_udp_put_frags(struct sk_buff *skb, const struct rnic_pkt *pkt,
+			      u32 trailer)
+{
+	struct skb_shared_info *sh = skb_shinfo(skb);
+	struct rnic_payload_iter it;
+	u32 left = pkt->len, n, i;
+	struct page *page;
+	u8 *tail;
+
+	rnic_payload_iter_init(&it, pkt->payload, 0);
+	while (left) {
+		n = rnic_payload_iter_next(&it, left, ITER_SOURCE);
+		left -= n;
+		for (i = 0; i < it.iter.nr_segs; i++) {
+			const struct bio_vec *bv = &it.bvec[i];
+
+			if (WARN_ON_ONCE(sh->nr_frags >= MAX_SKB_FRAGS - 1))
+				return NULL;
+			get_page(bv->bv_page);
+			skb_fill_page_desc(skb, sh->nr_frags, bv->bv_page,
+					   bv->bv_offset, bv->bv_len);
+		}
+	}
+	tail = netdev_alloc_frag(SMP_CACHE_BYTES);
+	if (!tail)
+		return NULL;
+	memset(tail, 0, trailer);
+	page = virt_to_head_page(tail);
+	skb_fill_page_desc(skb, sh->nr_frags, page, tail - (u8 *)page_address(page),
+			   trailer);
+	/* the sender's pages: what reads them must not assume they stay put */
+	sh->flags |= SKBFL_SHARED_FRAG;
+	skb->len += pkt->len + trailer;
+	skb->data_len += pkt->len + trailer;
+	skb->truesize += pkt->len + SMP_CACHE_BYTES;
+	return tail;
+}
+
 /* Write the BTH and the extended headers of @pkt at @p. */
 static void rnic_wire_put_hdrs(u8 *p, const struct rnic_pkt *pkt, u8 hdrs,
 			       u32 pad)
@@ -491,10 +574,13 @@ static struct sk_buff *rnic_udp_build(const struct rnic_pkt *pkt,
 	u32 hdr_len = rnic_wire_hdr_len(hdrs);
 	u32 ip_len = av->ipv4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr);
 	u32 pad = -pkt->len & 3;
-	u32 len = hdr_len + pkt->len + pad + RNIC_ICRC_LEN;
+	u32 trailer = pad + RNIC_ICRC_LEN;
 	u32 head = LL_RESERVED_SPACE(netdev) + ip_len + sizeof(struct udphdr);
+	bool zcopy = rnic_udp_zcopy(pkt, netdev);
+	u32 len = hdr_len + (zcopy ? 0 : pkt->len + trailer);
 	struct sk_buff *skb;
 	struct udphdr *uh;
+	u8 *tail;
 	u32 icrc;
 	u8 *p;
 
@@ -504,9 +590,18 @@ static struct sk_buff *rnic_udp_build(const struct rnic_pkt *pkt,
 	skb_reserve(skb, head);
 	p = skb_put(skb, len);
 	rnic_wire_put_hdrs(p, pkt, hdrs, pad);
-	if (pkt->len)
-		rnic_payload_copy_out(p + hdr_len, pkt->payload, pkt->len);
-	memset(p + hdr_len + pkt->len, 0, pad);
+	if (zcopy) {
+		tail = rnic_udp_put_frags(skb, pkt, trailer);
+		if (!tail) {
+			kfree_skb(skb);
+			return NULL;
+		}
+	} else {
+		if (pkt->len)
+			rnic_payload_copy_out(p + hdr_len, pkt->payload, pkt->len);
+		tail = p + hdr_len + pkt->len;
+		memset(tail, 0, trailer);
+	}
 
 	uh = skb_push(skb, sizeof(*uh));
 	skb_reset_transport_header(skb);
@@ -520,7 +615,7 @@ static struct sk_buff *rnic_udp_build(const struct rnic_pkt *pkt,
 	/* fault injection: damaged after the ICRC, the peer drops it */
 	if (pkt->flags & RNIC_PKT_CORRUPT)
 		icrc = ~icrc;
-	put_unaligned_le32(icrc, skb_tail_pointer(skb) - RNIC_ICRC_LEN);
+	put_unaligned_le32(icrc, tail + pad);
 	skb->ip_summed = CHECKSUM_NONE;
 	skb->dev = netdev;
 	return skb;
