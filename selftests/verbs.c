@@ -86,6 +86,8 @@ TEST_F(verbs, query)
 	EXPECT_EQ(32, attr.max_sge);
 	EXPECT_EQ(IBV_ATOMIC_HCA, attr.atomic_cap);
 	EXPECT_STREQ("0.1.0", attr.fw_ver);
+	EXPECT_EQ(RNIC_VENDOR_ID, attr.vendor_id);
+	EXPECT_EQ(0, attr.max_mw);
 
 	ASSERT_EQ(0, ibv_query_port(self->ctx, 1, &port));
 	EXPECT_EQ(IBV_PORT_ACTIVE, port.state);

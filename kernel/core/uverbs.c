@@ -60,7 +60,7 @@ static int rnic_query_device(struct rnic_ucmd *ucmd)
 				    RNIC_DEVICE_CURR_QP_STATE_MOD;
 	cmd->out_fw_ver = (u64)RNIC_VERSION_MAJOR << 32 |
 			  RNIC_VERSION_MINOR << 16 | RNIC_VERSION_PATCH;
-	cmd->out_vendor_id = 0;
+	cmd->out_vendor_id = RNIC_VENDOR_ID;
 	cmd->out_vendor_part_id = 0;
 	cmd->out_hw_ver = 0;
 	cmd->out_max_qp = RNIC_MAX_QP;

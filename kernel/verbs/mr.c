@@ -145,6 +145,9 @@ static int rnic_reg_mr_check(const struct rnic_reg_mr *cmd)
 
 	if (cmd->flags || cmd->__reserved)
 		return -EINVAL;
+	/* Features rnic does not have yet, as ib_core answers them. */
+	if (cmd->access & (RNIC_ACCESS_MW_BIND | RNIC_ACCESS_ON_DEMAND))
+		return -EOPNOTSUPP;
 	if (cmd->access & ~RNIC_ACCESS_SUPPORTED)
 		return -EINVAL;
 	/* Remote writes and atomics land in memory: the HCA must write it. */

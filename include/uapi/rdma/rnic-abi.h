@@ -75,6 +75,16 @@
 /** RNIC_DEV_NAME_MAX - size of a device name buffer, including the NUL. */
 #define RNIC_DEV_NAME_MAX 64
 
+/**
+ * RNIC_VENDOR_ID - the vendor ID rnic devices report ("rnc").
+ *
+ * rnic has no IEEE OUI. 0x72 has the locally administered bit (0x02) of
+ * the first octet set, so this value can never be an assigned OUI; it is
+ * not 0 because programs (rdma-core's own tests among them) take a zero
+ * vendor ID for a device that failed to answer.
+ */
+#define RNIC_VENDOR_ID 0x726e63
+
 /** RNIC_GID_TABLE_LEN - GID table entries per port. */
 #define RNIC_GID_TABLE_LEN 64
 
@@ -151,7 +161,7 @@ enum rnic_cmd {
  * @out_page_size_cap: supported page sizes (bit n set: 2^n bytes)
  * @out_device_cap_flags: capability bits, values of enum ibv_device_cap_flags
  * @out_fw_ver: firmware (module) version: major << 32 | minor << 16 | patch
- * @out_vendor_id: IEEE vendor OUI
+ * @out_vendor_id: IEEE vendor OUI: %RNIC_VENDOR_ID
  * @out_vendor_part_id: vendor part id
  * @out_hw_ver: hardware version
  * @out_max_qp: queue pairs per device
@@ -387,6 +397,9 @@ struct rnic_destroy {
  * @RNIC_ACCESS_REMOTE_WRITE: peers may RDMA WRITE; needs LOCAL_WRITE
  * @RNIC_ACCESS_REMOTE_READ: peers may RDMA READ
  * @RNIC_ACCESS_REMOTE_ATOMIC: peers may do atomics; needs LOCAL_WRITE
+ * @RNIC_ACCESS_MW_BIND: memory windows may be bound to the region; rnic
+ *	has no memory windows yet, so reg_mr answers -EOPNOTSUPP
+ * @RNIC_ACCESS_ON_DEMAND: on-demand paging; not supported (-EOPNOTSUPP)
  * @RNIC_ACCESS_RELAXED_ORDERING: a hint; accepted and ignored
  */
 enum rnic_access {
@@ -394,6 +407,8 @@ enum rnic_access {
 	RNIC_ACCESS_REMOTE_WRITE = 1 << 1,
 	RNIC_ACCESS_REMOTE_READ = 1 << 2,
 	RNIC_ACCESS_REMOTE_ATOMIC = 1 << 3,
+	RNIC_ACCESS_MW_BIND = 1 << 4,
+	RNIC_ACCESS_ON_DEMAND = 1 << 6,
 	RNIC_ACCESS_RELAXED_ORDERING = 1 << 20,
 };
 

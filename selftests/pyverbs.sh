@@ -1,0 +1,175 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# rdma-core's own test suite (Debian's python3-pyverbs ships it in
+# /usr/share/doc/rdma-core/tests) on rnic0 under rnic-run, then on rxe0,
+# in the same VM boot (tools/dev/vm/run -- selftests/run pyverbs).
+#
+# rnic0 and rxe0 are bound to the two ends of a veth pair in the initial
+# namespace (rxe's socket lives there). Each suite talks to its own device
+# (the tests connect a device to itself), rnic's through rnic's compat
+# libibverbs.so.1, rxe's through Debian's libibverbs and its rxe provider.
+#
+# TAP, one line per suite:
+#   - rnic0: ok when no test fails or errs but those named in KNOWN below,
+#     each explained in Documentation/userspace-guide.rst ("rdma-core's
+#     test suite"); the counts are printed next to rxe's.
+#   - a test that passes on rxe0 and fails on rnic0 is named.
+#   - rxe0: informational; rxe's own failures do not fail this script
+#     (it is the yardstick, not the subject), its counts are printed.
+# Skips are fine: a test skips for a feature the device does not have.
+# PYVERBS_FILTER="test_mr test_qp" runs only those modules (run_tests.py
+# takes module or test names). Exit status 1 if the rnic0 suite failed.
+
+export LC_ALL=C	# one collation for sort, comm and join
+dir=$(cd "$(dirname "$0")" && pwd)
+top=${RNIC_TOP:-$(cd "$dir/.." && pwd)}
+suite=/usr/share/doc/rdma-core/tests
+py=/usr/bin/python3
+rnic_run=$top/build/bin/rnic-run
+# seconds a suite may run (the whole of it takes about 2 minutes on a
+# device under TCG)
+limit=${PYVERBS_LIMIT:-600}
+# Failures of rnic0 that are understood (module.Class.test): none today.
+KNOWN=""
+tmp=$(mktemp -d) || exit 1
+n=0
+failed=0
+
+cleanup() {
+	rdma link del rxe0 2>/dev/null
+	rnic link del rnic0 2>/dev/null
+	ip link del pv0 2>/dev/null
+	[ -n "${rxe_loaded_here:-}" ] && modprobe -r rdma_rxe 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+result() {
+	n=$((n + 1))
+	if [ -z "${2:-}" ]; then
+		echo "ok $n - $1"
+		return
+	fi
+	failed=$((failed + 1))
+	echo "not ok $n - $1"
+	echo "# $2"
+}
+
+# results LOG: "module.Class.test RESULT" for each test of a unittest -v
+# log, sorted by name. unittest prints "NAME (ID) ... RESULT", or, for a
+# test with a docstring, "NAME (ID)" and the result after the docstring's
+# first line.
+results() {
+	awk '/^test[^ ]* \([^)]*\)/ { id = $2; gsub(/[()]/, "", id) }
+	     / \.\.\. / && id != "" {
+		r = $0; sub(/.* \.\.\. /, "", r); print id, r; id = "" }' "$1" |
+		sort -k1,1
+}
+
+# counts RESULTS: "P passed, F failed, E errors, S skipped"
+counts() {
+	awk '$2 == "ok" { p++ } $2 == "FAIL" { f++ } $2 == "ERROR" { e++ }
+	     $2 == "skipped" { s++ }
+	     END { printf "%d passed, %d failed, %d errors, %d skipped\n",
+		   p, f, e, s }' "$1"
+}
+
+# named RESULTS WORD...: the tests whose result is one of WORDs
+named() {
+	f=$1
+	shift
+	for w in "$@"; do
+		awk -v w="$w" '$2 == w { print $1 }' "$f"
+	done | sort -u
+}
+
+# run_suite DEV LOG [WRAPPER]: the suite on DEV, its -v output in LOG
+run_suite() {
+	(cd "$tmp" && timeout $limit $3 $py tests/run_tests.py -v --dev "$1" \
+		${PYVERBS_FILTER:-}) >"$2" 2>&1
+}
+
+echo "TAP version 13"
+if [ ! -f $suite/run_tests.py ] || ! $py -c 'import pyverbs' 2>/dev/null; then
+	echo "1..0 # SKIP python3-pyverbs is not installed (make deps)"
+	exit 0
+fi
+
+# The suite as a package: Debian compresses the larger modules.
+cp -r $suite "$tmp/tests" && gunzip -q "$tmp"/tests/*.gz || {
+	echo "not ok 1 - copy rdma-core's test suite"
+	exit 1
+}
+
+[ -d /sys/module/rdma_rxe ] || rxe_loaded_here=1
+if ! ip link add pv0 type veth peer name pv1 ||
+	! ip addr add 10.79.0.1/24 dev pv0 ||
+	! ip addr add 10.79.0.2/24 dev pv1 ||
+	! ip link set pv0 up || ! ip link set pv1 up ||
+	! modprobe rdma_rxe ||
+	! rdma link add rxe0 type rxe netdev pv0 ||
+	! rnic link add rnic0 netdev pv1; then
+	echo "not ok 1 - set up rnic0 and rxe0 on a veth pair"
+	exit 1
+fi
+# until rxe0 has the IPv4 address's GID (the suite picks a RoCEv2 GID;
+# rnic0 has its GIDs when rnic link add returns)
+for i in $(seq 50); do
+	grep -qs ':0a4f:' /sys/class/infiniband/rxe0/ports/1/gids/* && break
+	sleep 0.1
+done
+
+start=$(date +%s)
+run_suite rnic0 "$tmp/rnic.log" "$rnic_run"
+rnic_rc=$?
+rnic_s=$(($(date +%s) - start))
+start=$(date +%s)
+run_suite rxe0 "$tmp/rxe.log"
+rxe_rc=$?
+rxe_s=$(($(date +%s) - start))
+
+results "$tmp/rnic.log" >"$tmp/rnic.all"
+results "$tmp/rxe.log" >"$tmp/rxe.all"
+echo "# rnic0: $(counts "$tmp/rnic.all") in $rnic_s s (status $rnic_rc)"
+echo "# rxe0:  $(counts "$tmp/rxe.all") in $rxe_s s (status $rxe_rc)"
+
+named "$tmp/rnic.all" FAIL ERROR >"$tmp/bad"
+unexplained=
+for t in $(cat "$tmp/bad"); do
+	case " $KNOWN " in
+	*" $t "*) echo "# known: $t" ;;
+	*) unexplained="$unexplained $t" ;;
+	esac
+done
+why=
+if [ $rnic_rc -ne 0 ] && [ ! -s "$tmp/bad" ]; then
+	why="the suite ended with status $rnic_rc"
+elif [ -n "$unexplained" ]; then
+	why="failed:$unexplained"
+elif ! grep -q '^Ran [1-9]' "$tmp/rnic.log"; then
+	why="the suite ran no test"
+fi
+result "rdma-core's test suite on rnic0: $(counts "$tmp/rnic.all")" "$why"
+[ -n "$why" ] && tail -n 40 "$tmp/rnic.log" | sed 's/^/# rnic.log: /'
+
+# what rxe passes and rnic fails
+named "$tmp/rxe.all" ok >"$tmp/rxe.ok"
+worse=$(comm -12 "$tmp/rxe.ok" "$tmp/bad" | tr '\n' ' ')
+result "no test that passes on rxe0 fails on rnic0" "${worse:+failed: $worse}"
+
+# what rxe passes and rnic does not (skips), with rnic's outcome
+join "$tmp/rnic.all" "$tmp/rxe.ok" | grep -v '^[^ ]* ok$' |
+	sed 's/^/# passes on rxe0, on rnic0: /'
+
+# why rnic0 skips, the ten most frequent reasons
+awk '$2 == "skipped" { $1 = $2 = ""; print substr($0, 3, 70) }' \
+	"$tmp/rnic.all" | sort | uniq -c | sort -rn | head -n 10 |
+	sed 's/^/# rnic0 skips: /'
+
+# the yardstick, for the record: rxe's failures are named, not counted
+named "$tmp/rxe.all" FAIL ERROR | sed 's/^/# rxe0 fails: /'
+n=$((n + 1))
+echo "ok $n - rdma-core's test suite on rxe0: $(counts "$tmp/rxe.all")"
+echo "1..$n"
+exit $((failed > 0))
