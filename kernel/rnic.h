@@ -37,6 +37,9 @@
 #define RNIC_VERSION_MAJOR 0
 #define RNIC_VERSION_MINOR 1
 #define RNIC_VERSION_PATCH 0
+/* The version as RNIC_IOCTL_QUERY_DEVICE gives it */
+#define RNIC_FW_VERSION \
+	RNIC_FW_VER(RNIC_VERSION_MAJOR, RNIC_VERSION_MINOR, RNIC_VERSION_PATCH)
 
 /*
  * Device limits reported by RNIC_IOCTL_QUERY_DEVICE. They are chosen, not

@@ -85,6 +85,25 @@
  */
 #define RNIC_VENDOR_ID 0x726e63
 
+/**
+ * RNIC_FW_VER - out_fw_ver of struct rnic_query_device for version
+ *	@major.@minor.@patch
+ * @major: up to 32 bits
+ * @minor: up to 16 bits
+ * @patch: up to 16 bits
+ */
+#define RNIC_FW_VER(major, minor, patch) \
+	((__u64)(major) << 32 | (__u64)(minor) << 16 | (__u64)(patch))
+/* The parts of an out_fw_ver */
+#define RNIC_FW_VER_MAJOR(v) ((unsigned int)((v) >> 32))
+#define RNIC_FW_VER_MINOR(v) ((unsigned int)((v) >> 16 & 0xffff))
+#define RNIC_FW_VER_PATCH(v) ((unsigned int)((v) & 0xffff))
+/**
+ * RNIC_FW_VER_FMT - how an out_fw_ver reads as text (ibv_device_attr's
+ *	fw_ver): printf() of its major, minor and patch
+ */
+#define RNIC_FW_VER_FMT "%u.%u.%u"
+
 /** RNIC_GID_TABLE_LEN - GID table entries per port. */
 #define RNIC_GID_TABLE_LEN 64
 
@@ -160,7 +179,7 @@ enum rnic_cmd {
  * @out_max_mr_size: largest memory region in bytes
  * @out_page_size_cap: supported page sizes (bit n set: 2^n bytes)
  * @out_device_cap_flags: capability bits, values of enum ibv_device_cap_flags
- * @out_fw_ver: firmware (module) version: major << 32 | minor << 16 | patch
+ * @out_fw_ver: firmware (module) version, RNIC_FW_VER()
  * @out_vendor_id: IEEE vendor OUI: %RNIC_VENDOR_ID
  * @out_vendor_part_id: vendor part id
  * @out_hw_ver: hardware version
