@@ -57,6 +57,29 @@
  *   of that namespace can open the device. Changes when the bound netdev
  *   moves to another namespace. Modules before it lack the attribute.
  * - ``dev``: major:minor of the char device.
+ *
+ * and, in the layout and format the in-kernel stack gives
+ * /sys/class/infiniband/NAME/ (programs built for it read them through
+ * ibv_device.ibdev_path, which points here):
+ *
+ * - ``node_type``: ``1: CA``.
+ * - ``fw_ver``: the fw_ver of ibv_query_device(), RNIC_FW_VER_FMT of
+ *   out_fw_ver.
+ * - ``board_id``: ``rnic``.
+ * - ``ports/1/state``: the port state as number and name (``4: ACTIVE``,
+ *   ``1: DOWN``); ``ports/1/phys_state`` likewise (``5: LinkUp``,
+ *   ``3: Disabled``).
+ * - ``ports/1/rate``: active width times speed, as ``100 Gb/sec (4X EDR)``.
+ * - ``ports/1/link_layer``: ``Ethernet``.
+ * - ``ports/1/gids/N`` for N from 0 to RNIC_GID_TABLE_LEN - 1: GID table
+ *   entry N as eight groups of four hex digits, uncompressed; the zero GID
+ *   for an empty entry.
+ * - ``ports/1/gid_attrs/types/N``: ``RoCE v2`` for a valid entry;
+ *   ``ports/1/gid_attrs/ndevs/N``: the name of the netdev the device is
+ *   bound to. Reading either for an empty entry, or ndevs for an unbound
+ *   device, fails with EINVAL.
+ * - ``ports/1/hw_counters/NAME``: the device's counter NAME
+ *   (RNIC_NL_COUNTER_NAMES in rnic-netlink.h), decimal.
  */
 
 /** RNIC_ABI_VERSION - the ABI version the kernel exports in sysfs. */
@@ -100,7 +123,7 @@
 #define RNIC_FW_VER_PATCH(v) ((unsigned int)((v) & 0xffff))
 /**
  * RNIC_FW_VER_FMT - how an out_fw_ver reads as text (ibv_device_attr's
- *	fw_ver): printf() of its major, minor and patch
+ *	fw_ver, sysfs fw_ver): printf() of its major, minor and patch
  */
 #define RNIC_FW_VER_FMT "%u.%u.%u"
 

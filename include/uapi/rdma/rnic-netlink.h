@@ -343,8 +343,9 @@ enum rnic_nl_counter {
  * RNIC_NL_COUNTER_NAMES - an initializer of an array of the counters'
  *	names, indexed by enum rnic_nl_counter (none for UNSPEC); C only
  *
- * ``rnic stat`` prints a counter under its name: the lower case of the
- * enum name without RNIC_NL_COUNTER_.
+ * ``rnic stat`` prints a counter under its name, and it is the name of
+ * its file in /sys/class/rnic/NAME/ports/1/hw_counters/. Lower case of
+ * the enum name without RNIC_NL_COUNTER_.
  */
 #define RNIC_NL_COUNTER_NAMES {	\
 	[RNIC_NL_COUNTER_REQ_NOT_PEER] = "req_not_peer",	\
