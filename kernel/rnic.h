@@ -37,6 +37,9 @@
 #define RNIC_VERSION_MAJOR 0
 #define RNIC_VERSION_MINOR 1
 #define RNIC_VERSION_PATCH 0
+/* The version as RNIC_IOCTL_QUERY_DEVICE and sysfs fw_ver give it */
+#define RNIC_FW_VERSION \
+	RNIC_FW_VER(RNIC_VERSION_MAJOR, RNIC_VERSION_MINOR, RNIC_VERSION_PATCH)
 
 /*
  * Device limits reported by RNIC_IOCTL_QUERY_DEVICE. They are chosen, not
@@ -70,6 +73,11 @@
 #define RNIC_LINK_LAYER_ETH	2
 #define RNIC_WIDTH_4X		2
 #define RNIC_SPEED_EDR		32
+/*
+ * The rate of the port's RNIC_WIDTH_4X and RNIC_SPEED_EDR (4 lanes of
+ * 25 Gb/s) as the in-kernel stack's sysfs writes it
+ */
+#define RNIC_PORT_RATE		"100 Gb/sec (4X EDR)"
 #define RNIC_ATOMIC_HCA		1
 /* enum ibv_device_cap_flags bits rnic has */
 #define RNIC_DEVICE_CURR_QP_STATE_MOD	BIT(7)
@@ -326,6 +334,11 @@ struct rnic_held {
  *	from just before the char device appears until removal
  * @cg_dev: the device as the RDMA cgroup controller knows it (rdma.max,
  *	rdma.current), under the device's name
+ * @sysfs_ports: the directory ports/ of @dev in sysfs (core/sysfs.c),
+ *	made before the device is published and deleted by the first step
+ *	of its removal, like the two below; NULL where not made
+ * @sysfs_port: ports/1/
+ * @sysfs_gid_attrs: ports/1/gid_attrs/
  * @counters: events of the data path, per CPU, each indexed by enum
  *	rnic_nl_counter (entry 0 is unused); rnic_dev_count() increments
  *	the running CPU's, rnic_dev_counter() sums them
@@ -387,6 +400,9 @@ struct rnic_dev {
 #if IS_ENABLED(CONFIG_CGROUP_RDMA)
 	struct rdmacg_device cg_dev;
 #endif
+	struct kobject *sysfs_ports;
+	struct kobject *sysfs_port;
+	struct kobject *sysfs_gid_attrs;
 	struct rnic_dev_counters __percpu *counters;
 	struct work_struct remove_work;
 	struct rcu_head rcu;
@@ -703,6 +719,12 @@ struct rnic_dev *rnic_dev_next(struct net *net, unsigned long *index);
 void rnic_dev_info(struct rnic_dev *rdev, struct rnic_dev_info *info);
 void rnic_dev_set_fault(struct rnic_dev *rdev, const u32 *fault, u32 mask);
 u32 rnic_active_mtu(u32 netdev_mtu);
+
+/* sysfs.c: the device's directory in /sys/class/rnic */
+extern const struct attribute_group *rnic_dev_groups[];
+void rnic_sysfs_init(void);
+int rnic_sysfs_add(struct rnic_dev *rdev);
+void rnic_sysfs_del(struct rnic_dev *rdev);
 
 /* netdev.c: binding to a netdev, GID table */
 extern spinlock_t rnic_bind_lock;

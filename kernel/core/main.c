@@ -60,76 +60,6 @@ static void rnic_check_leaks(void)
 	}
 }
 
-static ssize_t abi_version_show(struct device *dev,
-				struct device_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%d\n", RNIC_ABI_VERSION);
-}
-static DEVICE_ATTR_RO(abi_version);
-
-static ssize_t uverbs_show(struct device *dev, struct device_attribute *attr,
-			   char *buf)
-{
-	return sysfs_emit(buf, "uverbs%u\n",
-			  RNIC_UVERBS_BASE + to_rnic_dev(dev)->index);
-}
-static DEVICE_ATTR_RO(uverbs);
-
-static ssize_t node_guid_show(struct device *dev,
-			      struct device_attribute *attr, char *buf)
-{
-	u64 guid = be64_to_cpu(to_rnic_dev(dev)->node_guid);
-
-	return sysfs_emit(buf, "%04x:%04x:%04x:%04x\n",
-			  (u16)(guid >> 48), (u16)(guid >> 32),
-			  (u16)(guid >> 16), (u16)guid);
-}
-static DEVICE_ATTR_RO(node_guid);
-
-static ssize_t netdev_show(struct device *dev, struct device_attribute *attr,
-			   char *buf)
-{
-	struct rnic_dev *rdev = to_rnic_dev(dev);
-	char name[IFNAMSIZ];
-
-	spin_lock_bh(&rnic_bind_lock);
-	strscpy(name, rdev->netdev_name, sizeof(name));
-	spin_unlock_bh(&rnic_bind_lock);
-	return sysfs_emit(buf, "%s\n", name);
-}
-static DEVICE_ATTR_RO(netdev);
-
-/*
- * The inode number of the device's network namespace, as stat() of
- * /proc/PID/ns/net gives it: librnic lists only its caller's devices.
- * rnic_bind_lock keeps @net from changing under us (a netdev move), and
- * the namespace is alive while the attribute is: its removal (step 1,
- * cdev_device_del()) waits for this read and comes before the namespace
- * is gone. Not rnic_devs_lock, which that removal holds.
- */
-static ssize_t net_ns_show(struct device *dev, struct device_attribute *attr,
-			   char *buf)
-{
-	struct rnic_dev *rdev = to_rnic_dev(dev);
-	unsigned int inum;
-
-	spin_lock_bh(&rnic_bind_lock);
-	inum = rnic_dev_net(rdev)->ns.inum;
-	spin_unlock_bh(&rnic_bind_lock);
-	return sysfs_emit(buf, "%u\n", inum);
-}
-static DEVICE_ATTR_RO(net_ns);
-
-static struct attribute *rnic_dev_attrs[] = {
-	&dev_attr_abi_version.attr,
-	&dev_attr_uverbs.attr,
-	&dev_attr_node_guid.attr,
-	&dev_attr_netdev.attr,
-	&dev_attr_net_ns.attr,
-	NULL,
-};
-ATTRIBUTE_GROUPS(rnic_dev);
-
 static char *rnic_devnode(struct device *dev, umode_t *mode)
 {
 	/* Everybody may open a verbs device, as with rdma-core's rules. */
@@ -303,6 +233,7 @@ static void rnic_dev_stop(struct rnic_dev *rdev)
 	WRITE_ONCE(rdev->live, false);
 	/* No charge from now on; rdma.current forgets the device. */
 	rnic_cg_unregister(rdev);
+	rnic_sysfs_del(rdev);
 	cdev_device_del(&rdev->cdev, &rdev->dev);
 	rnic_netdev_unbind(rdev);
 	rnic_port_remove(rdev);
@@ -444,12 +375,24 @@ int rnic_dev_add(const char *name, struct net *net, const char *ifname,
 	ret = cdev_device_add(&rdev->cdev, &rdev->dev);
 	if (ret)
 		goto err_cg;
+	ret = rnic_sysfs_add(rdev);
+	if (ret)
+		goto err_remove;
 	xa_store(&rnic_devs, index, rdev, GFP_KERNEL);
 	mutex_unlock(&rnic_devs_lock);
 	if (ifname)
 		rtnl_unlock();
 	rnic_dbg_dev(rdev, "created\n");
 	return 0;
+
+err_remove:
+	/* The char device may have been opened: a whole removal. */
+	rnic_dev_stop(rdev);
+	mutex_unlock(&rnic_devs_lock);
+	if (ifname)
+		rtnl_unlock();
+	rnic_dev_finish(rdev);
+	return ret;
 
 err_cg:
 	rnic_cg_unregister(rdev);
@@ -694,6 +637,7 @@ static int __init rnic_init(void)
 	}
 	rnic_class->devnode = rnic_devnode;
 	rnic_class->dev_groups = rnic_dev_groups;
+	rnic_sysfs_init();
 
 	ret = rnic_netdev_init();
 	if (ret)

@@ -58,8 +58,7 @@ static int rnic_query_device(struct rnic_ucmd *ucmd)
 				    RNIC_DEVICE_SYS_IMAGE_GUID |
 				    RNIC_DEVICE_RC_RNR_NAK_GEN |
 				    RNIC_DEVICE_CURR_QP_STATE_MOD;
-	cmd->out_fw_ver = (u64)RNIC_VERSION_MAJOR << 32 |
-			  RNIC_VERSION_MINOR << 16 | RNIC_VERSION_PATCH;
+	cmd->out_fw_ver = RNIC_FW_VERSION;
 	cmd->out_vendor_id = RNIC_VENDOR_ID;
 	cmd->out_vendor_part_id = 0;
 	cmd->out_hw_ver = 0;

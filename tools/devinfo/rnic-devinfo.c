@@ -331,6 +331,29 @@ static int print_port(struct ibv_device *dev, struct ibv_context *ctx,
 	return 0;
 }
 
+/*
+ * The board_id file of the device's sysfs directory (ibdev_path), as
+ * ibv_devinfo reads it: without its newline, and only if not empty.
+ */
+static void print_board_id(const struct ibv_device *dev)
+{
+	char path[IBV_SYSFS_PATH_MAX + sizeof("/board_id")], buf[256];
+	size_t len;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/board_id", dev->ibdev_path);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	len = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	if (len && buf[len - 1] == '\n')
+		len--;
+	buf[len] = '\0';
+	if (len)
+		dev_field("board_id", "%s", buf);
+}
+
 /* Print device @dev (all ports, or only @port if not 0). */
 static int print_device(struct ibv_device *dev, unsigned int port)
 {
@@ -369,6 +392,7 @@ static int print_device(struct ibv_device *dev, unsigned int port)
 	dev_field("vendor_id", "0x%04x", a.vendor_id);
 	dev_field("vendor_part_id", "%u", a.vendor_part_id);
 	dev_field("hw_ver", "0x%X", a.hw_ver);
+	print_board_id(dev);
 	dev_field("phys_port_cnt", "%d", a.phys_port_cnt);
 	if (verbose) {
 		print_device_limits(&a);

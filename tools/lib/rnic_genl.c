@@ -842,40 +842,8 @@ int rnic_link_parse(const struct nlmsghdr *nlh, void *out)
 
 /* ---- counters --------------------------------------------------------- */
 
-/* The one table of counter names, indexed by enum rnic_nl_counter. */
-static const char *const counter_names[] = {
-	[RNIC_NL_COUNTER_REQ_NOT_PEER] = "req_not_peer",
-	[RNIC_NL_COUNTER_RESP_NOT_PEER] = "resp_not_peer",
-	[RNIC_NL_COUNTER_SENT_PKTS] = "sent_pkts",
-	[RNIC_NL_COUNTER_RCVD_PKTS] = "rcvd_pkts",
-	[RNIC_NL_COUNTER_DUPLICATE_REQUEST] = "duplicate_request",
-	[RNIC_NL_COUNTER_OUT_OF_SEQ_REQUEST] = "out_of_seq_request",
-	[RNIC_NL_COUNTER_RCVD_RNR_ERR] = "rcvd_rnr_err",
-	[RNIC_NL_COUNTER_SEND_RNR_ERR] = "send_rnr_err",
-	[RNIC_NL_COUNTER_RCVD_SEQ_ERR] = "rcvd_seq_err",
-	[RNIC_NL_COUNTER_RETRY_EXCEEDED_ERR] = "retry_exceeded_err",
-	[RNIC_NL_COUNTER_RETRY_RNR_EXCEEDED_ERR] = "retry_rnr_exceeded_err",
-	[RNIC_NL_COUNTER_COMPLETER_RETRY_ERR] = "completer_retry_err",
-	[RNIC_NL_COUNTER_SEND_ERR] = "send_err",
-	[RNIC_NL_COUNTER_LINK_DOWNED] = "link_downed",
-	[RNIC_NL_COUNTER_DROP_NO_QP] = "drop_no_qp",
-	[RNIC_NL_COUNTER_DROP_NOT_REACHED] = "drop_not_reached",
-	[RNIC_NL_COUNTER_DROP_BAD_OPCODE] = "drop_bad_opcode",
-	[RNIC_NL_COUNTER_DROP_QP_STATE] = "drop_qp_state",
-	[RNIC_NL_COUNTER_DROP_BAD_QKEY] = "drop_bad_qkey",
-	[RNIC_NL_COUNTER_DROP_BAD_PKEY] = "drop_bad_pkey",
-	[RNIC_NL_COUNTER_DROP_LENGTH] = "drop_length",
-	[RNIC_NL_COUNTER_GSI_DROPPED] = "gsi_dropped",
-	[RNIC_NL_COUNTER_DROP_BAD_HEADER] = "drop_bad_header",
-	[RNIC_NL_COUNTER_DROP_BAD_ICRC] = "drop_bad_icrc",
-	[RNIC_NL_COUNTER_FAULT_DROP] = "fault_drop",
-	[RNIC_NL_COUNTER_FAULT_DUPLICATE] = "fault_duplicate",
-	[RNIC_NL_COUNTER_FAULT_CORRUPT] = "fault_corrupt",
-	[RNIC_NL_COUNTER_FAULT_DELAY] = "fault_delay",
-	[RNIC_NL_COUNTER_FAULT_RNR] = "fault_rnr",
-	[RNIC_NL_COUNTER_FAULT_REM_ACCESS] = "fault_rem_access",
-	[RNIC_NL_COUNTER_FAULT_RETRY_EXC] = "fault_retry_exc",
-};
+/* Indexed by enum rnic_nl_counter; the kernel names its sysfs files so. */
+static const char *const counter_names[] = RNIC_NL_COUNTER_NAMES;
 _Static_assert(sizeof(counter_names) / sizeof(counter_names[0]) ==
 	       RNIC_NL_COUNTER_MAX + 1, "a counter without a name");
 /* Presence is kept in a 64-bit mask indexed by counter. */

@@ -57,6 +57,29 @@
  *   of that namespace can open the device. Changes when the bound netdev
  *   moves to another namespace. Modules before it lack the attribute.
  * - ``dev``: major:minor of the char device.
+ *
+ * and, in the layout and format the in-kernel stack gives
+ * /sys/class/infiniband/NAME/ (programs built for it read them through
+ * ibv_device.ibdev_path, which points here):
+ *
+ * - ``node_type``: ``1: CA``.
+ * - ``fw_ver``: the fw_ver of ibv_query_device(), RNIC_FW_VER_FMT of
+ *   out_fw_ver.
+ * - ``board_id``: ``rnic``.
+ * - ``ports/1/state``: the port state as number and name (``4: ACTIVE``,
+ *   ``1: DOWN``); ``ports/1/phys_state`` likewise (``5: LinkUp``,
+ *   ``3: Disabled``).
+ * - ``ports/1/rate``: active width times speed, as ``100 Gb/sec (4X EDR)``.
+ * - ``ports/1/link_layer``: ``Ethernet``.
+ * - ``ports/1/gids/N`` for N from 0 to RNIC_GID_TABLE_LEN - 1: GID table
+ *   entry N as eight groups of four hex digits, uncompressed; the zero GID
+ *   for an empty entry.
+ * - ``ports/1/gid_attrs/types/N``: ``RoCE v2`` for a valid entry;
+ *   ``ports/1/gid_attrs/ndevs/N``: the name of the netdev the device is
+ *   bound to. Reading either for an empty entry, or ndevs for an unbound
+ *   device, fails with EINVAL.
+ * - ``ports/1/hw_counters/NAME``: the device's counter NAME
+ *   (RNIC_NL_COUNTER_NAMES in rnic-netlink.h), decimal.
  */
 
 /** RNIC_ABI_VERSION - the ABI version the kernel exports in sysfs. */
@@ -84,6 +107,25 @@
  * vendor ID for a device that failed to answer.
  */
 #define RNIC_VENDOR_ID 0x726e63
+
+/**
+ * RNIC_FW_VER - out_fw_ver of struct rnic_query_device for version
+ *	@major.@minor.@patch
+ * @major: up to 32 bits
+ * @minor: up to 16 bits
+ * @patch: up to 16 bits
+ */
+#define RNIC_FW_VER(major, minor, patch) \
+	((__u64)(major) << 32 | (__u64)(minor) << 16 | (__u64)(patch))
+/* The parts of an out_fw_ver */
+#define RNIC_FW_VER_MAJOR(v) ((unsigned int)((v) >> 32))
+#define RNIC_FW_VER_MINOR(v) ((unsigned int)((v) >> 16 & 0xffff))
+#define RNIC_FW_VER_PATCH(v) ((unsigned int)((v) & 0xffff))
+/**
+ * RNIC_FW_VER_FMT - how an out_fw_ver reads as text (ibv_device_attr's
+ *	fw_ver, sysfs fw_ver): printf() of its major, minor and patch
+ */
+#define RNIC_FW_VER_FMT "%u.%u.%u"
 
 /** RNIC_GID_TABLE_LEN - GID table entries per port. */
 #define RNIC_GID_TABLE_LEN 64
@@ -160,7 +202,7 @@ enum rnic_cmd {
  * @out_max_mr_size: largest memory region in bytes
  * @out_page_size_cap: supported page sizes (bit n set: 2^n bytes)
  * @out_device_cap_flags: capability bits, values of enum ibv_device_cap_flags
- * @out_fw_ver: firmware (module) version: major << 32 | minor << 16 | patch
+ * @out_fw_ver: firmware (module) version, RNIC_FW_VER()
  * @out_vendor_id: IEEE vendor OUI: %RNIC_VENDOR_ID
  * @out_vendor_part_id: vendor part id
  * @out_hw_ver: hardware version

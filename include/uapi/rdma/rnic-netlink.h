@@ -339,6 +339,48 @@ enum rnic_nl_counter {
 	RNIC_NL_COUNTER_MAX = __RNIC_NL_COUNTER_MAX - 1
 };
 
+/**
+ * RNIC_NL_COUNTER_NAMES - an initializer of an array of the counters'
+ *	names, indexed by enum rnic_nl_counter (none for UNSPEC); C only
+ *
+ * ``rnic stat`` prints a counter under its name, and it is the name of
+ * its file in /sys/class/rnic/NAME/ports/1/hw_counters/. Lower case of
+ * the enum name without RNIC_NL_COUNTER_.
+ */
+#define RNIC_NL_COUNTER_NAMES {	\
+	[RNIC_NL_COUNTER_REQ_NOT_PEER] = "req_not_peer",	\
+	[RNIC_NL_COUNTER_RESP_NOT_PEER] = "resp_not_peer",	\
+	[RNIC_NL_COUNTER_SENT_PKTS] = "sent_pkts",	\
+	[RNIC_NL_COUNTER_RCVD_PKTS] = "rcvd_pkts",	\
+	[RNIC_NL_COUNTER_DUPLICATE_REQUEST] = "duplicate_request",	\
+	[RNIC_NL_COUNTER_OUT_OF_SEQ_REQUEST] = "out_of_seq_request",	\
+	[RNIC_NL_COUNTER_RCVD_RNR_ERR] = "rcvd_rnr_err",	\
+	[RNIC_NL_COUNTER_SEND_RNR_ERR] = "send_rnr_err",	\
+	[RNIC_NL_COUNTER_RCVD_SEQ_ERR] = "rcvd_seq_err",	\
+	[RNIC_NL_COUNTER_RETRY_EXCEEDED_ERR] = "retry_exceeded_err",	\
+	[RNIC_NL_COUNTER_RETRY_RNR_EXCEEDED_ERR] = "retry_rnr_exceeded_err",	\
+	[RNIC_NL_COUNTER_COMPLETER_RETRY_ERR] = "completer_retry_err",	\
+	[RNIC_NL_COUNTER_SEND_ERR] = "send_err",	\
+	[RNIC_NL_COUNTER_LINK_DOWNED] = "link_downed",	\
+	[RNIC_NL_COUNTER_DROP_NO_QP] = "drop_no_qp",	\
+	[RNIC_NL_COUNTER_DROP_NOT_REACHED] = "drop_not_reached",	\
+	[RNIC_NL_COUNTER_DROP_BAD_OPCODE] = "drop_bad_opcode",	\
+	[RNIC_NL_COUNTER_DROP_QP_STATE] = "drop_qp_state",	\
+	[RNIC_NL_COUNTER_DROP_BAD_QKEY] = "drop_bad_qkey",	\
+	[RNIC_NL_COUNTER_DROP_BAD_PKEY] = "drop_bad_pkey",	\
+	[RNIC_NL_COUNTER_DROP_LENGTH] = "drop_length",	\
+	[RNIC_NL_COUNTER_GSI_DROPPED] = "gsi_dropped",	\
+	[RNIC_NL_COUNTER_DROP_BAD_HEADER] = "drop_bad_header",	\
+	[RNIC_NL_COUNTER_DROP_BAD_ICRC] = "drop_bad_icrc",	\
+	[RNIC_NL_COUNTER_FAULT_DROP] = "fault_drop",	\
+	[RNIC_NL_COUNTER_FAULT_DUPLICATE] = "fault_duplicate",	\
+	[RNIC_NL_COUNTER_FAULT_CORRUPT] = "fault_corrupt",	\
+	[RNIC_NL_COUNTER_FAULT_DELAY] = "fault_delay",	\
+	[RNIC_NL_COUNTER_FAULT_RNR] = "fault_rnr",	\
+	[RNIC_NL_COUNTER_FAULT_REM_ACCESS] = "fault_rem_access",	\
+	[RNIC_NL_COUNTER_FAULT_RETRY_EXC] = "fault_retry_exc",	\
+}
+
 /** RNIC_FAULT_PPM_MAX - a fault rate of 100%, in parts per million. */
 #define RNIC_FAULT_PPM_MAX 1000000
 /** RNIC_FAULT_DELAY_US_MAX - the longest fault delay: one second. */

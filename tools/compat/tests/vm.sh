@@ -8,7 +8,8 @@
 #   1. ibverbs-utils: ibv_devices and ibv_devinfo print what rnic's own
 #      rnic-devices and rnic-devinfo print (same format, values from
 #      librnic); ibv_devinfo -v too, but the GIDs (rdma-core's format, with
-#      their type: ::ffff:127.0.0.1, RoCE v2) and its extended attributes;
+#      their type: ::ffff:127.0.0.1, RoCE v2) and its extended attributes,
+#      with the board_id it reads from rnic's sysfs directory (ibdev_path);
 #      ibv_asyncwatch opens the device and waits for events.
 #   2. ibv_{rc,uc,ud,srq}_pingpong, server and client both under rnic-run
 #      over 127.0.0.1 on a device bound to lo, -c (each side checks every
@@ -185,6 +186,9 @@ if [ -z "$why" ]; then
 		why="$why output differs from rnic-devinfo -v:"
 		sed 's/^/# diff: /' "$tmp/diff"
 	fi
+	# board_id comes from <ibdev_path>/board_id, rnic's sysfs directory
+	grep -q "^$(printf '\t')board_id:$(printf '\t\t\t')$(cat /sys/class/rnic/$dev/board_id)\$" \
+		"$tmp/client.out" || why="$why no board_id from sysfs;"
 	grep -q "GID\[  1\]:$(printf '\t\t')::ffff:127.0.0.1, RoCE v2\$" \
 		"$tmp/client.out" || why="$why no 'GID[  1]: ::ffff:127.0.0.1, RoCE v2';"
 	flags=$(awk '$1 == "device_cap_flags:" { print $2 }' "$tmp/client.out")

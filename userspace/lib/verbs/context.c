@@ -194,10 +194,10 @@ static void fill_device_attr(struct ibv_device_attr *a,
 			     const struct rnic_query_device *q)
 {
 	memset(a, 0, sizeof(*a));
-	snprintf(a->fw_ver, sizeof(a->fw_ver), "%u.%u.%u",
-		 (unsigned int)(q->out_fw_ver >> 32),
-		 (unsigned int)(q->out_fw_ver >> 16 & 0xffff),
-		 (unsigned int)(q->out_fw_ver & 0xffff));
+	snprintf(a->fw_ver, sizeof(a->fw_ver), RNIC_FW_VER_FMT,
+		 RNIC_FW_VER_MAJOR(q->out_fw_ver),
+		 RNIC_FW_VER_MINOR(q->out_fw_ver),
+		 RNIC_FW_VER_PATCH(q->out_fw_ver));
 	a->node_guid = q->out_node_guid;
 	a->sys_image_guid = q->out_sys_image_guid;
 	a->max_mr_size = q->out_max_mr_size;
