@@ -98,12 +98,6 @@ enum rnic_oper {
 /* Packets the requester sends per batch, and batches per run. */
 #define RNIC_REQ_BUDGET		64
 #define RNIC_REQ_BATCHES	16
-
-/*
- * Microseconds an RC QP waits before it sends again what the link refused
- * for a full queue (-ENOBUFS): time for the softirq to drain the queue.
- */
-#define RNIC_LINK_BUSY_US	200
 /* WQEs flushed per pass before the lock is dropped */
 #define RNIC_FLUSH_BUDGET	256
 /* A UD receive buffer starts with room for the GRH. */
@@ -263,7 +257,6 @@ enum hrtimer_restart rnic_req_rnr_timer(struct hrtimer *t);
 void rnic_req_rnr_stop(struct rnic_qp *qp);
 void rnic_req_run(struct rnic_qp *qp);
 void rnic_req_poke(struct rnic_qp *qp);
-void rnic_req_link_busy(struct rnic_qp *qp);
 void rnic_req_complete(struct rnic_qp *qp, u32 status);
 void rnic_req_fail(struct rnic_qp *qp, u32 status);
 struct rnic_kwqe *rnic_req_find_psn(struct rnic_qp *qp, u32 psn, u32 *index);

@@ -92,9 +92,7 @@ struct rnic_resp_owed {
  * @timer: transport (retransmission) timer; holds a @dp reference while
  *	pending. Not armed during an RNR wait
  * @rnr_timer: the RNR wait, as long as the responder's RNR NAK asked for
- *	(microseconds, softirq); outside an RNR wait, the backoff after the
- *	link refused a packet for a full queue (rnic_req_link_busy(),
- *	without @rnr_wait); holds a @dp reference while queued. Armed
+ *	(microseconds, softirq); holds a @dp reference while queued. Armed
  *	and cancelled under @lock; a callback that finds it queued again
  *	leaves @rnr_wait to the new wait
  * @work: runs the requester on the device's workqueue; holds a @dp

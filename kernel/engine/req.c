@@ -19,12 +19,6 @@
  * requests sent before (comp.c: rnic_comp_busy()), and on expiry
  * rewinds to the oldest unacknowledged WQE until retry_cnt is used up
  * (IBV_WC_RETRY_EXC_ERR).
- *
- * A packet the link refuses for a full queue (-ENOBUFS) was not sent: an
- * RC requester takes it back and sends it again RNIC_LINK_BUSY_US later
- * (rnic_req_put_back(), on the RNR wait's hrtimer), as a NIC waits for
- * room in its transmit ring; UC and UD count it sent, lost as a wire may
- * lose it.
  */
 #include <linux/jiffies.h>
 
@@ -856,61 +850,6 @@ static void rnic_req_sent(struct rnic_qp *qp, const struct rnic_req_step *st)
 }
 
 /*
- * The link's queue was full: run the QP's work again in
- * RNIC_LINK_BUSY_US, on the RNR wait's hrtimer, which no RNR wait uses
- * now (it would run the work anyway). The wait leaves the CPU to the
- * softirq that drains the queue. rnic_req.lock held.
- */
-static void rnic_req_backoff(struct rnic_qp *qp)
-{
-	struct rnic_req *req = &qp->req;
-
-	lockdep_assert_held(&req->lock);
-	if (req->dead || req->rnr_wait || hrtimer_active(&req->rnr_timer) ||
-	    !rnic_dpref_get(&qp->dp))
-		return;
-	hrtimer_start(&req->rnr_timer,
-		      ns_to_ktime(RNIC_LINK_BUSY_US * NSEC_PER_USEC),
-		      HRTIMER_MODE_REL_SOFT);
-}
-
-/**
- * rnic_req_link_busy() - the link refused a packet for a full queue: run
- *	the QP's work again in a moment
- * @qp: the QP
- *
- * Context: any; takes rnic_req.lock.
- */
-void rnic_req_link_busy(struct rnic_qp *qp)
-{
-	spin_lock_bh(&qp->req.lock);
-	rnic_req_backoff(qp);
-	spin_unlock_bh(&qp->req.lock);
-}
-
-/*
- * RC: the link refused the packet of @st (a full queue, -ENOBUFS): it was
- * not sent. Like a NIC whose transmit ring is full, the requester sends
- * it again in a moment, instead of counting it lost and waiting out a
- * transport timeout. Unless something moved the requester back in the
- * meantime, or to a new life (a NAK, the timer, a reset): then what it
- * does next is right already. BH off.
- */
-static void rnic_req_put_back(struct rnic_qp *qp, const struct rnic_req_step *st)
-{
-	struct rnic_req *req = &qp->req;
-
-	spin_lock(&req->lock);
-	if (st->gen == req->gen && rnic_psn_before(st->pkt.psn, req->psn) &&
-	    rnic_req_rewind(qp, st->pkt.psn)) {
-		if (st->pkt.ack_req)
-			req->ask_next = true;
-		rnic_req_backoff(qp);
-	}
-	spin_unlock(&req->lock);
-}
-
-/*
  * After the last packet of a WQE: is there certainly nothing to send? A
  * lockless look that spares the step that would find nothing (the usual
  * case of one post, one doorbell). Whatever gives the requester work
@@ -942,10 +881,9 @@ static bool rnic_req_send(struct rnic_qp *qp)
 {
 	struct rnic_req *req = &qp->req;
 	struct rnic_req_step *st = &qp->scratch->step;
-	int budget, ret, err;
+	int budget, ret;
 
 	for (budget = RNIC_REQ_BUDGET; budget; budget--) {
-		err = 0;
 		local_bh_disable();
 		rcu_read_lock();
 		spin_lock(&req->lock);
@@ -953,19 +891,14 @@ static bool rnic_req_send(struct rnic_qp *qp)
 		spin_unlock(&req->lock);
 		if (ret > 0) {
 			if (likely(!st->lost))
-				err = rnic_link_xmit(&st->pkt);
+				rnic_link_xmit(&st->pkt);
 			rnic_payload_put(&st->pl);
-			if (err == -ENOBUFS && qp->type == RNIC_QPT_RC)
-				rnic_req_put_back(qp, st);
-			else if (st->last && qp->type != RNIC_QPT_RC)
+			if (st->last && qp->type != RNIC_QPT_RC)
 				rnic_req_sent(qp, st);
 		}
 		rcu_read_unlock();
 		local_bh_enable();
 		if (!ret)
-			return false;
-		/* the backoff runs it again */
-		if (err == -ENOBUFS && qp->type == RNIC_QPT_RC)
 			return false;
 		if (ret > 0 && st->last && rnic_req_idle(qp))
 			return false;

@@ -180,9 +180,8 @@ static void rnic_resp_aeth(struct rnic_qp *qp, u32 psn, u8 syndrome)
 
 /*
  * Owe @o: inserted in PSN order, replacing (and so restarting) an entry
- * whose PSNs hold its first PSN: the requester asks again for a READ, or
- * for the rest of it from the first response it lacks. Return: 0, or
- * -ENOSPC if RNIC_MAX_RD_ATOM entries are owed already.
+ * with the same first PSN. Return: 0, or -ENOSPC if RNIC_MAX_RD_ATOM
+ * entries are owed already.
  */
 static int rnic_resp_owe(struct rnic_resp *resp,
 			 const struct rnic_resp_owed *o)
@@ -192,8 +191,7 @@ static int rnic_resp_owe(struct rnic_resp *resp,
 
 	while (i != resp->owed_head) {
 		e = rnic_resp_owed_at(resp, i - 1);
-		if (!rnic_psn_before(o->psn, e->psn) &&
-		    rnic_psn_before(o->psn, rnic_psn_add(e->psn, e->npkts))) {
+		if (e->psn == o->psn) {
 			*e = *o;
 			return 0;
 		}
@@ -659,12 +657,11 @@ static u8 rnic_read_resp_opcode(u32 i, u32 n)
 
 /*
  * Send up to @budget more responses of the READ @o, read from its MR
- * now, until the link refuses one (its error in @err). Return: how many
- * were sent, or -EACCES if the rkey no longer allows it (the MR went away
- * on the way).
+ * now, until the link refuses one. Return: how many were sent, or
+ * -EACCES if the rkey no longer allows it (the MR went away on the way).
  */
 static int rnic_resp_read_more(struct rnic_qp *qp, struct rnic_resp_owed *o,
-			       u32 budget, int *err)
+			       u32 budget)
 {
 	struct rnic_payload *src = &qp->scratch->resp_pl;
 	u32 mtu = qp->path.mtu, n = min(o->npkts - o->sent, budget);
@@ -694,8 +691,7 @@ static int rnic_resp_read_more(struct rnic_qp *qp, struct rnic_resp_owed *o,
 			src->segs[0].len = len;
 			rsp.payload = src;
 		}
-		*err = rnic_resp_send(qp, &rsp);
-		if (*err)
+		if (rnic_resp_send(qp, &rsp))
 			break;
 	}
 	rnic_payload_put(src);
@@ -708,25 +704,21 @@ static int rnic_resp_read_more(struct rnic_qp *qp, struct rnic_resp_owed *o,
  * is sent, the ACK or NAK that waited behind it. A READ whose MR stopped
  * allowing it ends the connection (remote access NAK at the first
  * response that could not be read). A response the link refuses (its
- * queue is full, say) stops the pass where it is: the requester's work
- * sends it again in a moment if the queue was full (-ENOBUFS: it drains,
- * as a NIC's transmit ring does), else the next request from the peer,
- * its retry at the latest, does.
- * Return: 1 to go on from the requester's work, -ENOBUFS to go on from
- * it in a moment, 0 if nothing is left to do now. rnic_resp_go_on() acts
- * on it.
+ * queue is full, say) stops the pass where it is: the next request from
+ * the peer, its retry at the latest, sends it again.
+ * Return: whether to go on from the requester's work.
  */
-static int rnic_resp_push(struct rnic_qp *qp, u32 budget)
+static bool rnic_resp_push(struct rnic_qp *qp, u32 budget)
 {
 	struct rnic_resp *resp = &qp->resp;
 	u32 state = rnic_qp_state(qp);
 	struct rnic_resp_owed *o;
-	int n, err = 0;
 	u32 want;
+	int n;
 
 	if (state < RNIC_QPS_RTR || state == RNIC_QPS_ERR) {
 		rnic_resp_owed_clear(resp);
-		return 0;
+		return false;
 	}
 	while (budget && rnic_resp_owed_count(resp)) {
 		o = rnic_resp_owed_at(resp, resp->owed_head);
@@ -739,11 +731,10 @@ static int rnic_resp_push(struct rnic_qp *qp, u32 budget)
 				.orig = o->orig,
 			};
 
-			err = rnic_resp_send(qp, &rsp);
-			n = !err;
+			n = !rnic_resp_send(qp, &rsp);
 			o->sent += n;
 		} else {
-			n = rnic_resp_read_more(qp, o, budget, &err);
+			n = rnic_resp_read_more(qp, o, budget);
 		}
 		if (n < 0) {
 			u32 psn = rnic_psn_add(o->psn, o->sent);
@@ -752,31 +743,22 @@ static int rnic_resp_push(struct rnic_qp *qp, u32 budget)
 			rnic_resp_send_aeth(qp, psn, resp->msn, RNIC_SYN_NAK |
 					    RNIC_NAK_REM_ACCESS);
 			rnic_qp_error(qp, RNIC_EVENT_QP_ACCESS_ERR);
-			return 0;
+			return false;
 		}
 		budget -= n;
 		if (o->sent == o->npkts)
 			resp->owed_head++;
 		else if (n < want)
-			return err == -ENOBUFS ? err : 0;
+			return false;
 	}
 	if (rnic_resp_owed_count(resp))
-		return 1;
+		return true;
 	if (resp->aeth_owed) {
 		resp->aeth_owed = false;
 		rnic_resp_send_aeth(qp, resp->aeth_psn, resp->aeth_msn,
 				    resp->aeth_syndrome);
 	}
-	return 0;
-}
-
-/* After a pass of rnic_resp_push(): @verdict is what it returned. */
-static void rnic_resp_go_on(struct rnic_qp *qp, int verdict)
-{
-	if (verdict > 0)
-		rnic_req_schedule(qp);
-	else if (verdict == -ENOBUFS)
-		rnic_req_link_busy(qp);
+	return false;
 }
 
 /**
@@ -790,17 +772,18 @@ static void rnic_resp_go_on(struct rnic_qp *qp, int verdict)
 void rnic_resp_work(struct rnic_qp *qp)
 {
 	struct rnic_resp *resp = &qp->resp;
-	int verdict;
+	bool more;
 
 	if (qp->type != RNIC_QPT_RC)
 		return;
 	/* the local link's receivers look QPs and MRs up under RCU */
 	rcu_read_lock();
 	spin_lock_bh(&resp->lock);
-	verdict = rnic_resp_push(qp, RNIC_RESP_BUDGET);
+	more = rnic_resp_push(qp, RNIC_RESP_BUDGET);
 	spin_unlock_bh(&resp->lock);
 	rcu_read_unlock();
-	rnic_resp_go_on(qp, verdict);
+	if (more)
+		rnic_req_schedule(qp);
 }
 
 /*
@@ -1043,7 +1026,7 @@ static void rnic_resp_rc_uc(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 void rnic_resp_rcv(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 {
 	struct rnic_resp *resp = &qp->resp;
-	int verdict = 0;
+	bool more = false;
 	u32 state;
 
 	if ((pkt->opcode & RNIC_TRANSPORT_MASK) != rnic_transport(qp->type)) {
@@ -1072,11 +1055,12 @@ void rnic_resp_rcv(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	else
 		rnic_resp_rc_uc(qp, pkt);
 	if (qp->type == RNIC_QPT_RC)
-		verdict = rnic_resp_push(qp, RNIC_RESP_BUDGET);
+		more = rnic_resp_push(qp, RNIC_RESP_BUDGET);
 out:
 	resp->reply_to = NULL;
 	spin_unlock(&resp->lock);
-	rnic_resp_go_on(qp, verdict);
+	if (more)
+		rnic_req_schedule(qp);
 }
 
 /**

@@ -18,10 +18,7 @@
  * the sending QP's number, as rdma_rxe chooses it, so that flows hash
  * apart; the UDP checksum is 0 (the ICRC covers the packet), on IPv6 too,
  * as rdma_rxe sends it. A packet that cannot be sent is counted in
- * send_err; xmit says why, and for a full queue (-ENOBUFS) the RC
- * requester and responder send it again when they run next (req.c:
- * rnic_req_put_back(), resp.c: rnic_resp_push()); anything else is lost
- * and left to the RC requester's timer. A packet fault
+ * send_err and lost: the RC requester's timer retries. A packet fault
  * injection damaged (RNIC_PKT_CORRUPT) leaves with its ICRC inverted, so
  * that the peer drops it as a bad ICRC; one it delays is built at once
  * and held in the device's queue (struct rnic_held, at most
