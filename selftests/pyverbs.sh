@@ -10,13 +10,13 @@
 # (the tests connect a device to itself), rnic's through rnic's compat
 # libibverbs.so.1, rxe's through Debian's libibverbs and its rxe provider.
 #
-# TAP, one line per suite:
-#   - rnic0: ok when no test fails or errs but those named in KNOWN below,
-#     each explained in Documentation/userspace-guide.rst ("rdma-core's
-#     test suite"); the counts are printed next to rxe's.
-#   - a test that passes on rxe0 and fails on rnic0 is named.
-#   - rxe0: informational; rxe's own failures do not fail this script
-#     (it is the yardstick, not the subject), its counts are printed.
+# TAP, three lines:
+#   1. rnic0: ok when no test fails or errs but those named in KNOWN below,
+#      each explained in Documentation/userspace-guide.rst ("rdma-core's
+#      test suite"); the counts are printed next to rxe's.
+#   2. no test that passes on rxe0 fails on rnic0 (such tests are named).
+#   3. rxe0: informational; rxe's own failures do not fail this script
+#      (it is the yardstick, not the subject), its counts are printed.
 # Skips are fine: a test skips for a feature the device does not have.
 # PYVERBS_FILTER="test_mr test_qp" runs only those modules (run_tests.py
 # takes module or test names). Exit status 1 if the rnic0 suite failed.
@@ -27,8 +27,8 @@ top=${RNIC_TOP:-$(cd "$dir/.." && pwd)}
 suite=/usr/share/doc/rdma-core/tests
 py=/usr/bin/python3
 rnic_run=$top/build/bin/rnic-run
-# seconds a suite may run (the whole of it takes about 2 minutes on a
-# device under TCG)
+# seconds a suite may run (the whole of it takes 10 to 25 s on a device
+# under TCG)
 limit=${PYVERBS_LIMIT:-600}
 # Failures of rnic0 that are understood (module.Class.test): none today.
 KNOWN=""
