@@ -85,6 +85,10 @@
 #define RNIC_DEVICE_SYS_IMAGE_GUID	BIT(11)
 #define RNIC_DEVICE_RC_RNR_NAK_GEN	BIT(12)
 #define RNIC_PORT_IP_BASED_GIDS		BIT(26)
+/* enum ibv_port_cap_flags bits the port has */
+#define RNIC_PORT_CAP_FLAGS		RNIC_PORT_IP_BASED_GIDS
+/* the P_Key table's one entry: the default P_Key, full member */
+#define RNIC_PKEY_DEFAULT		0xffff
 
 /* An IB MTU (enum ibv_mtu, RNIC_MTU_256 .. RNIC_MTU_4096) in bytes */
 static inline u32 rnic_mtu_bytes(u32 ib_mtu)

@@ -126,6 +126,17 @@ static void check_port_files(struct __test_metadata *_metadata,
 	ASSERT_PORT_FILE(DEV, "rate", "100 Gb/sec (4X EDR)");
 	ASSERT_EQ(IBV_LINK_LAYER_ETHERNET, port->link_layer);
 	ASSERT_PORT_FILE(DEV, "link_layer", "Ethernet");
+	/* ib_core's formats of the subnet fields */
+	snprintf(want, sizeof(want), "0x%x", port->lid);
+	ASSERT_PORT_FILE(DEV, "lid", want);
+	snprintf(want, sizeof(want), "0x%x", port->sm_lid);
+	ASSERT_PORT_FILE(DEV, "sm_lid", want);
+	snprintf(want, sizeof(want), "%u", port->sm_sl);
+	ASSERT_PORT_FILE(DEV, "sm_sl", want);
+	snprintf(want, sizeof(want), "%u", port->lmc);
+	ASSERT_PORT_FILE(DEV, "lid_mask_count", want);
+	snprintf(want, sizeof(want), "0x%08x", port->port_cap_flags);
+	ASSERT_PORT_FILE(DEV, "cap_mask", want);
 }
 
 /* gids/@i, gid_attrs/types/@i and gid_attrs/ndevs/@i of @dev say what
@@ -185,6 +196,13 @@ TEST_F(sysfs, device_files)
 	ASSERT_EQ(IBV_NODE_CA, self->ctx->device->node_type);
 	ASSERT_EQ(0, rnic_sysfs_read(DEV, "node_type", buf, sizeof(buf)));
 	EXPECT_STREQ("1: CA", buf);
+	snprintf(want, sizeof(want), "%04x:%04x:%04x:%04x",
+		 (unsigned int)(be64toh(attr.sys_image_guid) >> 48),
+		 (unsigned int)(be64toh(attr.sys_image_guid) >> 32 & 0xffff),
+		 (unsigned int)(be64toh(attr.sys_image_guid) >> 16 & 0xffff),
+		 (unsigned int)(be64toh(attr.sys_image_guid) & 0xffff));
+	ASSERT_EQ(0, rnic_sysfs_read(DEV, "sys_image_guid", buf, sizeof(buf)));
+	EXPECT_STREQ(want, buf);
 	ASSERT_EQ(0, rnic_sysfs_read(DEV, "board_id", buf, sizeof(buf)));
 	EXPECT_STREQ("rnic", buf);
 	/* Where programs built for rdma-core look for them. */
@@ -223,6 +241,26 @@ TEST_F(sysfs, gid_table_is_the_verbs_one)
 	ASSERT_PORT_ERR(DEV, file, ENOENT);
 	snprintf(file, sizeof(file), "gid_attrs/types/%u",
 		 RNIC_GID_TABLE_LEN);
+	ASSERT_PORT_ERR(DEV, file, ENOENT);
+}
+
+/* pkeys/N is the P_Key table ibv_query_port() and ibv_query_pkey() give. */
+TEST_F(sysfs, pkey_table_is_the_verbs_one)
+{
+	struct ibv_port_attr port;
+	char file[32], want[16];
+	__be16 pkey;
+	int i;
+
+	ASSERT_EQ(0, ibv_query_port(self->ctx, 1, &port));
+	ASSERT_LE(1, port.pkey_tbl_len);
+	for (i = 0; i < port.pkey_tbl_len; i++) {
+		ASSERT_EQ(0, ibv_query_pkey(self->ctx, 1, i, &pkey));
+		snprintf(file, sizeof(file), "pkeys/%d", i);
+		snprintf(want, sizeof(want), "0x%04x", be16toh(pkey));
+		ASSERT_PORT_FILE(DEV, file, want);
+	}
+	snprintf(file, sizeof(file), "pkeys/%d", i);
 	ASSERT_PORT_ERR(DEV, file, ENOENT);
 }
 

@@ -53,6 +53,14 @@ static ssize_t node_guid_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(node_guid);
 
+/* One device is the whole system: its image GUID is its node GUID. */
+static ssize_t sys_image_guid_show(struct device *dev,
+				   struct device_attribute *attr, char *buf)
+{
+	return node_guid_show(dev, attr, buf);
+}
+static DEVICE_ATTR_RO(sys_image_guid);
+
 static ssize_t netdev_show(struct device *dev, struct device_attribute *attr,
 			   char *buf)
 {
@@ -117,6 +125,7 @@ static struct attribute *rnic_dev_attrs[] = {
 	&dev_attr_abi_version.attr,
 	&dev_attr_uverbs.attr,
 	&dev_attr_node_guid.attr,
+	&dev_attr_sys_image_guid.attr,
 	&dev_attr_netdev.attr,
 	&dev_attr_net_ns.attr,
 	&dev_attr_node_type.attr,
@@ -190,11 +199,64 @@ static ssize_t link_layer_show(struct kobject *kobj,
 
 static struct kobj_attribute rnic_link_layer_attr = __ATTR_RO(link_layer);
 
+/*
+ * The InfiniBand subnet's fields, which RoCE has none of: no LID, no
+ * subnet manager. The values ibv_query_port() gives, in ib_core's format.
+ */
+static ssize_t rnic_no_lid_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "0x0\n");
+}
+
+static ssize_t rnic_zero_show(struct kobject *kobj,
+			      struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "0\n");
+}
+
+static struct kobj_attribute rnic_lid_attr =
+	__ATTR(lid, 0444, rnic_no_lid_show, NULL);
+static struct kobj_attribute rnic_sm_lid_attr =
+	__ATTR(sm_lid, 0444, rnic_no_lid_show, NULL);
+static struct kobj_attribute rnic_sm_sl_attr =
+	__ATTR(sm_sl, 0444, rnic_zero_show, NULL);
+static struct kobj_attribute rnic_lid_mask_count_attr =
+	__ATTR(lid_mask_count, 0444, rnic_zero_show, NULL);
+
+static ssize_t cap_mask_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
+{
+	return sysfs_emit(buf, "0x%08x\n", (u32)RNIC_PORT_CAP_FLAGS);
+}
+
+static struct kobj_attribute rnic_cap_mask_attr = __ATTR_RO(cap_mask);
+
 static struct attribute *rnic_port_attrs[] = {
 	&rnic_state_attr.attr,
 	&rnic_phys_state_attr.attr,
 	&rnic_rate_attr.attr,
 	&rnic_link_layer_attr.attr,
+	&rnic_lid_attr.attr,
+	&rnic_sm_lid_attr.attr,
+	&rnic_sm_sl_attr.attr,
+	&rnic_lid_mask_count_attr.attr,
+	&rnic_cap_mask_attr.attr,
+	NULL,
+};
+
+/* The P_Key table: its one entry, ports/1/pkeys/0. */
+static ssize_t rnic_pkey_show(struct kobject *kobj,
+			      struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "0x%04x\n", RNIC_PKEY_DEFAULT);
+}
+
+static struct kobj_attribute rnic_pkey_attr = __ATTR(0, 0444, rnic_pkey_show,
+						     NULL);
+
+static struct attribute *rnic_pkey_attrs[] = {
+	&rnic_pkey_attr.attr,
 	NULL,
 };
 
@@ -300,9 +362,15 @@ static const struct attribute_group rnic_counters_group = {
 	.attrs = rnic_counter_list,
 };
 
+static const struct attribute_group rnic_pkeys_group = {
+	.name = "pkeys",
+	.attrs = rnic_pkey_attrs,
+};
+
 static const struct attribute_group *rnic_port_groups[] = {
 	&rnic_port_group,
 	&rnic_gids_group,
+	&rnic_pkeys_group,
 	&rnic_counters_group,
 	NULL,
 };

@@ -110,7 +110,7 @@ static int rnic_query_port(struct rnic_ucmd *ucmd)
 	cmd->out_max_mtu = RNIC_MTU_4096;
 	cmd->out_active_mtu = mtu_enum;
 	cmd->out_gid_tbl_len = RNIC_GID_TABLE_LEN;
-	cmd->out_port_cap_flags = RNIC_PORT_IP_BASED_GIDS;
+	cmd->out_port_cap_flags = RNIC_PORT_CAP_FLAGS;
 	cmd->out_max_msg_sz = RNIC_MAX_MSG_SZ;
 	cmd->out_bad_pkey_cntr = 0;
 	cmd->out_qkey_viol_cntr = 0;
@@ -165,7 +165,7 @@ static int rnic_query_pkey(struct rnic_ucmd *ucmd)
 	    cmd->index != 0)
 		return -EINVAL;
 
-	cmd->out_pkey = 0xffff;	/* the default, full-member P_Key */
+	cmd->out_pkey = RNIC_PKEY_DEFAULT;
 	return rnic_ucmd_respond(ucmd, sizeof(*cmd));
 }
 

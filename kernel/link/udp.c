@@ -90,8 +90,6 @@ struct rnic_bth {
 #define RNIC_BTH_TVER_MASK	0x0f
 #define RNIC_BTH_ACK_REQ	BIT(31)
 #define RNIC_BTH_QPN_MASK	0x00ffffff
-/* The port's P_Key table holds the default, full member: 0xffff. */
-#define RNIC_PKEY_DEFAULT	0xffff
 #define RNIC_PKEY_BASE_MASK	0x7fff
 
 /**

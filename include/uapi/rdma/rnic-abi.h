@@ -62,7 +62,7 @@
  * /sys/class/infiniband/NAME/ (programs built for it read them through
  * ibv_device.ibdev_path, which points here):
  *
- * - ``node_type``: ``1: CA``.
+ * - ``node_type``: ``1: CA``; ``sys_image_guid``: as ``node_guid``.
  * - ``fw_ver``: the fw_ver of ibv_query_device(), RNIC_FW_VER_FMT of
  *   out_fw_ver.
  * - ``board_id``: ``rnic``.
@@ -71,6 +71,10 @@
  *   ``3: Disabled``).
  * - ``ports/1/rate``: active width times speed, as ``100 Gb/sec (4X EDR)``.
  * - ``ports/1/link_layer``: ``Ethernet``.
+ * - ``ports/1/lid``, ``sm_lid`` (``0x0``), ``sm_sl``, ``lid_mask_count``
+ *   (``0``): RoCE has no LIDs and no subnet manager; ``cap_mask``: the
+ *   port_cap_flags of ibv_query_port(), ``0x%08x``.
+ * - ``ports/1/pkeys/0``: the one P_Key, ``0xffff``.
  * - ``ports/1/gids/N`` for N from 0 to RNIC_GID_TABLE_LEN - 1: GID table
  *   entry N as eight groups of four hex digits, uncompressed; the zero GID
  *   for an empty entry.
