@@ -21,23 +21,7 @@ echo uverbs9 >"$TMP/class/rnic7/uverbs"
 echo 0002:c9ff:fe00:0007 >"$TMP/class/rnic7/node_guid"
 echo 231:1024 >"$TMP/class/rnic7/dev"
 
-n=0
-failed=0
-
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-
-skip() {
-	n=$((n + 1))
-	echo "ok $n - $1 # SKIP $2"
-}
+. "$(dirname "$0")/../../lib/tap.sh"
 
 # run ARGS...: rnic-run ARGS; sets $rc, $out (stdout), $err (stderr)
 run() {
@@ -121,5 +105,4 @@ else
 	skip "a DT_RPATH to rdma-core's library loses to rnic-run" "no libibverbs.so.1 installed"
 fi
 
-echo "1..$n"
-[ $failed = 0 ]
+tap_end

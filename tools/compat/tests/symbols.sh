@@ -14,23 +14,7 @@ COMPAT=${COMPAT:?COMPAT must name the directory of the compat libraries}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/rnic-compat-symbols.XXXXXX") || exit 1
 trap 'rm -rf "$TMP"' EXIT
 
-n=0
-failed=0
-
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-
-skip() {
-	n=$((n + 1))
-	echo "ok $n - $1 # SKIP $2"
-}
+. "$(dirname "$0")/../../lib/tap.sh"
 
 # exports LIB: "NAME NODE" of each defined symbol's default version
 exports() {
@@ -61,6 +45,22 @@ grep -v -e ' IBVERBS_1\.[0-9]*$' -e ' IBVERBS_PRIVATE_[0-9]*$' "$TMP/ours" \
 	>"$TMP/stray" && { echo "# exported outside IBVERBS nodes:"; sed 's/^/#   /' "$TMP/stray"; res=1; }
 ok $res "libibverbs.so.1 exports only IBVERBS nodes"
 
+# has_all LIST THEIRS OURS WHAT NAME: test NAME, that LIST (exports or
+# nodes) of library OURS has every line LIST of THEIRS has; the lines
+# missing are shown as WHAT
+has_all() {
+	$1 "$2" >"$TMP/theirs"
+	$1 "$3" >"$TMP/ours"
+	comm -23 "$TMP/theirs" "$TMP/ours" >"$TMP/missing"
+	res=0
+	if [ -s "$TMP/missing" ]; then
+		echo "# $4 missing from ours:"
+		sed 's/^/#   /' "$TMP/missing"
+		res=1
+	fi
+	ok $res "$5"
+}
+
 compare() { # LIB
 	lib=$1
 	theirs=$(distro "$lib")
@@ -69,26 +69,10 @@ compare() { # LIB
 		skip "$lib: every version node of rdma-core's" "no $lib installed"
 		return
 	fi
-	exports "$theirs" >"$TMP/theirs"
-	exports "$COMPAT/$lib" >"$TMP/ours"
-	comm -23 "$TMP/theirs" "$TMP/ours" >"$TMP/missing"
-	res=0
-	if [ -s "$TMP/missing" ]; then
-		echo "# missing from ours (name node):"
-		sed 's/^/#   /' "$TMP/missing"
-		res=1
-	fi
-	ok $res "$lib: every name of $theirs at its node"
-	nodes "$theirs" >"$TMP/theirs"
-	nodes "$COMPAT/$lib" >"$TMP/ours"
-	comm -23 "$TMP/theirs" "$TMP/ours" >"$TMP/missing"
-	res=0
-	if [ -s "$TMP/missing" ]; then
-		echo "# version nodes missing from ours:"
-		sed 's/^/#   /' "$TMP/missing"
-		res=1
-	fi
-	ok $res "$lib: every version node of $theirs"
+	has_all exports "$theirs" "$COMPAT/$lib" "names (name node)" \
+		"$lib: every name of $theirs at its node"
+	has_all nodes "$theirs" "$COMPAT/$lib" "version nodes" \
+		"$lib: every version node of $theirs"
 }
 
 compare libibverbs.so.1
@@ -120,5 +104,4 @@ else
 fi
 compare librdmacm.so.1
 
-echo "1..$n"
-[ $failed = 0 ]
+tap_end

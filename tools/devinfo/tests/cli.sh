@@ -14,19 +14,8 @@ export RNIC_SYSFS_DIR="$TMP/class" RNIC_DEV_DIR="$TMP/dev"
 unset RNIC_DEBUG
 mkdir "$TMP/dev"
 
-n=0
-failed=0
+. "$(dirname "$0")/../../lib/tap.sh"
 TAB=$(printf '\t')
-
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
 
 # run TOOL ARGS...: sets $rc, $out (stdout) and $err (stderr)
 run() {
@@ -131,5 +120,4 @@ run rnic-devinfo
 expect "rnic-devinfo when the list fails" 255 "" \
 	"Failed to get IB devices list: Not a directory"
 
-echo "1..$n"
-[ "$failed" = 0 ]
+tap_end

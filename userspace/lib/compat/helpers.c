@@ -148,28 +148,39 @@ void ibv_copy_qp_attr_from_kern(struct ibv_qp_attr *dst,
 	dst->alt_timeout = src->alt_timeout;
 }
 
+
+/*
+ * The fields a path record has under the same name in both layouts (the
+ * GIDs are arrays in one, unions in the other): one list for both ways.
+ */
+#define PATH_REC_COPY_FIELDS(dst, src)					\
+	do {								\
+		(dst)->dlid = (src)->dlid;				\
+		(dst)->slid = (src)->slid;				\
+		(dst)->raw_traffic = (src)->raw_traffic;		\
+		(dst)->flow_label = (src)->flow_label;			\
+		(dst)->hop_limit = (src)->hop_limit;			\
+		(dst)->traffic_class = (src)->traffic_class;		\
+		(dst)->reversible = (src)->reversible;			\
+		(dst)->numb_path = (src)->numb_path;			\
+		(dst)->pkey = (src)->pkey;				\
+		(dst)->sl = (src)->sl;					\
+		(dst)->mtu_selector = (src)->mtu_selector;		\
+		(dst)->mtu = (src)->mtu;				\
+		(dst)->rate_selector = (src)->rate_selector;		\
+		(dst)->rate = (src)->rate;				\
+		(dst)->packet_life_time_selector =			\
+			(src)->packet_life_time_selector;		\
+		(dst)->packet_life_time = (src)->packet_life_time;	\
+		(dst)->preference = (src)->preference;			\
+	} while (0)
+
 void ibv_copy_path_rec_from_kern(struct ibv_sa_path_rec *dst,
 				 const struct ib_user_path_rec *src)
 {
 	memcpy(dst->dgid.raw, src->dgid, sizeof(dst->dgid));
 	memcpy(dst->sgid.raw, src->sgid, sizeof(dst->sgid));
-	dst->dlid = src->dlid;
-	dst->slid = src->slid;
-	dst->raw_traffic = src->raw_traffic;
-	dst->flow_label = src->flow_label;
-	dst->hop_limit = src->hop_limit;
-	dst->traffic_class = src->traffic_class;
-	dst->reversible = src->reversible;
-	dst->numb_path = src->numb_path;
-	dst->pkey = src->pkey;
-	dst->sl = src->sl;
-	dst->mtu_selector = src->mtu_selector;
-	dst->mtu = src->mtu;
-	dst->rate_selector = src->rate_selector;
-	dst->rate = src->rate;
-	dst->packet_life_time_selector = src->packet_life_time_selector;
-	dst->packet_life_time = src->packet_life_time;
-	dst->preference = src->preference;
+	PATH_REC_COPY_FIELDS(dst, src);
 }
 
 void ibv_copy_path_rec_to_kern(struct ib_user_path_rec *dst,
@@ -178,23 +189,7 @@ void ibv_copy_path_rec_to_kern(struct ib_user_path_rec *dst,
 	memset(dst, 0, sizeof(*dst));
 	memcpy(dst->dgid, src->dgid.raw, sizeof(dst->dgid));
 	memcpy(dst->sgid, src->sgid.raw, sizeof(dst->sgid));
-	dst->dlid = src->dlid;
-	dst->slid = src->slid;
-	dst->raw_traffic = src->raw_traffic;
-	dst->flow_label = src->flow_label;
-	dst->hop_limit = src->hop_limit;
-	dst->traffic_class = src->traffic_class;
-	dst->reversible = src->reversible;
-	dst->numb_path = src->numb_path;
-	dst->pkey = src->pkey;
-	dst->sl = src->sl;
-	dst->mtu_selector = src->mtu_selector;
-	dst->mtu = src->mtu;
-	dst->rate_selector = src->rate_selector;
-	dst->rate = src->rate;
-	dst->packet_life_time_selector = src->packet_life_time_selector;
-	dst->packet_life_time = src->packet_life_time;
-	dst->preference = src->preference;
+	PATH_REC_COPY_FIELDS(dst, src);
 }
 
 /*

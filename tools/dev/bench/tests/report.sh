@@ -10,18 +10,7 @@ dir=$(cd "$(dirname "$0")" && pwd)
 report=$dir/../report
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-n=0
-failed=0
-
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=1
-	fi
-}
+. "$dir/../../../lib/tap.sh"
 
 # has FILE REGEX: FILE has a line matching REGEX
 has() { grep -qE -- "$2" "$1"; }
@@ -108,5 +97,4 @@ bad "a file without a goal row" "[$good]" 'no rnic figure for the goal row write
 nowire=$(python3 -c 'import json, sys; print(json.dumps([r for r in json.load(open(sys.argv[1])) if not r["stack"].startswith("wire-")]))' "$tmp/t.json")
 bad "a file without the wire rows" "$nowire" 'no wire-rnic figure for the wire goal row send_bw 64'
 
-echo "1..$n"
-exit $failed
+tap_end

@@ -1,0 +1,31 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# TAP for the tools' shell tests: . "$(dirname "$0")/../../lib/tap.sh"
+# (from tools/NAME/tests/). Counts in $n and $failed; a test script ends
+# with tap_end, which prints the plan and is its exit status.
+
+n=0
+failed=0
+
+# ok STATUS NAME: test NAME passed if STATUS is 0
+ok() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+
+# skip NAME WHY: test NAME did not run, for WHY
+skip() {
+	n=$((n + 1))
+	echo "ok $n - $1 # SKIP $2"
+}
+
+# tap_end: the plan; status 1 if a test failed
+tap_end() {
+	echo "1..$n"
+	[ "$failed" = 0 ]
+}
