@@ -33,8 +33,7 @@ limit=${PYVERBS_LIMIT:-600}
 # Failures of rnic0 that are understood (module.Class.test): none today.
 KNOWN=""
 tmp=$(mktemp -d) || exit 1
-n=0
-failed=0
+. "$top/tools/lib/tap.sh"
 
 cleanup() {
 	rdma link del rxe0 2>/dev/null
@@ -45,15 +44,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# result NAME [WHY]: test NAME, failed with WHY if WHY is not empty
 result() {
-	n=$((n + 1))
-	if [ -z "${2:-}" ]; then
-		echo "ok $n - $1"
-		return
-	fi
-	failed=$((failed + 1))
-	echo "not ok $n - $1"
-	echo "# $2"
+	ok "$([ -z "${2:-}" ]; echo $?)" "$1"
+	[ -z "${2:-}" ] || echo "# $2"
 }
 
 # results LOG: "module.Class.test RESULT" for each test of a unittest -v
@@ -169,7 +163,5 @@ awk '$2 == "skipped" { $1 = $2 = ""; print substr($0, 3, 70) }' \
 
 # the yardstick, for the record: rxe's failures are named, not counted
 named "$tmp/rxe.all" FAIL ERROR | sed 's/^/# rxe0 fails: /'
-n=$((n + 1))
-echo "ok $n - rdma-core's test suite on rxe0: $(counts "$tmp/rxe.all")"
-echo "1..$n"
-exit $((failed > 0))
+ok 0 "rdma-core's test suite on rxe0: $(counts "$tmp/rxe.all")"
+tap_end

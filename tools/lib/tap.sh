@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 #
-# TAP for the tools' shell tests: . "$(dirname "$0")/../../lib/tap.sh"
-# (from tools/NAME/tests/). Counts in $n and $failed; a test script ends
-# with tap_end, which prints the plan and is its exit status.
+# TAP for the shell tests of the tools and the selftests, sourced as
+# . "$(dirname "$0")/../../lib/tap.sh" from tools/NAME/tests/ (or with the
+# path from the top of the tree). Counts in $n and $failed; a test script
+# ends with tap_end, which prints the plan and is its exit status.
 
 n=0
 failed=0
