@@ -51,6 +51,8 @@
 #define RNIC_MAX_CQ		131072
 #define RNIC_MAX_CQE		65536
 #define RNIC_MAX_MR		131072
+/* windows share the MR key table (verbs.h): MRs and MWs, RNIC_MAX_MR */
+#define RNIC_MAX_MW		65536
 #define RNIC_MAX_MR_SIZE	BIT_ULL(40)
 #define RNIC_MAX_PD		65536
 #define RNIC_MAX_RD_ATOM	64
@@ -84,6 +86,8 @@
 #define RNIC_DEVICE_PORT_ACTIVE_EVENT	BIT(10)
 #define RNIC_DEVICE_SYS_IMAGE_GUID	BIT(11)
 #define RNIC_DEVICE_RC_RNR_NAK_GEN	BIT(12)
+#define RNIC_DEVICE_MEM_WINDOW		BIT(17)
+#define RNIC_DEVICE_MEM_WINDOW_TYPE_2B	BIT(24)
 #define RNIC_PORT_IP_BASED_GIDS		BIT(26)
 /* enum ibv_port_cap_flags bits the port has */
 #define RNIC_PORT_CAP_FLAGS		RNIC_PORT_IP_BASED_GIDS
@@ -123,6 +127,7 @@ static inline u32 rnic_num_comp_vectors(void)
  * @RNIC_OBJ_SRQ: struct rnic_srq
  * @RNIC_OBJ_QP: struct rnic_qp
  * @RNIC_OBJ_AH: struct rnic_ah
+ * @RNIC_OBJ_MW: struct rnic_mw, a memory window
  * @RNIC_OBJ_MAX: number of kinds
  *
  * Objects a context owns come after RNIC_OBJ_CONTEXT, in creation
@@ -140,6 +145,7 @@ enum rnic_obj_type {
 	RNIC_OBJ_SRQ,
 	RNIC_OBJ_QP,
 	RNIC_OBJ_AH,
+	RNIC_OBJ_MW,
 	RNIC_OBJ_MAX
 };
 

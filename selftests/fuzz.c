@@ -73,7 +73,7 @@
 /* A worker that makes no progress for this long has hung. */
 #define FZ_HANG_S		120
 /* The rnic ioctls (fz_cmds[]). */
-#define FZ_NR_CMDS		27
+#define FZ_NR_CMDS		29
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -138,7 +138,7 @@ static uint32_t fz_bound(uint64_t *s)
 /* ---- what a worker knows ---------------------------------------------- */
 
 enum fz_kind { FZ_PD, FZ_MR, FZ_CHANNEL, FZ_CQ, FZ_QP, FZ_SRQ, FZ_AH,
-	       FZ_NR_KINDS };
+	       FZ_MW, FZ_NR_KINDS };
 
 /**
  * struct fz_obj - a handle the worker got from a create ioctl
@@ -340,7 +340,8 @@ static const unsigned int fz_cmds[FZ_NR_CMDS] = {
 	RNIC_IOCTL_DESTROY_QP, RNIC_IOCTL_ATTACH_MCAST,
 	RNIC_IOCTL_DETACH_MCAST, RNIC_IOCTL_KICK_SQ, RNIC_IOCTL_CREATE_SRQ,
 	RNIC_IOCTL_MODIFY_SRQ, RNIC_IOCTL_QUERY_SRQ, RNIC_IOCTL_DESTROY_SRQ,
-	RNIC_IOCTL_CREATE_AH, RNIC_IOCTL_DESTROY_AH,
+	RNIC_IOCTL_CREATE_AH, RNIC_IOCTL_DESTROY_AH, RNIC_IOCTL_ALLOC_MW,
+	RNIC_IOCTL_DEALLOC_MW,
 };
 
 static const char *const fz_cmd_names[ARRAY_SIZE(fz_cmds)] = {
@@ -350,6 +351,7 @@ static const char *const fz_cmd_names[ARRAY_SIZE(fz_cmds)] = {
 	"RESIZE_CQ", "DESTROY_CQ", "CREATE_QP", "MODIFY_QP", "QUERY_QP",
 	"DESTROY_QP", "ATTACH_MCAST", "DETACH_MCAST", "KICK_SQ", "CREATE_SRQ",
 	"MODIFY_SRQ", "QUERY_SRQ", "DESTROY_SRQ", "CREATE_AH", "DESTROY_AH",
+	"ALLOC_MW", "DEALLOC_MW",
 };
 
 /* The sizes of the structs, in the order of fz_cmds. */
@@ -368,6 +370,7 @@ static const size_t fz_cmd_sizes[] = {
 	sizeof(struct rnic_create_srq), sizeof(struct rnic_modify_srq),
 	sizeof(struct rnic_query_srq), sizeof(struct rnic_destroy_srq),
 	sizeof(struct rnic_create_ah), sizeof(struct rnic_destroy),
+	sizeof(struct rnic_alloc_mw), sizeof(struct rnic_destroy),
 };
 
 /*
@@ -835,6 +838,20 @@ static int fz_traffic_setup(struct fz_worker *w, uint32_t variant)
 	return 0;
 }
 
+/* A bind of a fuzzed window of side @ctx to a random piece of its buffer. */
+static void fz_make_bind(struct fz_worker *w, uint64_t *s, int ctx,
+			 struct rnic_send_wqe *wqe)
+{
+	struct fz_side *sd = &w->side[ctx];
+
+	wqe->wr.bind.mw_handle = fz_handle(w, s, FZ_MW, ctx);
+	wqe->wr.bind.rkey = fz_rand(s);
+	wqe->wr.bind.mr_lkey = sd->lkey;
+	wqe->wr.bind.access = fz_rand(s) & 0x3f;
+	wqe->wr.bind.addr = (uintptr_t)sd->buf + fz_rand(s) % 8192;
+	wqe->wr.bind.length = fz_rand(s) % 8192;
+}
+
 /* A valid send WQE on @qp of side @ctx into @e (entry_size bytes). */
 static void fz_make_send(struct fz_worker *w, uint64_t *s, int ctx,
 			 struct fz_qp *qp, uint8_t *e, size_t esize)
@@ -846,6 +863,9 @@ static void fz_make_send(struct fz_worker *w, uint64_t *s, int ctx,
 		RNIC_WR_SEND, RNIC_WR_SEND_WITH_IMM, RNIC_WR_RDMA_WRITE,
 		RNIC_WR_RDMA_WRITE_WITH_IMM, RNIC_WR_RDMA_READ,
 		RNIC_WR_ATOMIC_CMP_AND_SWP, RNIC_WR_ATOMIC_FETCH_AND_ADD,
+	};
+	static const uint32_t mw_ops[] = {
+		RNIC_WR_BIND_MW, RNIC_WR_LOCAL_INV, RNIC_WR_SEND_WITH_INV,
 	};
 	uint32_t len = fz_rand(s) % 2048;
 
@@ -859,6 +879,15 @@ static void fz_make_send(struct fz_worker *w, uint64_t *s, int ctx,
 		wqe->wr.ud.remote_qpn = peer->ud.qpn;
 		wqe->wr.ud.remote_qkey = 0x1234;
 		len %= 1024;
+	} else if (fz_chance(s, 1, 16)) {
+		/* windows: binds of fuzzed windows, invalidates of any key */
+		wqe->opcode = mw_ops[fz_rand(s) % ARRAY_SIZE(mw_ops)];
+		wqe->ex.invalidate_rkey = fz_chance(s, 1, 2) ? peer->rkey :
+							      fz_rand(s);
+		if (wqe->opcode == RNIC_WR_BIND_MW)
+			fz_make_bind(w, s, ctx, wqe);
+		if (wqe->opcode != RNIC_WR_SEND_WITH_INV)
+			return;
 	} else {
 		wqe->opcode = rc_ops[fz_rand(s) % ARRAY_SIZE(rc_ops)];
 		wqe->wr.rdma.remote_addr = (uintptr_t)peer->buf + 4096 +
@@ -1138,14 +1167,24 @@ static void fz_fill(struct fz_worker *w, uint64_t *s, int i, int ctx,
 		((struct rnic_query_pkey *)buf)->port_num = 1;
 		((struct rnic_query_pkey *)buf)->index = fz_rand(s) % 2;
 		break;
+	case RNIC_IOCTL_ALLOC_MW: {
+		struct rnic_alloc_mw *a = buf;
+
+		a->pd_handle = fz_handle(w, s, FZ_PD, ctx);
+		a->type = fz_rand(s) % 4;
+		break;
+	}
 	case RNIC_IOCTL_DEALLOC_PD:
 	case RNIC_IOCTL_DEREG_MR:
 	case RNIC_IOCTL_DESTROY_COMP_CHANNEL:
-	case RNIC_IOCTL_DESTROY_AH: {
-		static const int kinds[] = { FZ_PD, FZ_MR, FZ_CHANNEL, FZ_AH };
+	case RNIC_IOCTL_DESTROY_AH:
+	case RNIC_IOCTL_DEALLOC_MW: {
+		static const int kinds[] = { FZ_PD, FZ_MR, FZ_CHANNEL, FZ_AH,
+					     FZ_MW };
 		int k = num == RNIC_IOCTL_DEALLOC_PD ? 0 :
 			num == RNIC_IOCTL_DEREG_MR ? 1 :
-			num == RNIC_IOCTL_DESTROY_AH ? 3 : 2;
+			num == RNIC_IOCTL_DESTROY_AH ? 3 :
+			num == RNIC_IOCTL_DEALLOC_MW ? 4 : 2;
 
 		((struct rnic_destroy *)buf)->handle =
 			fz_handle(w, s, kinds[k], ctx);
@@ -1391,6 +1430,10 @@ static void fz_note(struct fz_worker *w, uint64_t *s, int i, int ctx,
 	case RNIC_IOCTL_CREATE_AH:
 		fz_pool_add(w, FZ_AH, ctx, ((struct rnic_create_ah *)buf)->out_handle);
 		break;
+	case RNIC_IOCTL_ALLOC_MW:
+		fz_pool_add(w, FZ_MW, ctx, ((struct rnic_alloc_mw *)buf)->out_handle);
+		break;
+	case RNIC_IOCTL_DEALLOC_MW:
 	case RNIC_IOCTL_DEALLOC_PD:
 	case RNIC_IOCTL_DEREG_MR:
 	case RNIC_IOCTL_DESTROY_COMP_CHANNEL:

@@ -102,11 +102,12 @@ TEST_F(mr, access_rules)
 		IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC,
 		IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_RELAXED_ORDERING,
-	};
-	/* Features rnic lacks (no memory windows, no ODP): EOPNOTSUPP. */
-	static const int unsupported[] = {
 		IBV_ACCESS_MW_BIND,
 		IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND,
+	};
+	/* A feature rnic lacks (ODP): EOPNOTSUPP. */
+	static const int unsupported[] = {
+		IBV_ACCESS_ON_DEMAND,
 		IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND,
 	};
 	struct ibv_mr *mr;

@@ -87,7 +87,11 @@ TEST_F(verbs, query)
 	EXPECT_EQ(IBV_ATOMIC_HCA, attr.atomic_cap);
 	EXPECT_STREQ("0.1.0", attr.fw_ver);
 	EXPECT_EQ(RNIC_VENDOR_ID, attr.vendor_id);
-	EXPECT_EQ(0, attr.max_mw);
+	EXPECT_EQ(65536, attr.max_mw);
+	EXPECT_EQ(IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_MEM_WINDOW_TYPE_2B,
+		  attr.device_cap_flags & (IBV_DEVICE_MEM_WINDOW |
+					   IBV_DEVICE_MEM_WINDOW_TYPE_2A |
+					   IBV_DEVICE_MEM_WINDOW_TYPE_2B));
 
 	ASSERT_EQ(0, ibv_query_port(self->ctx, 1, &port));
 	EXPECT_EQ(IBV_PORT_ACTIVE, port.state);

@@ -36,6 +36,7 @@ static const char * const rnic_obj_names[RNIC_OBJ_MAX] = {
 	[RNIC_OBJ_SRQ] = "srq",
 	[RNIC_OBJ_QP] = "qp",
 	[RNIC_OBJ_AH] = "ah",
+	[RNIC_OBJ_MW] = "mw",
 };
 
 /**

@@ -345,6 +345,7 @@ static const u16 rnic_nl_res_attr[RNIC_OBJ_MAX] = {
 	[RNIC_OBJ_SRQ] = RNIC_NL_ATTR_RES_SRQ,
 	[RNIC_OBJ_QP] = RNIC_NL_ATTR_RES_QP,
 	[RNIC_OBJ_AH] = RNIC_NL_ATTR_RES_AH,
+	[RNIC_OBJ_MW] = RNIC_NL_ATTR_RES_MW,
 };
 
 static int rnic_nl_put_res(struct sk_buff *msg, const atomic_t *nobjs,

@@ -139,6 +139,7 @@ static const u32 rnic_obj_limit[RNIC_OBJ_MAX] = {
 	[RNIC_OBJ_SRQ] = RNIC_MAX_SRQ,
 	[RNIC_OBJ_QP] = RNIC_MAX_QP,
 	[RNIC_OBJ_AH] = RNIC_MAX_AH,
+	[RNIC_OBJ_MW] = RNIC_MAX_MW,
 };
 
 /**

@@ -57,7 +57,9 @@ static int rnic_query_device(struct rnic_ucmd *ucmd)
 	cmd->out_device_cap_flags = RNIC_DEVICE_PORT_ACTIVE_EVENT |
 				    RNIC_DEVICE_SYS_IMAGE_GUID |
 				    RNIC_DEVICE_RC_RNR_NAK_GEN |
-				    RNIC_DEVICE_CURR_QP_STATE_MOD;
+				    RNIC_DEVICE_CURR_QP_STATE_MOD |
+				    RNIC_DEVICE_MEM_WINDOW |
+				    RNIC_DEVICE_MEM_WINDOW_TYPE_2B;
 	cmd->out_fw_ver = RNIC_FW_VERSION;
 	cmd->out_vendor_id = RNIC_VENDOR_ID;
 	cmd->out_vendor_part_id = 0;
@@ -81,7 +83,7 @@ static int rnic_query_device(struct rnic_ucmd *ucmd)
 	cmd->out_max_mcast_qp_attach = RNIC_MAX_MCAST_QP;
 	cmd->out_max_total_mcast_qp_attach =
 		RNIC_MAX_MCAST_GRP * RNIC_MAX_MCAST_QP;
-	cmd->out_max_mw = 0;
+	cmd->out_max_mw = RNIC_MAX_MW;
 	cmd->out_max_pkeys = 1;
 	cmd->out_atomic_cap = RNIC_ATOMIC_HCA;
 	cmd->out_local_ca_ack_delay = 15;
@@ -177,6 +179,7 @@ union rnic_ucmd_buffer {
 	struct rnic_alloc_pd alloc_pd;
 	struct rnic_destroy destroy;
 	struct rnic_reg_mr reg_mr;
+	struct rnic_alloc_mw alloc_mw;
 	/* completion queues, channels, async events */
 	struct rnic_create_async_fd create_async_fd;
 	struct rnic_create_comp_channel create_comp_channel;
@@ -283,6 +286,8 @@ static const struct rnic_ioctl_op rnic_ioctl_ops[] = {
 	RNIC_DESTROY_OP(DEALLOC_PD, rnic_dealloc_pd),
 	RNIC_IOCTL_OP(REG_MR, rnic_reg_mr, struct rnic_reg_mr, __reserved),
 	RNIC_DESTROY_OP(DEREG_MR, rnic_dereg_mr),
+	RNIC_IOCTL_OP(ALLOC_MW, rnic_alloc_mw, struct rnic_alloc_mw, out_rkey),
+	RNIC_DESTROY_OP(DEALLOC_MW, rnic_dealloc_mw),
 	/* completion queues, channels, async events */
 	RNIC_IOCTL_OP(CREATE_ASYNC_FD, rnic_create_async_fd,
 		      struct rnic_create_async_fd, __reserved),

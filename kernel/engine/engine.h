@@ -69,6 +69,8 @@ enum rnic_oper {
 	RNIC_ATOMIC_ACK = 0x12,
 	RNIC_CMP_SWAP = 0x13,
 	RNIC_FETCH_ADD = 0x14,
+	RNIC_SEND_LAST_INV = 0x16,
+	RNIC_SEND_ONLY_INV = 0x17,
 };
 
 /* AETH syndromes: ACK, RNR NAK (with a timer code), NAK (with a code). */
@@ -204,10 +206,8 @@ static inline void rnic_payload_put(struct rnic_payload *pl)
 }
 
 /* payload.c */
-struct rnic_mr *rnic_mr_get(struct rnic_dev *rdev, u32 key, bool remote);
-int rnic_payload_add_mr(struct rnic_payload *pl, struct rnic_dev *rdev,
-			struct rnic_pd *pd, u32 key, bool remote, u64 addr,
-			u32 len, u32 access);
+int rnic_payload_add_rkey(struct rnic_payload *pl, struct rnic_qp *qp,
+			  u32 rkey, u64 addr, u32 len, u32 access);
 int rnic_payload_from_sgl(struct rnic_payload *pl, struct rnic_dev *rdev,
 			  struct rnic_pd *pd, const struct rnic_sge *sge,
 			  u32 nsge, u32 off, u32 len, u32 access);
@@ -242,6 +242,12 @@ static inline bool rnic_wqe_is_rd_atomic(u32 opcode)
 	return opcode == RNIC_WR_RDMA_READ ||
 	       opcode == RNIC_WR_ATOMIC_CMP_AND_SWP ||
 	       opcode == RNIC_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* Work requests executed by the local HCA: nothing is sent. */
+static inline bool rnic_wqe_is_local(u32 opcode)
+{
+	return opcode == RNIC_WR_BIND_MW || opcode == RNIC_WR_LOCAL_INV;
 }
 
 static inline bool rnic_wqe_is_atomic(u32 opcode)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rnic: software RDMA NIC - memory access through memory regions: MR
- * lookup by key, payloads (where a packet's bytes are or go) and the copy
- * between them.
+ * rnic: software RDMA NIC - memory access through memory regions and
+ * windows: keys resolved to pieces of MRs, payloads (where a packet's
+ * bytes are or go) and the copy between them.
  *
  * A payload holds a data path reference (struct rnic_dpref) on every MR
  * it names, so the pages stay pinned while it is used; see core/dpref.c.
@@ -23,62 +23,73 @@
 
 #include "engine/engine.h"
 
-/**
- * rnic_mr_get() - find a memory region by key, with a data path reference
- * @rdev: the device
- * @key: an lkey or rkey, untrusted
- * @remote: @key is an rkey
- *
- * Context: in an RCU read-side critical section (the engine's).
- * Return: the MR, to be released with rnic_mr_dp_put(), or NULL.
+/*
+ * Append bytes [@addr, @addr + @len) of @mr (its iova space; checked) to
+ * @pl, which takes over the data path reference on @mr.
  */
-struct rnic_mr *rnic_mr_get(struct rnic_dev *rdev, u32 key, bool remote)
+static void rnic_payload_push(struct rnic_payload *pl, struct rnic_mr *mr,
+			      u64 addr, u32 len)
 {
-	struct rnic_mr *mr;
+	struct rnic_mseg *seg = &pl->segs[pl->nsegs++];
 
-	mr = rnic_xa_load_rcu(&rdev->mrs, rnic_mr_key_index(key));
-	if (mr && ((remote ? mr->rkey : mr->lkey) != key ||
-		   !rnic_dpref_get(&mr->dp)))
-		mr = NULL;
-	return mr;
+	seg->mr = mr;
+	seg->off = addr - mr->iova;
+	seg->len = len;
+}
+
+/*
+ * Append a piece of @mr (NULL: the key named none) if @pd and @access
+ * allow it and @mr covers it; else drop @mr's reference. 0 or -EACCES.
+ */
+static int rnic_payload_add_checked(struct rnic_payload *pl,
+				    struct rnic_mr *mr, struct rnic_pd *pd,
+				    u64 addr, u32 len, u32 access)
+{
+	if (!mr)
+		return -EACCES;
+	if (mr->pd != pd || (mr->access & access) != access ||
+	    !rnic_in_range(mr->iova, mr->length, addr, len)) {
+		rnic_mr_dp_put(mr);
+		return -EACCES;
+	}
+	rnic_payload_push(pl, mr, addr, len);
+	return 0;
 }
 
 /**
- * rnic_payload_add_mr() - append a checked piece of an MR to a payload
+ * rnic_payload_add_rkey() - append the piece of memory a remote key
+ *	names to a payload: a region's, or a window's
  * @pl: the payload; on failure unchanged
- * @rdev: the device whose MR table @key indexes
- * @pd: the protection domain the MR must be in
- * @key: lkey or rkey
- * @remote: @key is an rkey
- * @addr: first byte, in the MR's iova space
+ * @qp: the responder's QP, whose device's key table @rkey indexes
+ * @rkey: the request's rkey, untrusted
+ * @addr: first byte, in the region's iova space
  * @len: bytes, not 0
- * @access: enum rnic_access bits the MR must have
+ * @access: the enum rnic_access right the access needs
  *
- * Return: 0, or -EACCES if no MR of @pd has @key with @access covering
- * the range, -EINVAL if @pl is full.
+ * Return: 0, or -EACCES if @rkey names no region or window of @qp's PD
+ * with @access covering the range (and, for a type 2 window, bound to
+ * @qp), -EINVAL if @pl is full.
  */
-int rnic_payload_add_mr(struct rnic_payload *pl, struct rnic_dev *rdev,
-			struct rnic_pd *pd, u32 key, bool remote, u64 addr,
-			u32 len, u32 access)
+int rnic_payload_add_rkey(struct rnic_payload *pl, struct rnic_qp *qp,
+			  u32 rkey, u64 addr, u32 len, u32 access)
 {
-	struct rnic_mseg *seg;
+	void *entry;
 	struct rnic_mr *mr;
 
 	if (pl->nsegs >= ARRAY_SIZE(pl->segs))
 		return -EINVAL;
-	mr = rnic_mr_get(rdev, key, remote);
+	entry = rnic_xa_load_rcu(&qp->rdev->mrs, rnic_mr_key_index(rkey));
+	if (xa_pointer_tag(entry) != RNIC_KEY_TAG_MW)
+		return rnic_payload_add_checked(pl,
+						rnic_mr_from_entry(entry, rkey,
+								   true),
+						qp->pd, addr, len, access);
+	/* the window lies inside its region: checked when it was bound */
+	mr = rnic_mw_resolve(xa_untag_pointer(entry), qp, rkey, addr, len,
+			     access);
 	if (!mr)
 		return -EACCES;
-	if (mr->pd != pd || (mr->access & access) != access ||
-	    addr < mr->iova || len > mr->length ||
-	    addr - mr->iova > mr->length - len) {
-		rnic_mr_dp_put(mr);
-		return -EACCES;
-	}
-	seg = &pl->segs[pl->nsegs++];
-	seg->mr = mr;
-	seg->off = addr - mr->iova;
-	seg->len = len;
+	rnic_payload_push(pl, mr, addr, len);
 	return 0;
 }
 
@@ -111,8 +122,12 @@ int rnic_payload_from_sgl(struct rnic_payload *pl, struct rnic_dev *rdev,
 			continue;
 		}
 		n = min(sge[i].length - off, len);
-		ret = rnic_payload_add_mr(pl, rdev, pd, sge[i].lkey, false,
-					  sge[i].addr + off, n, access);
+		if (pl->nsegs >= ARRAY_SIZE(pl->segs))
+			return -EINVAL;
+		ret = rnic_payload_add_checked(pl,
+					       rnic_mr_get(rdev, sge[i].lkey,
+							   false),
+					       pd, sge[i].addr + off, n, access);
 		if (ret)
 			return ret;
 		off = 0;

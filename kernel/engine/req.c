@@ -42,6 +42,10 @@ static u32 rnic_wc_opcode(u32 wr_opcode)
 		return RNIC_WC_COMP_SWAP;
 	case RNIC_WR_ATOMIC_FETCH_AND_ADD:
 		return RNIC_WC_FETCH_ADD;
+	case RNIC_WR_BIND_MW:
+		return RNIC_WC_BIND_MW;
+	case RNIC_WR_LOCAL_INV:
+		return RNIC_WC_LOCAL_INV;
 	default:
 		return RNIC_WC_SEND;
 	}
@@ -254,7 +258,11 @@ static bool rnic_opcode_ok(u32 type, u32 opcode)
 	case RNIC_WR_RDMA_READ:
 	case RNIC_WR_ATOMIC_CMP_AND_SWP:
 	case RNIC_WR_ATOMIC_FETCH_AND_ADD:
+	case RNIC_WR_SEND_WITH_INV:
 		return type == RNIC_QPT_RC;
+	case RNIC_WR_BIND_MW:
+	case RNIC_WR_LOCAL_INV:
+		return type != RNIC_QPT_UD;
 	default:
 		return false;
 	}
@@ -275,7 +283,8 @@ static u32 rnic_wqe_check(struct rnic_qp *qp, struct rnic_kwqe *kw)
 		return RNIC_WC_LOC_QP_OP_ERR;
 	if (w->send_flags & RNIC_SEND_INLINE) {
 		if (w->num_sge || w->inline_len > qp->cap.max_inline_data ||
-		    rnic_wqe_is_rd_atomic(w->opcode))
+		    rnic_wqe_is_rd_atomic(w->opcode) ||
+		    rnic_wqe_is_local(w->opcode))
 			return RNIC_WC_LOC_QP_OP_ERR;
 		len = w->inline_len;
 	} else {
@@ -298,6 +307,11 @@ static u32 rnic_wqe_check(struct rnic_qp *qp, struct rnic_kwqe *kw)
 	case RNIC_WR_ATOMIC_CMP_AND_SWP:
 	case RNIC_WR_ATOMIC_FETCH_AND_ADD:
 		if (w->wr.atomic.__reserved || w->num_sge != 1 || len != 8)
+			return RNIC_WC_LOC_QP_OP_ERR;
+		break;
+	case RNIC_WR_BIND_MW:
+	case RNIC_WR_LOCAL_INV:
+		if (w->num_sge)
 			return RNIC_WC_LOC_QP_OP_ERR;
 		break;
 	}
@@ -450,8 +464,11 @@ static u8 rnic_seg_opcode(u32 wr_opcode, bool first, bool last)
 	bool imm = wr_opcode == RNIC_WR_SEND_WITH_IMM ||
 		   wr_opcode == RNIC_WR_RDMA_WRITE_WITH_IMM;
 	bool send = wr_opcode == RNIC_WR_SEND ||
-		    wr_opcode == RNIC_WR_SEND_WITH_IMM;
+		    wr_opcode == RNIC_WR_SEND_WITH_IMM ||
+		    wr_opcode == RNIC_WR_SEND_WITH_INV;
 
+	if (last && wr_opcode == RNIC_WR_SEND_WITH_INV)
+		return first ? RNIC_SEND_ONLY_INV : RNIC_SEND_LAST_INV;
 	if (first && last)
 		return send ? (imm ? RNIC_SEND_ONLY_IMM : RNIC_SEND_ONLY) :
 			      (imm ? RNIC_WRITE_ONLY_IMM : RNIC_WRITE_ONLY);
@@ -461,6 +478,28 @@ static u8 rnic_seg_opcode(u32 wr_opcode, bool first, bool last)
 		return send ? (imm ? RNIC_SEND_LAST_IMM : RNIC_SEND_LAST) :
 			      (imm ? RNIC_WRITE_LAST_IMM : RNIC_WRITE_LAST);
 	return send ? RNIC_SEND_MIDDLE : RNIC_WRITE_MIDDLE;
+}
+
+/*
+ * Execute a local operation (bind, invalidate), the WQE at next and done:
+ * those before it completed, so it takes effect after them, in the order
+ * of the send queue (stricter than IBTA asks, which leaves a bind free to
+ * pass an RDMA READ without a fence). It completes at once, or fails.
+ */
+static void rnic_req_local(struct rnic_qp *qp, struct rnic_kwqe *kw)
+{
+	const struct rnic_send_wqe *w = &kw->wqe;
+	u32 status;
+
+	if (w->opcode == RNIC_WR_BIND_MW)
+		status = rnic_mw_bind(qp, w);
+	else
+		status = rnic_mw_invalidate(qp, w->ex.invalidate_rkey) ?
+			 RNIC_WC_SUCCESS : RNIC_WC_LOC_QP_OP_ERR;
+	if (status)
+		rnic_req_fail(qp, status);
+	else
+		rnic_req_complete(qp, RNIC_WC_SUCCESS);
 }
 
 /* Start a WQE: credits, fences, PSNs. false: it must wait. */
@@ -590,6 +629,7 @@ static u32 rnic_req_build_burst(struct rnic_qp *qp, struct rnic_kwqe *kw,
 	}
 	if (st->last) {
 		pkt->imm = w->ex.imm_data;
+		pkt->inv_rkey = w->ex.invalidate_rkey;
 		pkt->solicited = w->send_flags & RNIC_SEND_SOLICITED;
 	}
 	/*
@@ -790,6 +830,12 @@ static int rnic_req_step(struct rnic_qp *qp, struct rnic_req_step *st,
 			if (req->done != req->next)
 				goto ask;
 			rnic_req_fail(qp, kw->status);
+			return -EAGAIN;
+		}
+		if (rnic_wqe_is_local(kw->wqe.opcode)) {
+			if (req->done != req->next)
+				goto ask;
+			rnic_req_local(qp, kw);
 			return -EAGAIN;
 		}
 		if (!rnic_req_start(qp, kw))

@@ -62,9 +62,14 @@ void rnic_resp_init(struct rnic_qp *qp)
 	resp->max_dest_rd_atomic = 0;
 }
 
+static bool rnic_oper_has_inv(u8 oper)
+{
+	return oper == RNIC_SEND_LAST_INV || oper == RNIC_SEND_ONLY_INV;
+}
+
 static bool rnic_oper_is_send(u8 oper)
 {
-	return oper <= RNIC_SEND_ONLY_IMM;
+	return oper <= RNIC_SEND_ONLY_IMM || rnic_oper_has_inv(oper);
 }
 
 static bool rnic_oper_is_write(u8 oper)
@@ -78,6 +83,7 @@ static bool rnic_oper_starts(u8 oper)
 	case RNIC_SEND_MIDDLE:
 	case RNIC_SEND_LAST:
 	case RNIC_SEND_LAST_IMM:
+	case RNIC_SEND_LAST_INV:
 	case RNIC_WRITE_MIDDLE:
 	case RNIC_WRITE_LAST:
 	case RNIC_WRITE_LAST_IMM:
@@ -246,6 +252,10 @@ static void rnic_resp_complete(struct rnic_qp *qp, u32 status, u32 opcode,
 		if (rnic_oper_has_imm(pkt->opcode & RNIC_OPER_MASK)) {
 			cqe.imm_data = pkt->imm;
 			cqe.wc_flags |= RNIC_WC_WITH_IMM;
+		}
+		if (rnic_oper_has_inv(pkt->opcode & RNIC_OPER_MASK)) {
+			cqe.invalidated_rkey = pkt->inv_rkey;
+			cqe.wc_flags |= RNIC_WC_WITH_INV;
 		}
 		if (qp->type == RNIC_QPT_UD)
 			cqe.wc_flags |= RNIC_WC_GRH;
@@ -532,9 +542,20 @@ static bool rnic_resp_send_pkt(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	}
 	resp->recv_off += pkt->len;
 	resp->in_msg = !rnic_oper_ends(oper);
-	if (!resp->in_msg)
-		rnic_resp_complete(qp, RNIC_WC_SUCCESS, RNIC_WC_RECV,
-				   resp->recv_off, pkt);
+	if (resp->in_msg)
+		return true;
+	/*
+	 * IBTA class J: an rkey that names no bound type 2 window of the
+	 * QP's PD fails the receive and the QP (as rdma_rxe does too).
+	 */
+	if (rnic_oper_has_inv(oper) && !rnic_mw_invalidate(qp, pkt->inv_rkey)) {
+		rnic_resp_complete(qp, RNIC_WC_REM_INV_REQ_ERR, RNIC_WC_RECV, 0,
+				   NULL);
+		rnic_resp_nak(qp, pkt, RNIC_NAK_INV_REQ, RNIC_EVENT_QP_REQ_ERR);
+		return false;
+	}
+	rnic_resp_complete(qp, RNIC_WC_SUCCESS, RNIC_WC_RECV, resp->recv_off,
+			   pkt);
 	return true;
 }
 
@@ -548,8 +569,7 @@ static int rnic_resp_rkey(struct rnic_qp *qp, struct rnic_payload *pl,
 		return -EACCES;
 	if (!len)
 		return 0;
-	return rnic_payload_add_mr(pl, qp->rdev, qp->pd, rkey, true, va, len,
-				   access);
+	return rnic_payload_add_rkey(pl, qp, rkey, va, len, access);
 }
 
 /* RDMA WRITE_*: returns false if the packet was not accepted. */

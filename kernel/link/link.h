@@ -165,6 +165,7 @@ struct rnic_payload_iter {
  *	its peer rule relies on it; the udp link only for UD)
  * @qkey: Q_Key (DETH)
  * @imm: immediate data, network byte order
+ * @inv_rkey: IETH: the rkey a SEND with invalidate unbinds at the peer
  * @va: RETH/AtomicETH virtual address
  * @rkey: RETH/AtomicETH remote key
  * @dma_len: RETH DMA length
@@ -214,6 +215,7 @@ struct rnic_pkt {
 	u32 sqpn;
 	u32 qkey;
 	__be32 imm;
+	u32 inv_rkey;
 	u64 va;
 	u32 rkey;
 	u32 dma_len;

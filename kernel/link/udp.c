@@ -152,6 +152,7 @@ static_assert(sizeof(struct rnic_aeth) == 4);
 static_assert(sizeof(struct rnic_atmack) == 8);
 
 #define RNIC_IMM_LEN		4
+#define RNIC_IETH_LEN		4
 #define RNIC_ICRC_LEN		4
 
 /* What a packet carries after the BTH, in this order on the wire. */
@@ -163,6 +164,7 @@ static_assert(sizeof(struct rnic_atmack) == 8);
 #define RNIC_HDR_IMM		BIT(5)
 /* not a header: the opcode carries a payload */
 #define RNIC_HDR_PAYLOAD	BIT(6)
+#define RNIC_HDR_IETH		BIT(7)
 
 /* The extended headers of each RC operation; 0: rnic does not know it. */
 static const u8 rnic_oper_hdrs[] = {
@@ -188,6 +190,8 @@ static const u8 rnic_oper_hdrs[] = {
 	[RNIC_ATOMIC_ACK] = RNIC_HDR_AETH | RNIC_HDR_ATMACK,
 	[RNIC_CMP_SWAP] = RNIC_HDR_ATMETH,
 	[RNIC_FETCH_ADD] = RNIC_HDR_ATMETH,
+	[RNIC_SEND_LAST_INV] = RNIC_HDR_PAYLOAD | RNIC_HDR_IETH,
+	[RNIC_SEND_ONLY_INV] = RNIC_HDR_PAYLOAD | RNIC_HDR_IETH,
 };
 
 /*
@@ -231,6 +235,8 @@ static u32 rnic_wire_hdr_len(u8 hdrs)
 		len += sizeof(struct rnic_atmack);
 	if (hdrs & RNIC_HDR_IMM)
 		len += RNIC_IMM_LEN;
+	if (hdrs & RNIC_HDR_IETH)
+		len += RNIC_IETH_LEN;
 	return len;
 }
 
@@ -518,6 +524,8 @@ static void rnic_wire_put_hdrs(u8 *p, const struct rnic_pkt *pkt, u8 hdrs,
 	}
 	if (hdrs & RNIC_HDR_IMM)
 		memcpy(p, &pkt->imm, RNIC_IMM_LEN);
+	if (hdrs & RNIC_HDR_IETH)
+		put_unaligned_be32(pkt->inv_rkey, p);
 }
 
 /* Push the IP header of @av before the UDP header of @skb. */
@@ -946,6 +954,8 @@ static void rnic_rx_ext_hdrs(struct rnic_pkt *pkt, const u8 *p, u8 hdrs)
 	}
 	if (hdrs & RNIC_HDR_IMM)
 		memcpy(&pkt->imm, p, RNIC_IMM_LEN);
+	if (hdrs & RNIC_HDR_IETH)
+		pkt->inv_rkey = get_unaligned_be32(p);
 }
 
 /*

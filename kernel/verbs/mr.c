@@ -20,7 +20,7 @@
 #define RNIC_ACCESS_SUPPORTED						\
 	(RNIC_ACCESS_LOCAL_WRITE | RNIC_ACCESS_REMOTE_WRITE |		\
 	 RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_ATOMIC |		\
-	 RNIC_ACCESS_RELAXED_ORDERING)
+	 RNIC_ACCESS_MW_BIND | RNIC_ACCESS_RELAXED_ORDERING)
 
 /* Pages pinned per pin_user_pages_fast() call, between resched points. */
 #define RNIC_PIN_BATCH	(PAGE_SIZE / sizeof(struct page *))
@@ -132,11 +132,36 @@ static void rnic_mr_destroy(struct rnic_uobj *uobj)
 	rnic_uobj_put(&mr->pd->uobj);
 }
 
-/* A key for the MR at @index: random but for the index field. */
-static u32 rnic_mr_key(u32 index)
+/**
+ * rnic_key_make() - a new key for the MR or MW at @index
+ * @index: its entry in the key table
+ *
+ * Return: the key, random but for the index field.
+ */
+u32 rnic_key_make(u32 index)
 {
 	return (get_random_u32() & ~RNIC_MR_INDEX_MASK) |
 	       FIELD_PREP(RNIC_MR_INDEX_MASK, index);
+}
+
+/**
+ * rnic_key_alloc() - reserve an entry in the device's key table
+ * @rdev: the device
+ * @index: set to the entry, which stays NULL (unfindable) until the
+ *	caller stores its MR or MW there, or erases it
+ *
+ * Return: 0 or -ENOMEM (the table is full, or memory is short).
+ */
+int rnic_key_alloc(struct rnic_dev *rdev, u32 *index)
+{
+	int ret;
+
+	ret = xa_alloc_cyclic(&rdev->mrs, index, NULL,
+			      XA_LIMIT(0, RNIC_MAX_MR - 1), &rdev->mr_next,
+			      GFP_KERNEL_ACCOUNT);
+	if (ret < 0)
+		return ret == -EBUSY ? -ENOMEM : ret;
+	return 0;
 }
 
 static int rnic_reg_mr_check(const struct rnic_reg_mr *cmd)
@@ -145,8 +170,8 @@ static int rnic_reg_mr_check(const struct rnic_reg_mr *cmd)
 
 	if (cmd->flags || cmd->__reserved)
 		return -EINVAL;
-	/* Features rnic does not have yet, as ib_core answers them. */
-	if (cmd->access & (RNIC_ACCESS_MW_BIND | RNIC_ACCESS_ON_DEMAND))
+	/* A feature rnic does not have, as ib_core answers it. */
+	if (cmd->access & RNIC_ACCESS_ON_DEMAND)
 		return -EOPNOTSUPP;
 	if (cmd->access & ~RNIC_ACCESS_SUPPORTED)
 		return -EINVAL;
@@ -194,15 +219,11 @@ int rnic_reg_mr(struct rnic_ucmd *ucmd)
 	ret = rnic_mr_pin(mr, cmd->addr);
 	if (ret)
 		goto err_abort;
-	ret = xa_alloc_cyclic(&rdev->mrs, &index, NULL,
-			      XA_LIMIT(0, RNIC_MAX_MR - 1), &rdev->mr_next,
-			      GFP_KERNEL_ACCOUNT);
-	if (ret < 0) {
-		ret = ret == -EBUSY ? -ENOMEM : ret;
+	ret = rnic_key_alloc(rdev, &index);
+	if (ret)
 		goto err_unpin;
-	}
-	mr->lkey = rnic_mr_key(index);
-	mr->rkey = rnic_mr_key(index);
+	mr->lkey = rnic_key_make(index);
+	mr->rkey = rnic_key_make(index);
 
 	cmd->out_handle = mr->uobj.handle;
 	cmd->out_lkey = mr->lkey;
@@ -235,6 +256,43 @@ int rnic_dereg_mr(struct rnic_ucmd *ucmd)
 	if (cmd->flags || cmd->__reserved)
 		return -EINVAL;
 	return rnic_uobj_destroy(ucmd->ctx, cmd->handle, RNIC_OBJ_MR);
+}
+
+/**
+ * rnic_mr_from_entry() - the MR a key table entry holds, if @key is its
+ *	key, with a data path reference
+ * @entry: the entry at @key's index (rnic_mr_key_index()), loaded under
+ *	RCU; NULL, or a window (tagged), names no MR
+ * @key: an lkey or rkey, untrusted
+ * @remote: @key is an rkey
+ *
+ * Context: in an RCU read-side critical section (the data path's).
+ * Return: the MR, to be released with rnic_mr_dp_put(), or NULL.
+ */
+struct rnic_mr *rnic_mr_from_entry(void *entry, u32 key, bool remote)
+{
+	struct rnic_mr *mr = entry;
+
+	if (!mr || xa_pointer_tag(entry) ||
+	    (remote ? mr->rkey : mr->lkey) != key || !rnic_dpref_get(&mr->dp))
+		return NULL;
+	return mr;
+}
+
+/**
+ * rnic_mr_get() - find a memory region by key, with a data path reference
+ * @rdev: the device
+ * @key: an lkey or rkey, untrusted
+ * @remote: @key is an rkey
+ *
+ * Context: in an RCU read-side critical section (the data path's).
+ * Return: the MR, to be released with rnic_mr_dp_put(), or NULL.
+ */
+struct rnic_mr *rnic_mr_get(struct rnic_dev *rdev, u32 key, bool remote)
+{
+	return rnic_mr_from_entry(rnic_xa_load_rcu(&rdev->mrs,
+						   rnic_mr_key_index(key)),
+				  key, remote);
 }
 
 /*

@@ -237,30 +237,85 @@ struct rnic_ah {
 };
 
 /*
- * MR keys, lkey and rkey alike: bits 31-25 random, 24-8 the index in the
- * device's MR table, 7-0 the key byte. The key byte is IB's "key" field,
- * which belongs to the consumer (ibv_inc_rkey(), memory windows); an MR's
- * is random and fixed (no reregistration), so an MR key has 15 random
- * bits. A lookup compares the whole key. Indexes are allocated cyclically
- * (rnic_dev.mr_next): the key of a deregistered MR names an MR again only
- * once the indexes wrapped around, and then matches with one chance in
- * 2^15.
+ * MR and MW keys, lkey and rkey alike: bits 31-25 random, 24-8 the index
+ * in the device's key table (rnic_dev.mrs), 7-0 the key byte. The key
+ * byte is IB's "key" field, which belongs to the consumer (ibv_inc_rkey(),
+ * memory windows); an MR's is random and fixed (no reregistration), so an
+ * MR key has 15 random bits; a window's rkey has 7, and its key byte is
+ * what a bind sets. A lookup compares the whole key. Indexes are
+ * allocated cyclically (rnic_dev.mr_next): the key of a deregistered MR
+ * names an MR again only once the indexes wrapped around, and then
+ * matches with one chance in 2^15.
+ *
+ * The table holds MRs as plain pointers and MWs tagged RNIC_KEY_TAG_MW
+ * (xa_tag_pointer()): one index space, so that the rkeys of regions and
+ * windows never collide. RNIC_MAX_MR entries in all.
  */
 #define RNIC_MR_INDEX_BITS	17
 #define RNIC_MR_INDEX_MASK	GENMASK(RNIC_MR_INDEX_BITS + 7, 8)
 static_assert(BIT(RNIC_MR_INDEX_BITS) >= RNIC_MAX_MR);
+#define RNIC_KEY_TAG_MW		1
 
-/* The MR table index a key names; the key is untrusted. */
+/* The key table index a key names; the key is untrusted. */
 static inline u32 rnic_mr_key_index(u32 key)
 {
 	return FIELD_GET(RNIC_MR_INDEX_MASK, key);
 }
 
-/* pd.c, mr.c: the ioctls */
+/* Is [@addr, @addr + @len) inside [@start, @start + @length)? No wrap. */
+static inline bool rnic_in_range(u64 start, u64 length, u64 addr, u64 len)
+{
+	return addr >= start && len <= length && addr - start <= length - len;
+}
+
+/**
+ * struct rnic_mw - memory window: remote access to a range of an MR
+ * @uobj: common header
+ * @pd: its protection domain, a counted reference (pd->uobj.users)
+ * @type: RNIC_MW_TYPE_1 or RNIC_MW_TYPE_2, fixed
+ * @index: its entry in the device's key table, fixed
+ * @lock: protects everything below; taken with BH off (the data path
+ *	binds, invalidates and resolves windows in softirq context too)
+ * @rkey: the key; a bind changes its key byte
+ * @dead: being deallocated: never bound again
+ * @mr: the MR it is bound to, with a reference on mr->uobj.users (so
+ *	that deregistering the MR is EBUSY); NULL while not bound
+ * @qpn: type 2: the QP it is bound to, by number (with @pd, type 2B)
+ * @addr: first byte of the window in @mr's iova space
+ * @length: bytes, inside @mr
+ * @access: remote rights it grants, enum rnic_access bits
+ *
+ * The data path finds a window by rkey in the key table under RCU (uobjs
+ * are freed after a grace period) and reads the binding under @lock; it
+ * takes a data path reference on @mr there, which keeps the pages pinned
+ * however the window changes afterwards.
+ */
+struct rnic_mw {
+	struct rnic_uobj uobj;
+	struct rnic_pd *pd;
+	u32 type;
+	u32 index;
+	spinlock_t lock; /* see above */
+	u32 rkey;
+	bool dead;
+	struct rnic_mr *mr;
+	u32 qpn;
+	u64 addr;
+	u64 length;
+	u32 access;
+};
+
+/* pd.c, mr.c, mw.c: the ioctls */
 int rnic_alloc_pd(struct rnic_ucmd *ucmd);
 int rnic_dealloc_pd(struct rnic_ucmd *ucmd);
 int rnic_reg_mr(struct rnic_ucmd *ucmd);
 int rnic_dereg_mr(struct rnic_ucmd *ucmd);
+int rnic_alloc_mw(struct rnic_ucmd *ucmd);
+int rnic_dealloc_mw(struct rnic_ucmd *ucmd);
+int rnic_key_alloc(struct rnic_dev *rdev, u32 *index);
+u32 rnic_key_make(u32 index);
+struct rnic_mr *rnic_mr_from_entry(void *entry, u32 key, bool remote);
+struct rnic_mr *rnic_mr_get(struct rnic_dev *rdev, u32 key, bool remote);
 
 int rnic_create_cq(struct rnic_ucmd *ucmd);
 int rnic_resize_cq(struct rnic_ucmd *ucmd);
@@ -450,6 +505,12 @@ void rnic_qp_halt_dev(struct rnic_dev *rdev);
 struct rnic_qp *rnic_qp_lookup(struct rnic_dev *rdev, u32 qpn);
 void rnic_mcast_deliver(struct rnic_dev *rdev, const u8 *gid,
 			void (*fn)(struct rnic_qp *qp, void *arg), void *arg);
+
+/* mw.c: what the data path does with windows */
+u32 rnic_mw_bind(struct rnic_qp *qp, const struct rnic_send_wqe *wqe);
+bool rnic_mw_invalidate(struct rnic_qp *qp, u32 rkey);
+struct rnic_mr *rnic_mw_resolve(struct rnic_mw *mw, const struct rnic_qp *qp,
+				u32 rkey, u64 va, u32 len, u32 access);
 
 /* shared receive queues, address handles: functions */
 int rnic_create_srq(struct rnic_ucmd *ucmd);

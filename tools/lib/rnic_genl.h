@@ -399,6 +399,7 @@ static inline int rnic_stat_get(struct rnic_genl *g, const char *name,
 	X(SRQ,    RNIC_NL_ATTR_RES_SRQ,    "srq",    4)			\
 	X(QP,     RNIC_NL_ATTR_RES_QP,     "qp",     4)			\
 	X(AH,     RNIC_NL_ATTR_RES_AH,     "ah",     4)			\
+	X(MW,     RNIC_NL_ATTR_RES_MW,     "mw",     4)			\
 	X(PINNED, RNIC_NL_ATTR_RES_PINNED, "pinned", 8)
 
 #define RNIC_RES_KIND_ENUM(kind, attr, name, width) RNIC_RES_##kind,

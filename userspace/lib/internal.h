@@ -319,6 +319,12 @@ int rnic_wr_builder_init(struct rnic_qp *qp, uint64_t send_ops_flags);
 /* rnic_wr_builder_fini() - free what rnic_wr_builder_init() allocated */
 void rnic_wr_builder_fini(struct rnic_qp *qp);
 
+/* mw.c: ibv_context.ops' memory window functions (rdma-core's inlines) */
+struct ibv_mw *rnic_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int rnic_dealloc_mw(struct ibv_mw *mw);
+int rnic_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+		 struct ibv_mw_bind *mw_bind);
+
 /* rnic_qp_send_opcodes() - the struct rnic_qp.send_opcodes of a QP type */
 uint32_t rnic_qp_send_opcodes(enum ibv_qp_type qp_type);
 

@@ -1129,8 +1129,9 @@ static void test_opcodes(void)
 		const char *name;
 		uint32_t allowed; /* bit per index of ops[] */
 	} types[] = {
-		{ IBV_QPT_RC, "RC", 0x7f },
-		{ IBV_QPT_UC, "UC", 0x0f },
+		/* BIND_MW without a window is EINVAL: test_bind_wqe() */
+		{ IBV_QPT_RC, "RC", 0x2ff },
+		{ IBV_QPT_UC, "UC", 0x08f },
 		{ IBV_QPT_UD, "UD", 0x0c },
 	};
 	struct caps c = { .swr = 64, .ssge = 1 };
@@ -1167,6 +1168,74 @@ static void test_opcodes(void)
 		}
 		ibv_destroy_qp(qp);
 	}
+}
+
+/* Memory window work requests: what reaches the ring, what is refused. */
+static void test_bind_wqe(void)
+{
+	struct caps c = { .swr = 16, .ssge = 2, .inl = 32 };
+	struct ibv_context other = { 0 };
+	struct ibv_pd mpd = { 0 };
+	struct ibv_mr mr = { .pd = &mpd, .lkey = 0x1234 };
+	struct ibv_mw mw = { .handle = 42, .type = IBV_MW_TYPE_2 };
+	struct ibv_send_wr wr, *bad;
+	const struct rnic_ring_info *ri;
+	struct rnic_send_wqe w;
+	struct ibv_qp *qp;
+	uint32_t p;
+
+	qp = make_qp(IBV_QPT_RC, c, NULL);
+	if (!ok(qp != NULL, "create an RC QP for binds"))
+		return;
+	ri = sq_of(qp);
+	set_state(qp, IBV_QPS_RTS);
+	mw.context = qp->context;
+
+	wr = send_wr(7, IBV_WR_BIND_MW);
+	wr.num_sge = 2; /* ignored: a bind has no data */
+	wr.bind_mw.mw = &mw;
+	wr.bind_mw.rkey = 0xabcdef01;
+	wr.bind_mw.bind_info = (struct ibv_mw_bind_info){
+		.mr = &mr, .addr = 0x1000, .length = 0x2000,
+		.mw_access_flags = IBV_ACCESS_REMOTE_WRITE,
+	};
+	p = prod(ri);
+	ok(!ibv_post_send(qp, &wr, &bad) && prod(ri) == p + 1,
+	   "a type 2 bind is posted");
+	w = swqe(ri, p);
+	ok(w.opcode == RNIC_WR_BIND_MW && w.wr_id == 7 && !w.num_sge &&
+	   w.wr.bind.mw_handle == 42 && w.wr.bind.rkey == 0xabcdef01 &&
+	   w.wr.bind.mr_lkey == 0x1234 && w.wr.bind.addr == 0x1000 &&
+	   w.wr.bind.length == 0x2000 &&
+	   w.wr.bind.access == IBV_ACCESS_REMOTE_WRITE,
+	   "the bind WQE carries the window, rkey, region, range and rights");
+
+	wr.bind_mw.bind_info.mr = NULL;
+	send_bad(qp, &wr, "a bind with a length and no region");
+	wr.bind_mw.bind_info.mr = &mr;
+	wr.bind_mw.mw = NULL;
+	send_bad(qp, &wr, "a bind without a window");
+	mw.context = &other;
+	wr.bind_mw.mw = &mw;
+	send_bad(qp, &wr, "a bind of another context's window");
+	mw.context = qp->context;
+	wr.send_flags = IBV_SEND_INLINE;
+	send_bad(qp, &wr, "an inline bind");
+
+	wr = send_wr(8, IBV_WR_LOCAL_INV);
+	wr.invalidate_rkey = 0x55aa55aa;
+	p = prod(ri);
+	ok(!ibv_post_send(qp, &wr, &bad) && prod(ri) == p + 1 &&
+	   swqe(ri, p).ex.invalidate_rkey == 0x55aa55aa && !swqe(ri, p).num_sge,
+	   "LOCAL_INV carries the rkey, no SGE");
+	wr = send_wr(9, IBV_WR_SEND_WITH_INV);
+	wr.invalidate_rkey = 0x11223344;
+	p = prod(ri);
+	ok(!ibv_post_send(qp, &wr, &bad) && prod(ri) == p + 1 &&
+	   swqe(ri, p).ex.invalidate_rkey == 0x11223344 &&
+	   swqe(ri, p).num_sge == 1,
+	   "SEND_WITH_INV carries the rkey and its data");
+	ibv_destroy_qp(qp);
 }
 
 static void test_send_checks(void)
@@ -2101,9 +2170,12 @@ static void test_qp_ex_create(void)
 	struct ibv_qp_ex *x;
 	struct ibv_qp *qp;
 
-	qp_ex_refused(IBV_QPT_RC, IBV_QP_EX_WITH_LOCAL_INV,
+	qp_ex_refused(IBV_QPT_UD, IBV_QP_EX_WITH_LOCAL_INV,
 		      IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
-		      EOPNOTSUPP, "LOCAL_INV");
+		      EOPNOTSUPP, "LOCAL_INV on UD");
+	qp_ex_refused(IBV_QPT_UC, IBV_QP_EX_WITH_SEND_WITH_INV,
+		      IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		      EOPNOTSUPP, "SEND_WITH_INV on UC");
 	qp_ex_refused(IBV_QPT_RC, IBV_QP_EX_WITH_ATOMIC_WRITE,
 		      IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
 		      EOPNOTSUPP, "ATOMIC_WRITE");
@@ -2144,6 +2216,58 @@ static void test_qp_ex_create(void)
 	   !x->wr_send_tso && !x->wr_set_xrc_srqn && !x->wr_atomic_write,
 	   "opcodes not asked for, or not rnic's, are NULL");
 	is_int(ibv_destroy_qp(qp), 0, "destroy it");
+}
+
+/* The builder's memory window opcodes write what ibv_post_send() writes. */
+static void test_qp_ex_mw(void)
+{
+	struct ibv_pd mpd = { 0 };
+	struct ibv_mr mr = { .pd = &mpd, .lkey = 0x77 };
+	struct ibv_mw mw = { .handle = 5, .type = IBV_MW_TYPE_2 };
+	struct ibv_mw_bind_info info = {
+		.mr = &mr, .addr = 0x100, .length = 64,
+		.mw_access_flags = IBV_ACCESS_REMOTE_READ,
+	};
+	const struct rnic_ring_info *ri;
+	struct rnic_send_wqe w;
+	struct ibv_qp_ex *x;
+	struct ibv_qp *qp;
+	uint32_t p;
+
+	qp = make_qp_ex(IBV_QPT_RC, (struct caps){ .swr = 8, .ssge = 1 },
+			IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV |
+			IBV_QP_EX_WITH_SEND_WITH_INV);
+	x = qp ? ibv_qp_to_qp_ex(qp) : NULL;
+	if (!ok(x && x->wr_bind_mw && x->wr_local_inv && x->wr_send_inv,
+		"an RC QP with the memory window opcodes"))
+		return;
+	mw.context = qp->context;
+	ri = sq_of(qp);
+	set_state(qp, IBV_QPS_RTS);
+	p = prod(ri);
+	ibv_wr_start(x);
+	x->wr_id = 1;
+	ibv_wr_bind_mw(x, &mw, 0x10203040, &info);
+	x->wr_id = 2;
+	ibv_wr_local_inv(x, 0x10203040);
+	x->wr_id = 3;
+	ibv_wr_send_inv(x, 0x50607080);
+	ibv_wr_set_sge(x, 0x44, 0x4000, 16);
+	is_int(ibv_wr_complete(x), 0, "bind, invalidate, SEND with invalidate");
+	w = swqe(ri, p);
+	ok(w.opcode == RNIC_WR_BIND_MW && w.wr_id == 1 &&
+	   w.wr.bind.mw_handle == 5 && w.wr.bind.rkey == 0x10203040 &&
+	   w.wr.bind.mr_lkey == 0x77 && w.wr.bind.addr == 0x100 &&
+	   w.wr.bind.length == 64 &&
+	   w.wr.bind.access == IBV_ACCESS_REMOTE_READ, "the bind");
+	w = swqe(ri, p + 1);
+	ok(w.opcode == RNIC_WR_LOCAL_INV && w.wr_id == 2 &&
+	   w.ex.invalidate_rkey == 0x10203040, "the local invalidate");
+	w = swqe(ri, p + 2);
+	ok(w.opcode == RNIC_WR_SEND_WITH_INV && w.wr_id == 3 &&
+	   w.ex.invalidate_rkey == 0x50607080 && w.num_sge == 1,
+	   "the SEND with invalidate");
+	ibv_destroy_qp(qp);
 }
 
 static void test_qp_ex_build(void)
@@ -2532,6 +2656,7 @@ int main(void)
 	test_bad_cq_rings();
 	test_send_state();
 	test_opcodes();
+	test_bind_wqe();
 	test_send_checks();
 	test_send_encoding();
 	test_ud_encoding();
@@ -2545,6 +2670,7 @@ int main(void)
 	test_cq_ex();
 	test_qp_ex_create();
 	test_qp_ex_build();
+	test_qp_ex_mw();
 	test_qp_ex_ud();
 	test_srq_ex();
 

@@ -146,6 +146,8 @@
  * @RNIC_CMD_DEALLOC_PD: &struct rnic_destroy
  * @RNIC_CMD_REG_MR: &struct rnic_reg_mr
  * @RNIC_CMD_DEREG_MR: &struct rnic_destroy
+ * @RNIC_CMD_ALLOC_MW: &struct rnic_alloc_mw
+ * @RNIC_CMD_DEALLOC_MW: &struct rnic_destroy
  * @RNIC_CMD_CQ_BASE: first number of the CQ/channel/event family
  * @RNIC_CMD_QP_BASE: first number of the QP/multicast family
  * @RNIC_CMD_SRQ_BASE: first number of the SRQ/AH family
@@ -160,6 +162,8 @@ enum rnic_cmd {
 	RNIC_CMD_DEALLOC_PD,
 	RNIC_CMD_REG_MR,
 	RNIC_CMD_DEREG_MR,
+	RNIC_CMD_ALLOC_MW,
+	RNIC_CMD_DEALLOC_MW,
 
 	/* completion queues, channels, async events */
 	RNIC_CMD_CQ_BASE = RNIC_CMD_BASE + 0x10,
@@ -421,7 +425,7 @@ struct rnic_alloc_pd {
 
 /**
  * struct rnic_destroy - destroy an object that reports no event counts:
- *	RNIC_IOCTL_DEALLOC_PD, RNIC_IOCTL_DEREG_MR,
+ *	RNIC_IOCTL_DEALLOC_PD, RNIC_IOCTL_DEREG_MR, RNIC_IOCTL_DEALLOC_MW,
  *	RNIC_IOCTL_DESTROY_COMP_CHANNEL, RNIC_IOCTL_DESTROY_AH
  * @size: sizeof(struct rnic_destroy)
  * @flags: must be 0
@@ -443,8 +447,7 @@ struct rnic_destroy {
  * @RNIC_ACCESS_REMOTE_WRITE: peers may RDMA WRITE; needs LOCAL_WRITE
  * @RNIC_ACCESS_REMOTE_READ: peers may RDMA READ
  * @RNIC_ACCESS_REMOTE_ATOMIC: peers may do atomics; needs LOCAL_WRITE
- * @RNIC_ACCESS_MW_BIND: memory windows may be bound to the region; rnic
- *	has no memory windows yet, so reg_mr answers -EOPNOTSUPP
+ * @RNIC_ACCESS_MW_BIND: memory windows may be bound to the region
  * @RNIC_ACCESS_ON_DEMAND: on-demand paging; not supported (-EOPNOTSUPP)
  * @RNIC_ACCESS_RELAXED_ORDERING: a hint; accepted and ignored
  */
@@ -494,6 +497,44 @@ struct rnic_reg_mr {
 	__u32 out_lkey;
 	__u32 out_rkey;
 	__u32 __reserved;
+};
+
+/**
+ * enum rnic_mw_type - memory window types, the values of enum ibv_mw_type
+ * @RNIC_MW_TYPE_1: bound to its protection domain; bound and unbound
+ *	(bound with length 0) by a bind work request that ibv_bind_mw()
+ *	posts, every bind changing the key byte of its rkey
+ * @RNIC_MW_TYPE_2: bound to the QP that binds it (type 2B: the QP and
+ *	its protection domain); bound by a bind work request when not
+ *	bound, unbound by IBV_WR_LOCAL_INV or a peer's SEND with invalidate
+ */
+enum rnic_mw_type {
+	RNIC_MW_TYPE_1 = 1,
+	RNIC_MW_TYPE_2 = 2,
+};
+
+/**
+ * struct rnic_alloc_mw - RNIC_IOCTL_ALLOC_MW
+ * @size: sizeof(struct rnic_alloc_mw)
+ * @flags: must be 0
+ * @pd_handle: protection domain of the window
+ * @type: an enum rnic_mw_type value; others are EINVAL
+ * @out_handle: handle of the new window, for bind work requests and
+ *	RNIC_IOCTL_DEALLOC_MW (with struct rnic_destroy)
+ * @out_rkey: its rkey, not bound to anything yet. Binds change its key
+ *	byte (the low 8 bits) only; the other bits are opaque, and the
+ *	rkeys of windows and regions never collide.
+ *
+ * Deallocating a bound window unbinds it first; deregistering a region
+ * a window is bound to is EBUSY.
+ */
+struct rnic_alloc_mw {
+	__u32 size;
+	__u32 flags;
+	__u32 pd_handle;
+	__u32 type;
+	__u32 out_handle;
+	__u32 out_rkey;
 };
 
 /**
@@ -1230,7 +1271,9 @@ struct rnic_destroy_qp {
  * @RNIC_WR_RDMA_READ: RDMA READ (RC)
  * @RNIC_WR_ATOMIC_CMP_AND_SWP: atomic compare and swap (RC)
  * @RNIC_WR_ATOMIC_FETCH_AND_ADD: atomic fetch and add (RC)
- * @RNIC_WR_LOCAL_INV: invalidate a local key
+ * @RNIC_WR_LOCAL_INV: invalidate the rkey of a type 2 window of the QP's
+ *	protection domain (RC, UC)
+ * @RNIC_WR_BIND_MW: bind a memory window (RC, UC), wr.bind
  * @RNIC_WR_SEND_WITH_INV: SEND that invalidates a remote key (RC)
  */
 enum rnic_wr_opcode {
@@ -1242,6 +1285,7 @@ enum rnic_wr_opcode {
 	RNIC_WR_ATOMIC_CMP_AND_SWP = 5,
 	RNIC_WR_ATOMIC_FETCH_AND_ADD = 6,
 	RNIC_WR_LOCAL_INV = 7,
+	RNIC_WR_BIND_MW = 8,
 	RNIC_WR_SEND_WITH_INV = 9,
 };
 
@@ -1289,6 +1333,21 @@ enum rnic_send_flags {
  * @wr.ud.remote_qpn: destination QP number
  * @wr.ud.remote_qkey: destination Q_Key (bit 31 set: use the QP's own)
  * @wr.ud.__reserved: must be 0
+ * @wr.bind: memory window bind (num_sge 0, not inline); a bind that
+ *	breaks a rule of the IB specification completes with
+ *	IBV_WC_MW_BIND_ERR and takes the QP to the error state
+ * @wr.bind.mw_handle: the window, in the QP's context and protection
+ *	domain
+ * @wr.bind.rkey: the window's rkey after the bind: its current one with
+ *	the key byte (low 8 bits) the consumer chose
+ * @wr.bind.mr_lkey: lkey of the region, which must have
+ *	RNIC_ACCESS_MW_BIND and be in the QP's protection domain
+ * @wr.bind.access: RNIC_ACCESS_REMOTE_{READ,WRITE,ATOMIC} the window
+ *	grants (LOCAL_WRITE is accepted and means nothing for a window);
+ *	write and atomic rights need a region with LOCAL_WRITE
+ * @wr.bind.addr: first byte of the window, in the region's iova space
+ * @wr.bind.length: bytes, inside the region; 0 unbinds a type 1 window
+ *	and is an error for type 2
  *
  * The 64-byte header is followed by @num_sge struct rnic_sge or by
  * @inline_len bytes of data; the ring's entry_size has room for the QP's
@@ -1324,6 +1383,14 @@ struct rnic_send_wqe {
 			__u32 remote_qkey;
 			__u32 __reserved;
 		} ud;
+		struct rnic_bind_wr {
+			__u32 mw_handle;
+			__u32 rkey;
+			__u32 mr_lkey;
+			__u32 access;
+			__aligned_u64 addr;
+			__aligned_u64 length;
+		} bind;
 	} wr;
 };
 
@@ -1441,6 +1508,7 @@ struct rnic_kick_sq {
  * @RNIC_WC_LOC_QP_OP_ERR: malformed work request
  * @RNIC_WC_LOC_PROT_ERR: local protection error (lkey, bounds, access)
  * @RNIC_WC_WR_FLUSH_ERR: flushed: the QP is in ERR (or SQE)
+ * @RNIC_WC_MW_BIND_ERR: a memory window bind broke a rule
  * @RNIC_WC_REM_INV_REQ_ERR: the responder found the request invalid
  * @RNIC_WC_REM_ACCESS_ERR: remote access error (rkey, bounds, access, PD)
  * @RNIC_WC_REM_OP_ERR: the responder failed the operation
@@ -1453,6 +1521,7 @@ enum rnic_wc_status {
 	RNIC_WC_LOC_QP_OP_ERR = 2,
 	RNIC_WC_LOC_PROT_ERR = 4,
 	RNIC_WC_WR_FLUSH_ERR = 5,
+	RNIC_WC_MW_BIND_ERR = 6,
 	RNIC_WC_REM_INV_REQ_ERR = 9,
 	RNIC_WC_REM_ACCESS_ERR = 10,
 	RNIC_WC_REM_OP_ERR = 11,
@@ -1468,7 +1537,9 @@ enum rnic_wc_status {
  * @RNIC_WC_RDMA_READ: RDMA READ
  * @RNIC_WC_COMP_SWAP: compare and swap
  * @RNIC_WC_FETCH_ADD: fetch and add
- * @RNIC_WC_RECV: a receive (SEND, SEND_WITH_IMM)
+ * @RNIC_WC_BIND_MW: memory window bind
+ * @RNIC_WC_LOCAL_INV: local invalidate
+ * @RNIC_WC_RECV: a receive (SEND, SEND_WITH_IMM, SEND_WITH_INV)
  * @RNIC_WC_RECV_RDMA_WITH_IMM: a receive consumed by RDMA WRITE with
  *	immediate
  */
@@ -1478,6 +1549,8 @@ enum rnic_wc_opcode {
 	RNIC_WC_RDMA_READ = 2,
 	RNIC_WC_COMP_SWAP = 3,
 	RNIC_WC_FETCH_ADD = 4,
+	RNIC_WC_BIND_MW = 5,
+	RNIC_WC_LOCAL_INV = 6,
 	RNIC_WC_RECV = 1 << 7,
 	RNIC_WC_RECV_RDMA_WITH_IMM = (1 << 7) + 1,
 };
@@ -1487,10 +1560,12 @@ enum rnic_wc_opcode {
  *	ibv_wc_flags
  * @RNIC_WC_GRH: the receive buffer starts with 40 bytes of GRH (UD)
  * @RNIC_WC_WITH_IMM: imm_data is valid
+ * @RNIC_WC_WITH_INV: the SEND invalidated invalidated_rkey
  */
 enum rnic_wc_flags {
 	RNIC_WC_GRH = 1 << 0,
 	RNIC_WC_WITH_IMM = 1 << 1,
+	RNIC_WC_WITH_INV = 1 << 3,
 };
 
 /**
@@ -1669,6 +1744,8 @@ struct rnic_create_ah {
 #define RNIC_IOCTL_DEALLOC_PD _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_DEALLOC_PD)
 #define RNIC_IOCTL_REG_MR _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_REG_MR)
 #define RNIC_IOCTL_DEREG_MR _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_DEREG_MR)
+#define RNIC_IOCTL_ALLOC_MW _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_ALLOC_MW)
+#define RNIC_IOCTL_DEALLOC_MW _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_DEALLOC_MW)
 
 /* completion queues, channels, async events: ioctls */
 #define RNIC_IOCTL_CREATE_ASYNC_FD \

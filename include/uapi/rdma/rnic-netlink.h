@@ -107,6 +107,7 @@ enum rnic_nl_cmd {
  * @RNIC_NL_ATTR_RES_SRQ: u32, shared receive queues
  * @RNIC_NL_ATTR_RES_QP: u32, queue pairs
  * @RNIC_NL_ATTR_RES_AH: u32, address handles
+ * @RNIC_NL_ATTR_RES_MW: u32, memory windows
  * @RNIC_NL_ATTR_CTX_TRUNCATED: flag: CTX_TABLE lists only the first open
  *	contexts, as many as fit in one message
  * @RNIC_NL_ATTR_COUNTERS: nest of the device's counters (STAT_GET), one
@@ -205,6 +206,7 @@ enum rnic_nl_attr {
 	RNIC_NL_ATTR_RES_CQE,
 	RNIC_NL_ATTR_MAX_BURST,
 	RNIC_NL_ATTR_FAULT,
+	RNIC_NL_ATTR_RES_MW,
 
 	__RNIC_NL_ATTR_MAX,
 	RNIC_NL_ATTR_MAX = __RNIC_NL_ATTR_MAX - 1

@@ -562,7 +562,7 @@ struct ibv_device {
 	char ibdev_path[IBV_SYSFS_PATH_MAX];
 };
 
-/* enum ibv_mw_type - memory window types; rnic has no memory windows */
+/* enum ibv_mw_type - memory window types (ibv_alloc_mw()) */
 enum ibv_mw_type {
 	IBV_MW_TYPE_1 = 1,
 	IBV_MW_TYPE_2 = 2,
@@ -587,9 +587,9 @@ struct _compat_ibv_port_attr;
  * @post_srq_recv: ibv_post_srq_recv()
  * @post_send: ibv_post_send()
  * @post_recv: ibv_post_recv()
- * @alloc_mw: NULL: no memory windows
- * @bind_mw: NULL
- * @dealloc_mw: NULL
+ * @alloc_mw: ibv_alloc_mw()
+ * @bind_mw: ibv_bind_mw()
+ * @dealloc_mw: ibv_dealloc_mw()
  *
  * The _compat_ slots are remnants of an older provider interface and are
  * NULL.
@@ -673,8 +673,9 @@ struct ibv_pd {
  * enum ibv_access_flags - memory region access rights
  *
  * REMOTE_WRITE and REMOTE_ATOMIC need LOCAL_WRITE. rnic supports the four
- * basic rights and accepts RELAXED_ORDERING as a hint; memory windows,
- * zero-based, on-demand paging and huge-page hints are refused (EINVAL).
+ * basic rights and MW_BIND, and accepts RELAXED_ORDERING as a hint;
+ * on-demand paging is EOPNOTSUPP; zero-based and huge-page hints are
+ * refused (EINVAL).
  */
 enum ibv_access_flags {
 	IBV_ACCESS_LOCAL_WRITE = 1,
@@ -726,11 +727,28 @@ enum ibv_rereg_mr_err_code {
 	IBV_REREG_MR_ERR_CMD_AND_DO_FORK_NEW = -5,
 };
 
-/* Memory windows, thread domains and XRC domains: rnic has none. */
+/* Thread domains and XRC domains: rnic has none. */
 struct ibv_mr;
-struct ibv_mw;
 struct ibv_td;
 struct ibv_xrcd;
+
+/**
+ * struct ibv_mw - memory window
+ * @context: the context it belongs to
+ * @pd: its protection domain
+ * @rkey: its remote key; ibv_bind_mw() changes it (a type 2 window's
+ *	changes to the rkey its bind work request names once that is
+ *	executed: the application keeps that one)
+ * @handle: kernel handle, meaningful in @context only
+ * @type: IBV_MW_TYPE_1 or IBV_MW_TYPE_2
+ */
+struct ibv_mw {
+	struct ibv_context *context;
+	struct ibv_pd *pd;
+	uint32_t rkey;
+	uint32_t handle;
+	enum ibv_mw_type type;
+};
 
 struct ibv_mw_bind_info {
 	struct ibv_mr *mr;
@@ -2039,6 +2057,74 @@ struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length,
  */
 int ibv_dereg_mr(struct ibv_mr *mr);
 
+/**
+ * ibv_alloc_mw() - allocate a memory window, not bound to anything yet
+ * @pd: its protection domain
+ * @type: IBV_MW_TYPE_1 or IBV_MW_TYPE_2 (another is EINVAL)
+ *
+ * RETURN: the window, or NULL with errno set.
+ */
+static inline struct ibv_mw *ibv_alloc_mw(struct ibv_pd *pd,
+					  enum ibv_mw_type type)
+{
+	if (!pd->context->ops.alloc_mw) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	return pd->context->ops.alloc_mw(pd, type);
+}
+
+/**
+ * ibv_dealloc_mw() - free a memory window, unbinding it if bound
+ * @mw: the window
+ *
+ * RETURN: 0, or an errno value.
+ */
+static inline int ibv_dealloc_mw(struct ibv_mw *mw)
+{
+	return mw->context->ops.dealloc_mw(mw);
+}
+
+/**
+ * ibv_inc_rkey() - the rkey with the next key byte (its low 8 bits, which
+ *	belong to the consumer), for a type 2 window's next bind
+ * @rkey: the current rkey
+ *
+ * RETURN: @rkey with its key byte incremented (255 wraps to 0).
+ */
+static inline uint32_t ibv_inc_rkey(uint32_t rkey)
+{
+	return (rkey & ~(uint32_t)0xff) | ((rkey + 1) & 0xff);
+}
+
+/**
+ * ibv_bind_mw() - bind a type 1 memory window, or unbind it (length 0)
+ * @qp: an RC or UC QP of the window's PD; the bind is a work request in
+ *	its send queue, completed (IBV_WC_BIND_MW) as @mw_bind's send_flags
+ *	say, and executed after the work requests posted before it
+ * @mw: the window; its rkey changes at once to the one the bind gives it
+ * @mw_bind: wr_id, send_flags and what to bind: the region (with
+ *	IBV_ACCESS_MW_BIND, in the window's PD), the range inside it and the
+ *	remote rights
+ *
+ * RETURN: 0, or an errno value: EINVAL for a type 2 window or a range
+ * without a region, EPERM for a region of another PD; a bind the HCA
+ * refuses completes with IBV_WC_MW_BIND_ERR.
+ */
+static inline int ibv_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+			      struct ibv_mw_bind *mw_bind)
+{
+	const struct ibv_mw_bind_info *info = &mw_bind->bind_info;
+
+	if (mw->type != IBV_MW_TYPE_1)
+		return EINVAL;
+	if (!info->mr && (info->addr || info->length))
+		return EINVAL;
+	if (info->mr && info->mr->pd != mw->pd)
+		return EPERM;
+	return mw->context->ops.bind_mw(qp, mw, mw_bind);
+}
+
 /* completion queues, channels, async events: functions */
 
 /**
@@ -2353,9 +2439,9 @@ struct ibv_sge {
 /**
  * enum ibv_wr_opcode - what a send work request does
  *
- * rnic has no memory windows or memory management extensions:
- * IBV_WR_LOCAL_INV, IBV_WR_BIND_MW, IBV_WR_SEND_WITH_INV, IBV_WR_TSO,
- * IBV_WR_DRIVER1 and IBV_WR_ATOMIC_WRITE are EINVAL.
+ * IBV_WR_BIND_MW binds a type 2 window (RC, UC); IBV_WR_LOCAL_INV unbinds
+ * one (RC, UC); IBV_WR_SEND_WITH_INV (RC) unbinds one at the peer.
+ * IBV_WR_TSO, IBV_WR_DRIVER1 and IBV_WR_ATOMIC_WRITE are EINVAL.
  */
 enum ibv_wr_opcode {
 	IBV_WR_RDMA_WRITE,
@@ -2400,12 +2486,14 @@ enum ibv_send_flags {
  * @opcode: what to do
  * @send_flags: enum ibv_send_flags bits
  * @imm_data: immediate data, network byte order (the WITH_IMM opcodes)
- * @invalidate_rkey: not used by rnic
+ * @invalidate_rkey: the rkey IBV_WR_LOCAL_INV and IBV_WR_SEND_WITH_INV
+ *	unbind
  * @wr: per-opcode part: @wr.rdma (RDMA WRITE, READ), @wr.atomic,
  *	@wr.ud (UD: address handle, remote QP number and Q_Key; a Q_Key
  *	with bit 31 set means the QP's own)
  * @qp_type: XRC part, not used by rnic
- * @bind_mw: memory window binding, not used by rnic
+ * @bind_mw: IBV_WR_BIND_MW: the type 2 window, its rkey after the bind
+ *	(ibv_inc_rkey() of its current one) and what to bind it to
  * @tso: TCP segmentation offload (raw packet QPs), not used by rnic
  */
 struct ibv_send_wr {
@@ -2580,7 +2668,7 @@ static inline void ibv_wr_atomic_fetch_add(struct ibv_qp_ex *qp,
 }
 
 /**
- * ibv_wr_bind_mw() - memory window bind: rnic has none (NULL)
+ * ibv_wr_bind_mw() - begin a type 2 memory window bind
  * @qp: the builder, between ibv_wr_start() and ibv_wr_complete()
  * @mw: the window
  * @rkey: its new rkey
@@ -2594,7 +2682,7 @@ static inline void ibv_wr_bind_mw(struct ibv_qp_ex *qp, struct ibv_mw *mw,
 }
 
 /**
- * ibv_wr_local_inv() - local invalidate: rnic has none (NULL)
+ * ibv_wr_local_inv() - begin a local invalidate of a type 2 window
  * @qp: the builder, between ibv_wr_start() and ibv_wr_complete()
  * @invalidate_rkey: the rkey
  */
@@ -2662,7 +2750,7 @@ static inline void ibv_wr_send_imm(struct ibv_qp_ex *qp, __be32 imm_data)
 }
 
 /**
- * ibv_wr_send_inv() - SEND with invalidate: rnic has none (NULL)
+ * ibv_wr_send_inv() - begin a SEND that invalidates a peer's window
  * @qp: the builder, between ibv_wr_start() and ibv_wr_complete()
  * @invalidate_rkey: the rkey
  */

@@ -76,6 +76,9 @@ static void set_ops(struct rnic_context *rctx)
 	ops->post_srq_recv = ibv_post_srq_recv;
 	ops->post_send = ibv_post_send;
 	ops->post_recv = ibv_post_recv;
+	ops->alloc_mw = rnic_alloc_mw;
+	ops->bind_mw = rnic_bind_mw;
+	ops->dealloc_mw = rnic_dealloc_mw;
 
 	vctx->query_port = rnic_query_port;
 	vctx->query_device_ex = rnic_query_device_ex;

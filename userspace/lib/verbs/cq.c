@@ -80,6 +80,17 @@
 
 #include "internal.h"
 
+/* CQEs carry the verbs' values: copied, not mapped. */
+#define SAME(a, b) ((int)(a) == (int)(b))
+_Static_assert(SAME(IBV_WC_MW_BIND_ERR, RNIC_WC_MW_BIND_ERR) &&
+	       SAME(IBV_WC_REM_INV_REQ_ERR, RNIC_WC_REM_INV_REQ_ERR) &&
+	       SAME(IBV_WC_BIND_MW, RNIC_WC_BIND_MW) &&
+	       SAME(IBV_WC_LOCAL_INV, RNIC_WC_LOCAL_INV) &&
+	       SAME(IBV_WC_RECV_RDMA_WITH_IMM, RNIC_WC_RECV_RDMA_WITH_IMM) &&
+	       SAME(IBV_WC_WITH_INV, RNIC_WC_WITH_INV) &&
+	       SAME(IBV_WC_WITH_IMM, RNIC_WC_WITH_IMM),
+	       "ibv_wc and rnic_cqe values differ");
+
 /**
  * struct rnic_comp_channel - librnic's side of a struct ibv_comp_channel
  * @ibch: what the application sees

@@ -36,7 +36,10 @@ _Static_assert(SAME(IBV_WR_RDMA_WRITE, RNIC_WR_RDMA_WRITE) &&
 	       SAME(IBV_WR_SEND_WITH_IMM, RNIC_WR_SEND_WITH_IMM) &&
 	       SAME(IBV_WR_RDMA_READ, RNIC_WR_RDMA_READ) &&
 	       SAME(IBV_WR_ATOMIC_CMP_AND_SWP, RNIC_WR_ATOMIC_CMP_AND_SWP) &&
-	       SAME(IBV_WR_ATOMIC_FETCH_AND_ADD, RNIC_WR_ATOMIC_FETCH_AND_ADD),
+	       SAME(IBV_WR_ATOMIC_FETCH_AND_ADD, RNIC_WR_ATOMIC_FETCH_AND_ADD) &&
+	       SAME(IBV_WR_LOCAL_INV, RNIC_WR_LOCAL_INV) &&
+	       SAME(IBV_WR_BIND_MW, RNIC_WR_BIND_MW) &&
+	       SAME(IBV_WR_SEND_WITH_INV, RNIC_WR_SEND_WITH_INV),
 	       "ibv_wr_opcode and rnic_wr_opcode differ");
 _Static_assert(SAME(IBV_SEND_FENCE, RNIC_SEND_FENCE) &&
 	       SAME(IBV_SEND_SIGNALED, RNIC_SEND_SIGNALED) &&
@@ -62,15 +65,19 @@ _Static_assert(sizeof(struct rnic_send_wqe) == 64,
 		    OP(IBV_WR_ATOMIC_FETCH_AND_ADD))
 /* Opcodes that may carry inline data: those that send local data. */
 #define OPS_INLINE (OP(IBV_WR_RDMA_WRITE) | OP(IBV_WR_RDMA_WRITE_WITH_IMM) | \
-		    OP(IBV_WR_SEND) | OP(IBV_WR_SEND_WITH_IMM))
+		    OP(IBV_WR_SEND) | OP(IBV_WR_SEND_WITH_IMM) | \
+		    OP(IBV_WR_SEND_WITH_INV))
+/* Opcodes the HCA executes itself: no data, no SGEs (num_sge ignored). */
+#define OPS_LOCAL (OP(IBV_WR_BIND_MW) | OP(IBV_WR_LOCAL_INV))
 
 uint32_t rnic_qp_send_opcodes(enum ibv_qp_type qp_type)
 {
 	switch (qp_type) {
 	case IBV_QPT_RC:
-		return OPS_INLINE | OP(IBV_WR_RDMA_READ) | OPS_ATOMIC;
+		return OPS_INLINE | OP(IBV_WR_RDMA_READ) | OPS_ATOMIC |
+		       OPS_LOCAL;
 	case IBV_QPT_UC:
-		return OPS_INLINE;
+		return (OPS_INLINE & ~OP(IBV_WR_SEND_WITH_INV)) | OPS_LOCAL;
 	case IBV_QPT_UD:
 		return OP(IBV_WR_SEND) | OP(IBV_WR_SEND_WITH_IMM);
 	default:
@@ -134,6 +141,26 @@ static RNIC_INLINE bool send_state_ok(const struct ibv_qp *ibqp)
 	}
 }
 
+/*
+ * A bind names a window of the QP's context, and a region when it has a
+ * length; the kernel checks the rest when it executes it.
+ */
+static int local_wr_check(const struct rnic_qp *qp,
+			  const struct ibv_send_wr *wr)
+{
+	const struct ibv_mw_bind_info *info = &wr->bind_mw.bind_info;
+
+	if (wr->send_flags & IBV_SEND_INLINE)
+		return EINVAL;
+	if (wr->opcode != IBV_WR_BIND_MW)
+		return 0;
+	if (!wr->bind_mw.mw || wr->bind_mw.mw->context != qp->ibqp.context)
+		return EINVAL;
+	if (info->length && !info->mr)
+		return EINVAL;
+	return 0;
+}
+
 static RNIC_INLINE int send_wr_check(const struct rnic_qp *qp,
 				     const struct ibv_send_wr *wr,
 				     uint32_t *inline_len)
@@ -146,6 +173,8 @@ static RNIC_INLINE int send_wr_check(const struct rnic_qp *qp,
 		return EINVAL;
 	if (wr->send_flags & ~RNIC_POST_SEND_FLAGS)
 		return EINVAL;
+	if (OPS_LOCAL & OP(op))
+		return local_wr_check(qp, wr);
 	if (wr->num_sge < 0)
 		return EINVAL;
 	if (wr->send_flags & IBV_SEND_INLINE) {
@@ -167,6 +196,19 @@ static RNIC_INLINE int send_wr_check(const struct rnic_qp *qp,
 	if (qp->ibqp.qp_type == IBV_QPT_UD && !wr->wr.ud.ah)
 		return EINVAL;
 	return 0;
+}
+
+static void bind_wqe_write(struct rnic_send_wqe *wqe,
+			   const struct ibv_send_wr *wr)
+{
+	const struct ibv_mw_bind_info *info = &wr->bind_mw.bind_info;
+
+	wqe->wr.bind.mw_handle = wr->bind_mw.mw->handle;
+	wqe->wr.bind.rkey = wr->bind_mw.rkey;
+	wqe->wr.bind.mr_lkey = info->mr ? info->mr->lkey : 0;
+	wqe->wr.bind.access = info->mw_access_flags;
+	wqe->wr.bind.addr = info->addr;
+	wqe->wr.bind.length = info->length;
 }
 
 static RNIC_INLINE void send_wqe_write(void *slot, const struct rnic_qp *qp,
@@ -198,6 +240,17 @@ static RNIC_INLINE void send_wqe_write(void *slot, const struct rnic_qp *qp,
 		wqe.wr.atomic.compare_add = wr->wr.atomic.compare_add;
 		wqe.wr.atomic.swap = wr->wr.atomic.swap;
 		wqe.wr.atomic.rkey = wr->wr.atomic.rkey;
+		break;
+	case IBV_WR_BIND_MW:
+		bind_wqe_write(&wqe, wr);
+		memcpy(slot, &wqe, sizeof(wqe));
+		return;
+	case IBV_WR_LOCAL_INV:
+		wqe.ex.invalidate_rkey = wr->invalidate_rkey;
+		memcpy(slot, &wqe, sizeof(wqe));
+		return;
+	case IBV_WR_SEND_WITH_INV:
+		wqe.ex.invalidate_rkey = wr->invalidate_rkey;
 		break;
 	case IBV_WR_SEND_WITH_IMM:
 		wqe.ex.imm_data = wr->imm_data;

@@ -178,6 +178,27 @@ static void wr_atomic_fetch_add(struct ibv_qp_ex *ibqpx, uint32_t rkey,
 		  0);
 }
 
+static void wr_bind_mw(struct ibv_qp_ex *ibqpx, struct ibv_mw *mw,
+		       uint32_t rkey, const struct ibv_mw_bind_info *bind_info)
+{
+	struct ibv_send_wr *wr = begin_wr(ibqpx, IBV_WR_BIND_MW);
+
+	wr->bind_mw.mw = mw;
+	wr->bind_mw.rkey = rkey;
+	wr->bind_mw.bind_info = *bind_info;
+}
+
+static void wr_local_inv(struct ibv_qp_ex *ibqpx, uint32_t invalidate_rkey)
+{
+	begin_wr(ibqpx, IBV_WR_LOCAL_INV)->invalidate_rkey = invalidate_rkey;
+}
+
+static void wr_send_inv(struct ibv_qp_ex *ibqpx, uint32_t invalidate_rkey)
+{
+	begin_wr(ibqpx, IBV_WR_SEND_WITH_INV)->invalidate_rkey =
+		invalidate_rkey;
+}
+
 static void wr_set_ud_addr(struct ibv_qp_ex *ibqpx, struct ibv_ah *ah,
 			   uint32_t remote_qpn, uint32_t remote_qkey)
 {
@@ -309,6 +330,12 @@ static void set_opcode_ops(struct ibv_qp_ex *x, uint64_t ops)
 		x->wr_atomic_cmp_swp = wr_atomic_cmp_swp;
 	if (ops & IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 		x->wr_atomic_fetch_add = wr_atomic_fetch_add;
+	if (ops & IBV_QP_EX_WITH_BIND_MW)
+		x->wr_bind_mw = wr_bind_mw;
+	if (ops & IBV_QP_EX_WITH_LOCAL_INV)
+		x->wr_local_inv = wr_local_inv;
+	if (ops & IBV_QP_EX_WITH_SEND_WITH_INV)
+		x->wr_send_inv = wr_send_inv;
 }
 
 int rnic_wr_builder_init(struct rnic_qp *qp, uint64_t send_ops_flags)
