@@ -12,7 +12,11 @@
  * matrix: RC, UC and UD, and UD to a multicast group (the responder's QP
  * attached to 239.77.0.1 or ff0e::77:1, the requester sending to QP
  * 0xffffff); SEND, SEND with immediate, WRITE, WRITE with immediate,
- * READ, compare-and-swap and fetch-and-add where the QP type has them; one SGE, three SGEs, or inline; message sizes from 0 B to
+ * READ, compare-and-swap and fetch-and-add where the QP type has them,
+ * and on RC an RDMA WRITE through a type 2 memory window and a SEND with
+ * invalidate of one (the responder binds the window on its QP over its
+ * buffer first and hands its rkey over; a SEND with invalidate must
+ * arrive with IBV_WC_WITH_INV and that rkey); one SGE, three SGEs, or inline; message sizes from 0 B to
  * 1 MiB around the path MTU (-m); once with the client as the requester
  * and once with the server. Per case both sides make a fresh QP, swap
  * QPN, PSN, GID and the address and rkey of their buffer over TCP, the
@@ -58,12 +62,12 @@
 #define MX_ADD		0x10001ULL
 
 enum mx_op { MX_SEND, MX_SEND_IMM, MX_WRITE, MX_WRITE_IMM, MX_READ,
-	     MX_CMP_SWP, MX_FETCH_ADD, MX_NR_OPS };
+	     MX_CMP_SWP, MX_FETCH_ADD, MX_WRITE_MW, MX_SEND_INV, MX_NR_OPS };
 enum mx_variant { MX_ONE_SGE, MX_THREE_SGE, MX_INLINE_DATA, MX_NR_VARIANTS };
 
 static const char *const mx_op_name[] = {
 	"SEND", "SEND_IMM", "WRITE", "WRITE_IMM", "READ", "CMP_SWP",
-	"FETCH_ADD",
+	"FETCH_ADD", "WRITE_MW", "SEND_INV",
 };
 static const char *const mx_variant_name[] = { "1-sge", "3-sge", "inline" };
 
@@ -103,6 +107,7 @@ struct mx_ctx {
 	bool server;
 	int gid_index;
 	enum ibv_mtu mtu;
+	bool rxe;
 	char label[16];
 	char peer_label[16];
 };
@@ -222,12 +227,34 @@ static bool mx_atomic(enum mx_op op)
 
 static bool mx_needs_recv(enum mx_op op)
 {
-	return op == MX_SEND || op == MX_SEND_IMM || op == MX_WRITE_IMM;
+	return op == MX_SEND || op == MX_SEND_IMM || op == MX_WRITE_IMM ||
+	       op == MX_SEND_INV;
 }
 
 static bool mx_to_memory(enum mx_op op)
 {
-	return op == MX_WRITE || op == MX_WRITE_IMM;
+	return op == MX_WRITE || op == MX_WRITE_IMM || op == MX_WRITE_MW;
+}
+
+static bool mx_has_imm(enum mx_op op)
+{
+	return op == MX_SEND_IMM || op == MX_WRITE_IMM;
+}
+
+/*
+ * The flag of a receive that invalidated a key. rdma_rxe (6.1) writes the
+ * kernel's IB_WC_WITH_INVALIDATE (bit 2) into the user's ring, where
+ * libibverbs reads it as IBV_WC_IP_CSUM_OK: on rxe that bit is the flag.
+ */
+static unsigned int mx_inv_flag(const struct mx_ctx *m)
+{
+	return m->rxe ? 1u << 2 : IBV_WC_WITH_INV;
+}
+
+/* The responder binds a type 2 window over its buffer for these. */
+static bool mx_window(enum mx_op op)
+{
+	return op == MX_WRITE_MW || op == MX_SEND_INV;
 }
 
 /* The local SGEs of a message of @size at @base: one or three pieces. */
@@ -431,6 +458,7 @@ static void mx_request(struct mx_ctx *m, const struct mx_case *c,
 		IBV_WR_SEND, IBV_WR_SEND_WITH_IMM, IBV_WR_RDMA_WRITE,
 		IBV_WR_RDMA_WRITE_WITH_IMM, IBV_WR_RDMA_READ,
 		IBV_WR_ATOMIC_CMP_AND_SWP, IBV_WR_ATOMIC_FETCH_AND_ADD,
+		IBV_WR_RDMA_WRITE, IBV_WR_SEND_WITH_INV,
 	};
 	uint8_t *local = mx_req_buf(m);
 	struct ibv_sge sge[3];
@@ -460,6 +488,8 @@ static void mx_request(struct mx_ctx *m, const struct mx_case *c,
 		wr.wr.rdma.remote_addr = peer->addr;
 		wr.wr.rdma.rkey = peer->rkey;
 	}
+	if (c->op == MX_SEND_INV)
+		wr.invalidate_rkey = peer->rkey;
 	if (c->variant == MX_INLINE_DATA)
 		wr.send_flags |= IBV_SEND_INLINE;
 	if (qp->qp_type == IBV_QPT_UD) {
@@ -501,9 +531,50 @@ static void mx_request(struct mx_ctx *m, const struct mx_case *c,
 		ibv_destroy_ah(ah);
 }
 
+/*
+ * The responder's type 2 window over its buffer, bound on @qp; its rkey
+ * into @rkey. Return: the window, or NULL with @v->why set.
+ */
+static struct ibv_mw *mx_bind(struct mx_ctx *m, struct ibv_qp *qp,
+			      uint32_t *rkey, struct mx_verdict *v)
+{
+	struct ibv_mw *mw = ibv_alloc_mw(m->pd, IBV_MW_TYPE_2);
+	struct ibv_send_wr wr = {
+		.wr_id = MX_END, .opcode = IBV_WR_BIND_MW,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	struct ibv_wc wc;
+
+	if (!mw) {
+		snprintf(v->why, sizeof(v->why), "ibv_alloc_mw: %s",
+			 strerror(errno));
+		return NULL;
+	}
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = ibv_inc_rkey(mw->rkey);
+	wr.bind_mw.bind_info = (struct ibv_mw_bind_info){
+		.mr = m->mr, .addr = (uintptr_t)mx_resp_buf(m),
+		.length = MX_REGION, .mw_access_flags = IBV_ACCESS_REMOTE_WRITE,
+	};
+	if (ibv_post_send(qp, &wr, &bad))
+		snprintf(v->why, sizeof(v->why), "bind: ibv_post_send failed");
+	else if (!mx_poll(m, &wc))
+		snprintf(v->why, sizeof(v->why), "no bind completion");
+	else if (wc.status != IBV_WC_SUCCESS || wc.opcode != IBV_WC_BIND_MW)
+		snprintf(v->why, sizeof(v->why), "bind completion: %s",
+			 ibv_wc_status_str(wc.status));
+	else
+		*rkey = wr.bind_mw.rkey;
+	if (v->why[0]) {
+		ibv_dealloc_mw(mw);
+		return NULL;
+	}
+	return mw;
+}
+
 /* The responder's checks once the requester is done; into @v. */
 static void mx_respond(struct mx_ctx *m, const struct mx_case *c,
-		       struct ibv_qp *qp, struct mx_verdict *v)
+		       struct ibv_qp *qp, uint32_t rkey, struct mx_verdict *v)
 {
 	uint8_t *mem = mx_resp_buf(m);
 	uint32_t grh = qp->qp_type == IBV_QPT_UD ? MX_GRH : 0;
@@ -529,11 +600,18 @@ static void mx_respond(struct mx_ctx *m, const struct mx_case *c,
 				 c->size + grh);
 			return;
 		}
-		if ((c->op != MX_SEND) != !!(wc.wc_flags & IBV_WC_WITH_IMM) ||
-		    (c->op != MX_SEND && wc.imm_data != mx_imm(c))) {
+		if (mx_has_imm(c->op) != !!(wc.wc_flags & IBV_WC_WITH_IMM) ||
+		    (mx_has_imm(c->op) && wc.imm_data != mx_imm(c))) {
 			snprintf(v->why, sizeof(v->why),
 				 "immediate: flags 0x%x data 0x%08x", wc.wc_flags,
 				 ntohl(wc.imm_data));
+			return;
+		}
+		if ((c->op == MX_SEND_INV) != !!(wc.wc_flags & mx_inv_flag(m)) ||
+		    (c->op == MX_SEND_INV && wc.invalidated_rkey != rkey)) {
+			snprintf(v->why, sizeof(v->why),
+				 "invalidate: flags 0x%x rkey 0x%08x, want 0x%08x",
+				 wc.wc_flags, wc.invalidated_rkey, rkey);
 			return;
 		}
 		sge.addr += c->op == MX_WRITE_IMM ? 0 : grh;
@@ -586,6 +664,8 @@ static struct mx_verdict mx_run(struct mx_ctx *m, const struct mx_case *c)
 	uint32_t grh = c->qp_type == IBV_QPT_UD ? MX_GRH : 0;
 	union ibv_gid gid, group;
 	int32_t ready = 0, peer_ready;
+	struct ibv_mw *mw = NULL;
+	uint32_t mw_rkey = 0;
 	bool member = false;
 	int ret;
 
@@ -629,20 +709,29 @@ static struct mx_verdict mx_run(struct mx_ctx *m, const struct mx_case *c)
 			ready = -1;
 		}
 		member = !ret;
+	} else if (mx_window(c->op) && !requester) {
+		mw = mx_bind(m, qp, &mw_rkey, &v);
+		ready = mw ? 0 : -1;
 	}
 	/* both QPs are ready (and the receive posted) before anything flies */
 	mx_swap(m, &ready, &peer_ready, sizeof(ready));
 	if (!ready && !peer_ready) {
+		/* the window's rkey replaces the region's */
+		if (mx_window(c->op))
+			mx_swap(m, &mw_rkey, &peer.rkey, sizeof(mw_rkey));
 		if (requester)
 			mx_request(m, c, qp, &peer, &v);
 		/* the requester is done: the responder may look */
 		mx_swap(m, &ready, &peer_ready, sizeof(ready));
 		if (!requester)
-			mx_respond(m, c, qp, &v);
+			mx_respond(m, c, qp, mw_rkey, &v);
 	}
 	mx_swap(m, &v, &peer_v, sizeof(v));
 	if (member && ibv_detach_mcast(qp, &group, 0))
 		mx_die("ibv_detach_mcast failed");
+	/* the window first: it is bound to the QP (rxe 6.1 wants this order) */
+	if (mw)
+		ibv_dealloc_mw(mw);
 	ibv_destroy_qp(qp);
 	return requester ? mx_verdict(&v, &peer_v) : mx_verdict(&peer_v, &v);
 }
@@ -665,7 +754,7 @@ static unsigned int mx_cases(struct mx_case *c, unsigned int mtu)
 	for (var = 0; var < MX_NR_VARIANTS; var++) {
 		if (!mx_has(types[t], op))
 			continue;
-		if (mx_atomic(op) && var != MX_ONE_SGE)
+		if ((mx_atomic(op) || mx_window(op)) && var != MX_ONE_SGE)
 			continue;
 		if (var == MX_INLINE_DATA && op == MX_READ)
 			continue;
@@ -721,6 +810,7 @@ static void mx_open(struct mx_ctx *m, const char *dev)
 			break;
 	if (i == n)
 		mx_die("device %s not found", dev ? dev : "(any)");
+	m->rxe = !strncmp(ibv_get_device_name(list[i]), "rxe", 3);
 	m->ctx = ibv_open_device(list[i]);
 	ibv_free_device_list(list);
 	if (!m->ctx)
@@ -731,7 +821,7 @@ static void mx_open(struct mx_ctx *m, const char *dev)
 		mx_die("out of memory");
 	m->mr = ibv_reg_mr(m->pd, m->buf, len, IBV_ACCESS_LOCAL_WRITE |
 			   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-			   IBV_ACCESS_REMOTE_ATOMIC);
+			   IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND);
 	if (!m->pd || !m->cq || !m->mr)
 		mx_die("can't make a PD, CQ and MR: %s", strerror(errno));
 }
