@@ -5,7 +5,9 @@
  * RDMA READ and atomics, random sizes and SGE counts, every byte and
  * every atomic result checked; then 200 children SIGKILLed at random
  * moments while they move data (some of them with a peer QP in this
- * process), after which every object and pinned page they had is gone.
+ * process, the others with a QP of their own that they reach through a
+ * memory window), after which every object and pinned page they had is
+ * gone.
  *
  * RNIC_STRESS_SECONDS sets how long the traffic test runs (default 20,
  * what make check uses); RNIC_STRESS_ROUNDS the number of children
@@ -348,9 +350,38 @@ TEST_F_TIMEOUT(st, random_traffic, 3600 * 24)
 /* ---- SIGKILL during traffic ------------------------------------------------- */
 
 /*
+ * A type 2 window over all of @b, bound on @qp (in RTS; its send CQ @cq
+ * empty); its rkey, or 0.
+ */
+static uint32_t kill_window(struct ibv_qp *qp, struct ibv_cq *cq,
+			    struct ibv_pd *pd, struct dp_buf *b)
+{
+	struct ibv_mw *mw = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+	struct ibv_send_wr wr = {
+		.opcode = IBV_WR_BIND_MW, .send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	struct ibv_wc wc;
+
+	if (!mw)
+		return 0;
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = ibv_inc_rkey(mw->rkey);
+	wr.bind_mw.bind_info = (struct ibv_mw_bind_info){
+		.mr = b->mr, .addr = (uintptr_t)b->mem, .length = b->size,
+		.mw_access_flags = IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ,
+	};
+	if (ibv_post_send(qp, &wr, &bad) || dp_poll(cq, 1, &wc, 5000) != 1 ||
+	    wc.status != IBV_WC_SUCCESS)
+		return 0;
+	return wr.bind_mw.rkey;
+}
+
+/*
  * The child: its own context, an RC QP to @peer_qpn (0: a second QP of
- * its own), a receive ring full, and WRITE/READ/SEND batches for ever.
- * It writes its QP number to @fd once traffic is about to start.
+ * its own, which it reaches through a memory window), a receive ring
+ * full, and WRITE/READ/SEND batches for ever. It writes its QP number to
+ * @fd once traffic is about to start.
  */
 static void kill_child(int fd, uint32_t peer_qpn, uint64_t peer_addr,
 		       uint32_t peer_rkey, const union ibv_gid *gid)
@@ -365,7 +396,8 @@ static void kill_child(int fd, uint32_t peer_qpn, uint64_t peer_addr,
 	uint64_t n = 0;
 	int i;
 
-	if (!cq || dp_buf_alloc(pd, 1 << 20, DP_ACCESS_ALL, &b))
+	if (!cq || dp_buf_alloc(pd, 1 << 20,
+				DP_ACCESS_ALL | IBV_ACCESS_MW_BIND, &b))
 		_exit(2);
 	o.max_send_wr = 16;
 	o.max_recv_wr = 128;
@@ -376,10 +408,12 @@ static void kill_child(int fd, uint32_t peer_qpn, uint64_t peer_addr,
 	}
 	if (!peer_qpn) {
 		peer_addr = (uintptr_t)b.mem;
-		peer_rkey = b.mr->rkey;
 		if (dp_qp_connect(qp[1], &o, qp[0]->qp_num, gid, 0, 2, 1,
 				  false))
 			_exit(4);
+		peer_rkey = kill_window(qp[1], cq, pd, &b);
+		if (!peer_rkey)
+			_exit(7);
 		for (i = 0; i < 128; i++)
 			dp_post_recv(qp[1], NULL, i);
 	}

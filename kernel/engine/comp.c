@@ -110,6 +110,8 @@ static int rnic_comp_read(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	kw->resp_gap = false;
 	if (pkt->psn != kw->last_psn)
 		return RNIC_COMP_PLACED;
+	req->rd_window = min_t(u32, req->rd_window + RNIC_READ_CHUNK_PKTS,
+			       RNIC_RD_WINDOW_MAX);
 	rnic_req_complete(qp, RNIC_WC_SUCCESS);
 	return RNIC_COMP_DONE;
 }
@@ -156,6 +158,7 @@ static int rnic_comp_gap(struct rnic_qp *qp, u32 psn)
 	    !rnic_req_rewind(qp, kw->resp_psn))
 		return RNIC_COMP_IGNORED;
 	kw->resp_gap = true;
+	rnic_req_rd_shrink(qp);
 	return RNIC_COMP_REWOUND;
 }
 
@@ -309,7 +312,8 @@ void rnic_comp_rcv(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 		else
 			rnic_comp_busy(qp, pkt->psn);
 		poke = poke || result == RNIC_COMP_DONE ||
-		       result == RNIC_COMP_REWOUND;
+		       result == RNIC_COMP_REWOUND ||
+		       (result == RNIC_COMP_PLACED && req->rd_blocked);
 	} else if (oper == RNIC_ACK) {
 		/*
 		 * A new PSN acknowledged, by an ACK or a NAK that asks for
@@ -318,9 +322,11 @@ void rnic_comp_rcv(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 		 * of a fresh set of RNR retries.
 		 */
 		if (rnic_aeth_acked(pkt, &acked) &&
-		    rnic_psn_before(req->ack_psn, acked))
+		    rnic_psn_before(req->ack_psn, acked)) {
 			rnic_comp_progress(req, acked);
-		poke = rnic_comp_aeth(qp, pkt);
+			poke = req->rd_blocked;
+		}
+		poke = rnic_comp_aeth(qp, pkt) || poke;
 	}
 out:
 	spin_unlock(&req->lock);

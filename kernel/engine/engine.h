@@ -91,6 +91,9 @@ enum rnic_oper {
 #define RNIC_IB_MAX_MSG_SZ	BIT(31)
 /* READ requests are cut into chunks of at most this many responses. */
 #define RNIC_READ_CHUNK_PKTS	64
+/* rnic_req.rd_window: its largest value, as good as none, and smallest */
+#define RNIC_RD_WINDOW_MAX	(RNIC_MAX_RD_ATOM * RNIC_READ_CHUNK_PKTS)
+#define RNIC_RD_WINDOW_MIN	RNIC_READ_CHUNK_PKTS
 /* READ responses and atomic ACKs the responder sends per pass. */
 #define RNIC_RESP_BUDGET	64
 /* RC: an ACK is asked for at least every so many packets (a power of 2). */
@@ -267,6 +270,7 @@ void rnic_req_complete(struct rnic_qp *qp, u32 status);
 void rnic_req_fail(struct rnic_qp *qp, u32 status);
 struct rnic_kwqe *rnic_req_find_psn(struct rnic_qp *qp, u32 psn, u32 *index);
 bool rnic_req_rewind(struct rnic_qp *qp, u32 psn);
+void rnic_req_rd_shrink(struct rnic_qp *qp);
 bool rnic_req_flush(struct rnic_qp *qp);
 
 /* comp.c */

@@ -85,6 +85,14 @@ struct rnic_resp_owed {
  * @ask_next: the next packet asks for an ACK whatever it is (ACKs are
  *	coalesced: whatever waits for one asks first, rnic_req_ask())
  * @rd_atomic: RDMA READ and atomic requests waiting for their response
+ * @rd_window: READ responses (PSNs) in flight at most: halved when the
+ *	transport timer expires or a response is missing, grown back by a
+ *	chunk with each READ completed. A READ request that would exceed it
+ *	waits for answers, unless nothing is in flight: a slow peer or link
+ *	gets as many responses as it delivers, not a burst it drops again at
+ *	every retry
+ * @rd_blocked: a READ request waits for @rd_window: the completer pokes
+ *	the requester when the peer answers
  * @retry_left: transport retries left for the oldest unacknowledged
  *	packet
  * @rnr_left: RNR retries left likewise
@@ -132,6 +140,8 @@ struct rnic_req {
 	u32 ack_psn;
 	u32 ackreq_psn;
 	u32 rd_atomic;
+	u32 rd_window;
+	bool rd_blocked;
 	u8 retry_left;
 	u8 rnr_left;
 	bool rnr_wait;

@@ -65,6 +65,8 @@ void rnic_req_init(struct rnic_qp *qp)
 	req->offset = 0;
 	req->psn = 0;
 	req->rd_atomic = 0;
+	req->rd_window = RNIC_RD_WINDOW_MAX;
+	req->rd_blocked = false;
 	req->retry_left = 0;
 	req->rnr_left = 0;
 	req->rnr_wait = false;
@@ -535,6 +537,50 @@ static bool rnic_req_sq_half(struct rnic_qp *qp)
 	return req->next + 1 - req->done > qp->sq.mask / 2;
 }
 
+/* Bytes of the next READ request of the WQE at next: a chunk at most. */
+static u32 rnic_req_read_chunk(struct rnic_qp *qp, struct rnic_kwqe *kw)
+{
+	return min_t(u32, kw->length - qp->req.offset,
+		     RNIC_READ_CHUNK_PKTS * qp->path.mtu);
+}
+
+/* Responses a READ request of @len bytes asks for. */
+static u32 rnic_read_npkts(struct rnic_qp *qp, u32 len)
+{
+	return max_t(u32, DIV_ROUND_UP(len, qp->path.mtu), 1);
+}
+
+/*
+ * Must the READ request of the WQE at next wait for answers to those in
+ * flight (rnic_req.rd_window)? PSNs after the last acknowledged one are
+ * in flight; after a rewind behind it, none are.
+ */
+static bool rnic_req_rd_wait(struct rnic_qp *qp, struct rnic_kwqe *kw)
+{
+	struct rnic_req *req = &qp->req;
+	u32 first = rnic_psn_add(req->ack_psn, 1), in_flight;
+
+	if (!rnic_psn_before(first, req->psn))
+		return false;
+	in_flight = rnic_psn_add(req->psn, -first);
+	req->rd_blocked = in_flight +
+			  rnic_read_npkts(qp, rnic_req_read_chunk(qp, kw)) >
+			  req->rd_window;
+	return req->rd_blocked;
+}
+
+/**
+ * rnic_req_rd_shrink() - READ responses were lost or late: halve the
+ *	READ window
+ * @qp: the QP, rnic_req.lock held
+ */
+void rnic_req_rd_shrink(struct rnic_qp *qp)
+{
+	struct rnic_req *req = &qp->req;
+
+	req->rd_window = max_t(u32, req->rd_window / 2, RNIC_RD_WINDOW_MIN);
+}
+
 /* An RDMA READ request for the next chunk of the WQE's responses. */
 static void rnic_req_build_read(struct rnic_qp *qp, struct rnic_kwqe *kw,
 				struct rnic_req_step *st)
@@ -544,9 +590,8 @@ static void rnic_req_build_read(struct rnic_qp *qp, struct rnic_kwqe *kw,
 	struct rnic_pkt *pkt = &st->pkt;
 	u32 len, npkts;
 
-	len = min_t(u32, kw->length - req->offset,
-		    RNIC_READ_CHUNK_PKTS * qp->path.mtu);
-	npkts = max_t(u32, DIV_ROUND_UP(len, qp->path.mtu), 1);
+	len = rnic_req_read_chunk(qp, kw);
+	npkts = rnic_read_npkts(qp, len);
 	pkt->opcode = RNIC_TRANSPORT_RC | RNIC_READ_REQ;
 	pkt->va = w->wr.rdma.remote_addr + req->offset;
 	pkt->rkey = w->wr.rdma.rkey;
@@ -739,6 +784,7 @@ static void rnic_req_timeout(struct rnic_qp *qp)
 	}
 	rnic_dev_count(qp->rdev, RNIC_NL_COUNTER_COMPLETER_RETRY_ERR);
 	req->retry_left--;
+	rnic_req_rd_shrink(qp);
 	/*
 	 * Go back to the first packet not acknowledged; for a READ or an
 	 * atomic, not answered: a NAK acknowledges it without its answer.
@@ -841,6 +887,8 @@ static int rnic_req_step(struct rnic_qp *qp, struct rnic_req_step *st,
 		if (!rnic_req_start(qp, kw))
 			return 0;
 	}
+	if (kw->wqe.opcode == RNIC_WR_RDMA_READ && rnic_req_rd_wait(qp, kw))
+		return 0;
 	st->index = req->next;
 	status = rnic_req_build(qp, kw, st);
 	if (status) {
