@@ -890,18 +890,49 @@ static bool rnic_resp_atomic(struct rnic_qp *qp, const struct rnic_pkt *pkt,
 	return true;
 }
 
+/*
+ * A READ sent again from @psn, a PSN inside a READ still owed: the
+ * requester went back to a response it did not get and asks again from
+ * there, in PSN order, and its later READs no longer start at the PSNs
+ * they had (so they cannot replace their entries, rnic_resp_owe()). That
+ * READ ends before @psn, or where it has got to, and what is owed after
+ * it is forgotten: nothing is sent twice, and the ring does not fill up
+ * with answers nobody waits for. A request sent again from the start of
+ * what it asked for (a timeout, or a duplicate on the network) changes
+ * nothing here: it replaces its own entry.
+ */
+static void rnic_resp_owed_trim(struct rnic_resp *resp, u32 psn)
+{
+	struct rnic_resp_owed *e;
+	u32 i, off;
+
+	for (i = resp->owed_tail; i != resp->owed_head; i--) {
+		e = rnic_resp_owed_at(resp, i - 1);
+		if (rnic_psn_before(psn, e->psn))
+			continue;
+		off = rnic_psn_add(psn, -e->psn);
+		if (off && off < e->npkts) {
+			e->npkts = max(off, e->sent);
+			resp->owed_tail = i;
+		}
+		return;
+	}
+}
+
 /* A request whose PSN is before the expected one: answer it again. */
 static void rnic_resp_duplicate(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 {
 	u8 oper = pkt->opcode & RNIC_OPER_MASK;
 
-	if (oper == RNIC_READ_REQ)
+	if (oper == RNIC_READ_REQ) {
+		rnic_resp_owed_trim(&qp->resp, pkt->psn);
 		rnic_resp_read(qp, pkt, qp->resp.msn);
-	else if (oper == RNIC_CMP_SWAP || oper == RNIC_FETCH_ADD)
+	} else if (oper == RNIC_CMP_SWAP || oper == RNIC_FETCH_ADD) {
 		rnic_resp_atomic(qp, pkt, true);
-	else if (pkt->ack_req)
+	} else if (pkt->ack_req) {
 		rnic_resp_aeth(qp, rnic_psn_add(qp->resp.epsn, -1),
 			       RNIC_SYN_ACK);
+	}
 }
 
 /* RC and UC: PSN and opcode sequence. true: execute the packet. */
