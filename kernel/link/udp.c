@@ -162,9 +162,9 @@ static_assert(sizeof(struct rnic_atmack) == 8);
 #define RNIC_HDR_AETH		BIT(3)
 #define RNIC_HDR_ATMACK		BIT(4)
 #define RNIC_HDR_IMM		BIT(5)
+#define RNIC_HDR_IETH		BIT(7)
 /* not a header: the opcode carries a payload */
 #define RNIC_HDR_PAYLOAD	BIT(6)
-#define RNIC_HDR_IETH		BIT(7)
 
 /* The extended headers of each RC operation; 0: rnic does not know it. */
 static const u8 rnic_oper_hdrs[] = {
