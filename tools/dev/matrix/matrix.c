@@ -16,7 +16,8 @@
  * and on RC an RDMA WRITE through a type 2 memory window and a SEND with
  * invalidate of one (the responder binds the window on its QP over its
  * buffer first and hands its rkey over; a SEND with invalidate must
- * arrive with IBV_WC_WITH_INV and that rkey); one SGE, three SGEs, or inline; message sizes from 0 B to
+ * arrive with IBV_WC_WITH_INV and that rkey); one SGE, three SGEs, or
+ * inline; message sizes from 0 B to
  * 1 MiB around the path MTU (-m); once with the client as the requester
  * and once with the server. Per case both sides make a fresh QP, swap
  * QPN, PSN, GID and the address and rkey of their buffer over TCP, the
@@ -729,7 +730,7 @@ static struct mx_verdict mx_run(struct mx_ctx *m, const struct mx_case *c)
 	mx_swap(m, &v, &peer_v, sizeof(v));
 	if (member && ibv_detach_mcast(qp, &group, 0))
 		mx_die("ibv_detach_mcast failed");
-	/* the window first: it is bound to the QP (rxe 6.1 wants this order) */
+	/* the window before its QP: the other order once wedged rxe 6.1 */
 	if (mw)
 		ibv_dealloc_mw(mw);
 	ibv_destroy_qp(qp);
