@@ -863,7 +863,12 @@ TEST_F(wire_bad, udp_length_mismatch)
 	wb_after(_metadata, self);
 }
 
-/* Open a socket that sees every frame on host 1's end of the veth. */
+/*
+ * Open a socket that sees every frame on host 0's end of the veth. Host 0
+ * sends are seen there in the order they were sent, inside the send; at
+ * host 1's end, frames sent on one CPU can arrive after later ones sent
+ * on another (each CPU has its own backlog).
+ */
 static int wb_capture_open(struct __test_metadata *_metadata,
 			   FIXTURE_DATA(wire_bad) *self)
 {
@@ -873,9 +878,9 @@ static int wb_capture_open(struct __test_metadata *_metadata,
 	};
 	int rcvbuf = 16 << 20, fd;
 
-	if (setns(self->h.s[1].nsfd, CLONE_NEWNET))
+	if (setns(self->h.s[0].nsfd, CLONE_NEWNET))
 		return -1;
-	sll.sll_ifindex = if_nametoindex(wh_netdev[1]);
+	sll.sll_ifindex = if_nametoindex(wh_netdev[0]);
 	fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(ETH_P_ALL));
 	if (fd >= 0) {
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
@@ -909,8 +914,8 @@ static int wb_capture_next(struct __test_metadata *_metadata, int fd,
 		from_len = sizeof(from);
 		n = recvfrom(fd, f->buf, sizeof(f->buf), MSG_DONTWAIT,
 			     (struct sockaddr *)&from, &from_len);
-		/* what host 1 sends is seen too */
-		if (n < 0 || from.sll_pkttype == PACKET_OUTGOING)
+		/* what host 1 sends arrives here too */
+		if (n < 0 || from.sll_pkttype != PACKET_OUTGOING)
 			continue;
 		f->ipv6 = ipv6;
 		f->ip = RW_ETH_LEN;
@@ -942,8 +947,8 @@ static int wb_capture_next(struct __test_metadata *_metadata, int fd,
 /*
  * rdma_rxe's requester asks for a whole message in one READ; rnic's cuts
  * it into chunks of 64 responses. A READ of 256 KiB from the raw socket
- * (256 responses at path MTU 1024) is answered in full, in order, with
- * the right opcodes, PSNs, bytes and ICRCs, and the connection goes on.
+ * (256 responses at path MTU 1024) is sent in full, in order, with the
+ * right opcodes, PSNs, bytes and ICRCs, and the connection goes on.
  */
 TEST_F(wire_bad, read_whole_message)
 {
