@@ -25,6 +25,8 @@
 #define PERF_BW_ITERS		5000
 #define PERF_LAT_ITERS		1000
 #define PERF_TX_DEPTH		128
+/* perftest's default transport timeout code: 4.096 us * 2^14, 67 ms */
+#define PERF_QP_TIMEOUT		14
 /* Receives kept posted per QP by the send tests' receiving side. */
 #define PERF_RX_DEPTH		512
 /*
@@ -82,6 +84,7 @@ struct perf_test {
  * @duration: seconds per size, 0 to run @iters
  * @qps: queue pairs
  * @tx_depth: send queue depth of the bandwidth tests
+ * @qp_timeout: -u, the RC QPs' transport timeout code (ibv_qp_attr.timeout)
  * @inline_size: messages up to this size are sent inline (WRITE, SEND)
  * @all_sizes: -a
  * @events: wait for completions on a completion channel
@@ -101,6 +104,7 @@ struct perf_opts {
 	unsigned int duration;
 	unsigned int qps;
 	unsigned int tx_depth;
+	uint8_t qp_timeout;
 	uint32_t inline_size;
 	bool all_sizes;
 	bool events;

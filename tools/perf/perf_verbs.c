@@ -341,7 +341,7 @@ int perf_connect_qps(struct perf_ctx *c)
 		memset(&attr, 0, sizeof(attr));
 		attr.qp_state = IBV_QPS_RTS;
 		attr.sq_psn = q->local.psn;
-		attr.timeout = 14;
+		attr.timeout = o->qp_timeout;
 		attr.retry_cnt = 7;
 		attr.rnr_retry = 7;
 		attr.max_rd_atomic = min_u32(c->dattr.max_qp_init_rd_atom,
