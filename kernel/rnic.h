@@ -53,6 +53,7 @@
 #define RNIC_MAX_MR		131072
 /* windows share the MR key table (verbs.h): MRs and MWs, RNIC_MAX_MR */
 #define RNIC_MAX_MW		65536
+#define RNIC_MAX_XRCD		4096
 #define RNIC_MAX_MR_SIZE	BIT_ULL(40)
 #define RNIC_MAX_PD		65536
 #define RNIC_MAX_RD_ATOM	64
@@ -87,6 +88,7 @@
 #define RNIC_DEVICE_SYS_IMAGE_GUID	BIT(11)
 #define RNIC_DEVICE_RC_RNR_NAK_GEN	BIT(12)
 #define RNIC_DEVICE_MEM_WINDOW		BIT(17)
+#define RNIC_DEVICE_XRC			BIT(20)
 #define RNIC_DEVICE_MEM_WINDOW_TYPE_2B	BIT(24)
 #define RNIC_PORT_IP_BASED_GIDS		BIT(26)
 /* enum ibv_port_cap_flags bits the port has */
@@ -128,6 +130,10 @@ static inline u32 rnic_num_comp_vectors(void)
  * @RNIC_OBJ_QP: struct rnic_qp
  * @RNIC_OBJ_AH: struct rnic_ah
  * @RNIC_OBJ_MW: struct rnic_mw, a memory window
+ * @RNIC_OBJ_XRCD: struct rnic_xrcd_handle, a context's handle on an XRC
+ *	domain
+ * @RNIC_OBJ_TGT_QP: struct rnic_tgt_handle, a context's handle on an XRC
+ *	TGT QP (the QP itself is an RNIC_OBJ_QP of its domain's context)
  * @RNIC_OBJ_MAX: number of kinds
  *
  * Objects a context owns come after RNIC_OBJ_CONTEXT, in creation
@@ -146,6 +152,8 @@ enum rnic_obj_type {
 	RNIC_OBJ_QP,
 	RNIC_OBJ_AH,
 	RNIC_OBJ_MW,
+	RNIC_OBJ_XRCD,
+	RNIC_OBJ_TGT_QP,
 	RNIC_OBJ_MAX
 };
 
@@ -326,6 +334,14 @@ struct rnic_held {
  *	gave the device. An entry is reserved but NULL while its QP is built
  * @qpn_next: where the cyclic allocation of QP numbers goes on; @qps's
  *	xa_lock
+ * @srqs: XRC SRQ table, SRQ number -> struct rnic_srq (verbs/srq.c);
+ *	like @qps, an entry is reserved but NULL while its SRQ is built
+ * @srqn_next: where the cyclic allocation of SRQ numbers goes on; @srqs'
+ *	xa_lock
+ * @xrcds: the XRC domains opened with a file, by inode (verbs/xrcd.c);
+ *	@xrcd_lock
+ * @xrcd_lock: protects @xrcds, and serialises the opening of TGT QPs
+ *	with the destruction of their last handle
  * @netdev: bound netdev (a held reference) or NULL; written under
  *	rnic_bind_lock, before the device is published and after it is
  *	unpublished, so it is also stable under rnic_devs_lock while
@@ -394,6 +410,10 @@ struct rnic_dev {
 	struct xarray mrs;
 	struct xarray qps;
 	u32 qpn_next;
+	struct xarray srqs;
+	u32 srqn_next;
+	struct list_head xrcds;
+	struct mutex xrcd_lock; /* see above */
 	u32 mr_next;
 
 	struct net_device *netdev;
@@ -757,6 +777,8 @@ enum hrtimer_restart rnic_udp_held_timer(struct hrtimer *timer);
 
 /* uverbs.c: char device, contexts, ioctls */
 extern const struct file_operations rnic_uverbs_fops;
+void rnic_ctx_init(struct rnic_ctx *ctx, struct rnic_dev *rdev);
+void rnic_ctx_fini(struct rnic_ctx *ctx);
 
 /**
  * struct rnic_ucmd - one ioctl call in progress

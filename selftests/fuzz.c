@@ -73,7 +73,7 @@
 /* A worker that makes no progress for this long has hung. */
 #define FZ_HANG_S		120
 /* The rnic ioctls (fz_cmds[]). */
-#define FZ_NR_CMDS		29
+#define FZ_NR_CMDS		32
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -138,7 +138,7 @@ static uint32_t fz_bound(uint64_t *s)
 /* ---- what a worker knows ---------------------------------------------- */
 
 enum fz_kind { FZ_PD, FZ_MR, FZ_CHANNEL, FZ_CQ, FZ_QP, FZ_SRQ, FZ_AH,
-	       FZ_MW, FZ_NR_KINDS };
+	       FZ_MW, FZ_XRCD, FZ_NR_KINDS };
 
 /**
  * struct fz_obj - a handle the worker got from a create ioctl
@@ -245,6 +245,8 @@ struct fz_stats {
  *	boundary, sizes that run into the unmapped page
  * @ro: a read-only page
  * @gid: the loopback GID, @gid_index its index
+ * @tgt_qpn: number of the last XRC TGT QP a fuzzed CREATE_QP made, for
+ *	OPEN_QP
  * @dev: device limits
  * @mask: operations to run (replay shrinking), NULL: all
  * @fail: first failure of this worker, "" if none
@@ -264,6 +266,7 @@ struct fz_worker {
 	uint8_t *ro;
 	uint8_t gid[16];
 	uint32_t gid_index;
+	uint32_t tgt_qpn;
 	struct rnic_query_device dev;
 	const bool *mask;
 	char fail[256];
@@ -341,7 +344,8 @@ static const unsigned int fz_cmds[FZ_NR_CMDS] = {
 	RNIC_IOCTL_DETACH_MCAST, RNIC_IOCTL_KICK_SQ, RNIC_IOCTL_CREATE_SRQ,
 	RNIC_IOCTL_MODIFY_SRQ, RNIC_IOCTL_QUERY_SRQ, RNIC_IOCTL_DESTROY_SRQ,
 	RNIC_IOCTL_CREATE_AH, RNIC_IOCTL_DESTROY_AH, RNIC_IOCTL_ALLOC_MW,
-	RNIC_IOCTL_DEALLOC_MW,
+	RNIC_IOCTL_DEALLOC_MW, RNIC_IOCTL_OPEN_XRCD, RNIC_IOCTL_CLOSE_XRCD,
+	RNIC_IOCTL_OPEN_QP,
 };
 
 static const char *const fz_cmd_names[ARRAY_SIZE(fz_cmds)] = {
@@ -351,7 +355,7 @@ static const char *const fz_cmd_names[ARRAY_SIZE(fz_cmds)] = {
 	"RESIZE_CQ", "DESTROY_CQ", "CREATE_QP", "MODIFY_QP", "QUERY_QP",
 	"DESTROY_QP", "ATTACH_MCAST", "DETACH_MCAST", "KICK_SQ", "CREATE_SRQ",
 	"MODIFY_SRQ", "QUERY_SRQ", "DESTROY_SRQ", "CREATE_AH", "DESTROY_AH",
-	"ALLOC_MW", "DEALLOC_MW",
+	"ALLOC_MW", "DEALLOC_MW", "OPEN_XRCD", "CLOSE_XRCD", "OPEN_QP",
 };
 
 /* The sizes of the structs, in the order of fz_cmds. */
@@ -371,6 +375,8 @@ static const size_t fz_cmd_sizes[] = {
 	sizeof(struct rnic_query_srq), sizeof(struct rnic_destroy_srq),
 	sizeof(struct rnic_create_ah), sizeof(struct rnic_destroy),
 	sizeof(struct rnic_alloc_mw), sizeof(struct rnic_destroy),
+	sizeof(struct rnic_open_xrcd), sizeof(struct rnic_destroy),
+	sizeof(struct rnic_open_qp),
 };
 
 /*
@@ -873,6 +879,9 @@ static void fz_make_send(struct fz_worker *w, uint64_t *s, int ctx,
 	wqe->wr_id = fz_rand64(s);
 	/* unsignaled RC WQEs wait for a later ACK: rnic_req_ask() */
 	wqe->send_flags = fz_chance(s, 3, 4) ? RNIC_SEND_SIGNALED : 0;
+	/* an XRC SRQ number on a QP that is not XRC: refused, QP in error */
+	if (fz_chance(s, 1, 64))
+		wqe->remote_srqn = fz_rand(s);
 	if (qp->type == RNIC_QPT_UD) {
 		wqe->opcode = RNIC_WR_SEND;
 		wqe->wr.ud.ah_handle = qp->ah;
@@ -1174,17 +1183,40 @@ static void fz_fill(struct fz_worker *w, uint64_t *s, int i, int ctx,
 		a->type = fz_rand(s) % 4;
 		break;
 	}
+	case RNIC_IOCTL_OPEN_XRCD: {
+		/* the device's own file: one domain for every context */
+		static const uint32_t oflags[] = { 0, O_CREAT, O_CREAT | O_EXCL };
+		struct rnic_open_xrcd *o = buf;
+
+		o->fd = fz_chance(s, 1, 3) ? -1 : fz_chance(s, 7, 8) ?
+			sd->fd : (int)fz_bound(s);
+		o->oflags = fz_chance(s, 7, 8) ? oflags[fz_rand(s) % 3] :
+			    fz_bound(s);
+		break;
+	}
+	case RNIC_IOCTL_OPEN_QP: {
+		struct rnic_open_qp *o = buf;
+
+		o->xrcd_handle = fz_handle(w, s, FZ_XRCD, ctx);
+		o->qp_num = fz_chance(s, 2, 3) ? w->tgt_qpn :
+			    fz_chance(s, 1, 2) ? w->side[fz_rand(s) & 1].rc.qpn :
+			    fz_rand(s) % 64;
+		o->user_handle = fz_rand64(s);
+		break;
+	}
 	case RNIC_IOCTL_DEALLOC_PD:
 	case RNIC_IOCTL_DEREG_MR:
 	case RNIC_IOCTL_DESTROY_COMP_CHANNEL:
 	case RNIC_IOCTL_DESTROY_AH:
-	case RNIC_IOCTL_DEALLOC_MW: {
+	case RNIC_IOCTL_DEALLOC_MW:
+	case RNIC_IOCTL_CLOSE_XRCD: {
 		static const int kinds[] = { FZ_PD, FZ_MR, FZ_CHANNEL, FZ_AH,
-					     FZ_MW };
+					     FZ_MW, FZ_XRCD };
 		int k = num == RNIC_IOCTL_DEALLOC_PD ? 0 :
 			num == RNIC_IOCTL_DEREG_MR ? 1 :
 			num == RNIC_IOCTL_DESTROY_AH ? 3 :
-			num == RNIC_IOCTL_DEALLOC_MW ? 4 : 2;
+			num == RNIC_IOCTL_DEALLOC_MW ? 4 :
+			num == RNIC_IOCTL_CLOSE_XRCD ? 5 : 2;
 
 		((struct rnic_destroy *)buf)->handle =
 			fz_handle(w, s, kinds[k], ctx);
@@ -1243,7 +1275,8 @@ static void fz_fill(struct fz_worker *w, uint64_t *s, int i, int ctx,
 	case RNIC_IOCTL_CREATE_QP: {
 		struct rnic_create_qp *c = buf;
 		static const uint32_t types[] = { RNIC_QPT_RC, RNIC_QPT_UC,
-						  RNIC_QPT_UD };
+						  RNIC_QPT_UD, RNIC_QPT_XRC_SEND,
+						  RNIC_QPT_XRC_RECV };
 
 		c->flags = fz_rand(s) & (fz_chance(s, 1, 4) ? 7 : 6);
 		c->pd_handle = fz_handle(w, s, FZ_PD, ctx);
@@ -1251,8 +1284,13 @@ static void fz_fill(struct fz_worker *w, uint64_t *s, int i, int ctx,
 		c->recv_cq_handle = fz_chance(s, 1, 2) ? c->send_cq_handle :
 				    fz_handle(w, s, FZ_CQ, ctx);
 		c->srq_handle = fz_handle(w, s, FZ_SRQ, ctx);
-		c->qp_type = fz_chance(s, 7, 8) ? types[fz_rand(s) % 3] :
+		c->qp_type = fz_chance(s, 7, 8) ? types[fz_rand(s) % 5] :
 			     fz_bound(s);
+		if (c->qp_type == RNIC_QPT_XRC_RECV || fz_chance(s, 1, 16))
+			c->xrcd_handle = fz_handle(w, s, FZ_XRCD, ctx);
+		/* a target takes no SRQ and no polling thread */
+		if (c->qp_type == RNIC_QPT_XRC_RECV && fz_chance(s, 3, 4))
+			c->flags &= RNIC_CREATE_QP_SQ_SIG_ALL;
 		c->user_handle = fz_rand64(s);
 		c->cap.max_send_wr = fz_chance(s, 3, 4) ? fz_rand(s) % 33 :
 				     fz_bound(s);
@@ -1319,6 +1357,11 @@ static void fz_fill(struct fz_worker *w, uint64_t *s, int i, int ctx,
 		c->max_sge = fz_chance(s, 3, 4) ? fz_rand(s) % 5 : fz_bound(s);
 		c->srq_limit = fz_rand(s) % 8;
 		c->user_handle = fz_rand64(s);
+		if (fz_chance(s, 1, 4)) {
+			c->flags = RNIC_CREATE_SRQ_XRC;
+			c->xrcd_handle = fz_handle(w, s, FZ_XRCD, ctx);
+			c->cq_handle = fz_handle(w, s, FZ_CQ, ctx);
+		}
 		break;
 	}
 	case RNIC_IOCTL_MODIFY_SRQ: {
@@ -1411,6 +1454,8 @@ static void fz_note(struct fz_worker *w, uint64_t *s, int i, int ctx,
 		struct rnic_create_qp *c = buf;
 
 		fz_pool_add(w, FZ_QP, ctx, c->out_handle);
+		if (c->qp_type == RNIC_QPT_XRC_RECV)
+			w->tgt_qpn = c->out_qp_num;
 		if (fz_chance(s, 1, 4)) {
 			fz_ring_map(w, ctx, &c->out_sq, c->out_sq_flags_off,
 				    c->out_handle, false);
@@ -1433,6 +1478,14 @@ static void fz_note(struct fz_worker *w, uint64_t *s, int i, int ctx,
 	case RNIC_IOCTL_ALLOC_MW:
 		fz_pool_add(w, FZ_MW, ctx, ((struct rnic_alloc_mw *)buf)->out_handle);
 		break;
+	case RNIC_IOCTL_OPEN_XRCD:
+		fz_pool_add(w, FZ_XRCD, ctx,
+			    ((struct rnic_open_xrcd *)buf)->out_handle);
+		break;
+	case RNIC_IOCTL_OPEN_QP:
+		fz_pool_add(w, FZ_QP, ctx, ((struct rnic_open_qp *)buf)->out_handle);
+		break;
+	case RNIC_IOCTL_CLOSE_XRCD:
 	case RNIC_IOCTL_DEALLOC_MW:
 	case RNIC_IOCTL_DEALLOC_PD:
 	case RNIC_IOCTL_DEREG_MR:

@@ -655,7 +655,8 @@ static inline int dp_qp_rtr(struct ibv_qp *qp, const struct dp_qp_opts *o,
 	if (o->type != IBV_QPT_UD)
 		mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
 			IBV_QP_RQ_PSN;
-	if (o->type == IBV_QPT_RC)
+	/* An XRC target is RC's responder, an initiator RC's requester. */
+	if (o->type == IBV_QPT_RC || o->type == IBV_QPT_XRC_RECV)
 		mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
 	return ibv_modify_qp(qp, &a, mask);
 }
@@ -674,7 +675,7 @@ static inline int dp_qp_rts(struct ibv_qp *qp, const struct dp_qp_opts *o,
 	};
 	int mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
 
-	if (o->type == IBV_QPT_RC)
+	if (o->type == IBV_QPT_RC || o->type == IBV_QPT_XRC_SEND)
 		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
 			IBV_QP_MAX_QP_RD_ATOMIC;
 	return ibv_modify_qp(qp, &a, mask);

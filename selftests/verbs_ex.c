@@ -346,12 +346,12 @@ TEST_F(ex, queries)
 	EXPECT_EQ(0, memcmp(&a, &ax.orig_attr, sizeof(a)));
 	/*
 	 * The flags say what rnic does (RNR NAKs, IBV_QP_CUR_STATE, memory
-	 * windows of type 1 and 2B), no more.
+	 * windows of type 1 and 2B, XRC), no more.
 	 */
 	EXPECT_EQ(IBV_DEVICE_CURR_QP_STATE_MOD | IBV_DEVICE_PORT_ACTIVE_EVENT |
 		  IBV_DEVICE_SYS_IMAGE_GUID | IBV_DEVICE_RC_RNR_NAK_GEN |
-		  IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_MEM_WINDOW_TYPE_2B,
-		  a.device_cap_flags);
+		  IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_MEM_WINDOW_TYPE_2B |
+		  IBV_DEVICE_XRC, a.device_cap_flags);
 	EXPECT_EQ(a.device_cap_flags, ax.device_cap_flags_ex);
 	EXPECT_EQ(1, ax.phys_port_cnt_ex);
 	EXPECT_EQ(0, ax.odp_caps.general_caps);

@@ -37,6 +37,8 @@ static const char * const rnic_obj_names[RNIC_OBJ_MAX] = {
 	[RNIC_OBJ_QP] = "qp",
 	[RNIC_OBJ_AH] = "ah",
 	[RNIC_OBJ_MW] = "mw",
+	[RNIC_OBJ_XRCD] = "xrcd",
+	[RNIC_OBJ_TGT_QP] = "tgt_qp",
 };
 
 /**
@@ -89,6 +91,8 @@ static void rnic_dev_release(struct device *dev)
 
 	WARN_ON(!xa_empty(&rdev->mrs));
 	WARN_ON(!xa_empty(&rdev->qps));
+	WARN_ON(!xa_empty(&rdev->srqs));
+	WARN_ON(!list_empty(&rdev->xrcds));
 	/* A device that was never published still has its link-local GID. */
 	if (rdev->port.gids[0].valid)
 		rnic_port_remove(rdev);
@@ -358,6 +362,9 @@ int rnic_dev_add(const char *name, struct net *net, const char *ifname,
 	INIT_LIST_HEAD(&rdev->async_queues);
 	xa_init_flags(&rdev->mrs, XA_FLAGS_ALLOC);
 	xa_init_flags(&rdev->qps, XA_FLAGS_ALLOC);
+	xa_init_flags(&rdev->srqs, XA_FLAGS_ALLOC);
+	INIT_LIST_HEAD(&rdev->xrcds);
+	mutex_init(&rdev->xrcd_lock);
 	INIT_LIST_HEAD(&rdev->bind_node);
 	INIT_WORK(&rdev->remove_work, rnic_dev_remove_work);
 	rnic_make_guid(rdev, netdev);

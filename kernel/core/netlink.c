@@ -346,6 +346,8 @@ static const u16 rnic_nl_res_attr[RNIC_OBJ_MAX] = {
 	[RNIC_OBJ_QP] = RNIC_NL_ATTR_RES_QP,
 	[RNIC_OBJ_AH] = RNIC_NL_ATTR_RES_AH,
 	[RNIC_OBJ_MW] = RNIC_NL_ATTR_RES_MW,
+	[RNIC_OBJ_XRCD] = RNIC_NL_ATTR_RES_XRCD,
+	[RNIC_OBJ_TGT_QP] = RNIC_NL_ATTR_RES_TGT_QP,
 };
 
 static int rnic_nl_put_res(struct sk_buff *msg, const atomic_t *nobjs,

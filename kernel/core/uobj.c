@@ -140,6 +140,8 @@ static const u32 rnic_obj_limit[RNIC_OBJ_MAX] = {
 	[RNIC_OBJ_QP] = RNIC_MAX_QP,
 	[RNIC_OBJ_AH] = RNIC_MAX_AH,
 	[RNIC_OBJ_MW] = RNIC_MAX_MW,
+	[RNIC_OBJ_XRCD] = RNIC_MAX_XRCD,
+	[RNIC_OBJ_TGT_QP] = RNIC_MAX_QP,
 };
 
 /**

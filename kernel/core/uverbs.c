@@ -59,6 +59,7 @@ static int rnic_query_device(struct rnic_ucmd *ucmd)
 				    RNIC_DEVICE_RC_RNR_NAK_GEN |
 				    RNIC_DEVICE_CURR_QP_STATE_MOD |
 				    RNIC_DEVICE_MEM_WINDOW |
+				    RNIC_DEVICE_XRC |
 				    RNIC_DEVICE_MEM_WINDOW_TYPE_2B;
 	cmd->out_fw_ver = RNIC_FW_VERSION;
 	cmd->out_vendor_id = RNIC_VENDOR_ID;
@@ -257,6 +258,9 @@ static int rnic_destroy_evobj(struct rnic_ucmd *ucmd)
 		return -EINVAL;
 	ret = rnic_evobj_destroy(ucmd->ctx, cmd->handle, ucmd->op->evobj,
 				 &counts);
+	/* a QP's handle may be a handle on an XRC TGT QP (verbs/xrcd.c) */
+	if (ret == -EINVAL && ucmd->op->evobj == &rnic_qp_evobj_type)
+		ret = rnic_destroy_tgt(ucmd->ctx, cmd->handle, &counts);
 	if (ret)
 		return ret;
 	cmd->out_async_events_reported = counts.async;
@@ -288,6 +292,9 @@ static const struct rnic_ioctl_op rnic_ioctl_ops[] = {
 	RNIC_DESTROY_OP(DEREG_MR, rnic_dereg_mr),
 	RNIC_IOCTL_OP(ALLOC_MW, rnic_alloc_mw, struct rnic_alloc_mw, out_rkey),
 	RNIC_DESTROY_OP(DEALLOC_MW, rnic_dealloc_mw),
+	RNIC_IOCTL_OP(OPEN_XRCD, rnic_open_xrcd, struct rnic_open_xrcd,
+		      __reserved),
+	RNIC_DESTROY_OP(CLOSE_XRCD, rnic_close_xrcd),
 	/* completion queues, channels, async events */
 	RNIC_IOCTL_OP(CREATE_ASYNC_FD, rnic_create_async_fd,
 		      struct rnic_create_async_fd, __reserved),
@@ -313,6 +320,7 @@ static const struct rnic_ioctl_op rnic_ioctl_ops[] = {
 	__RNIC_IOCTL_OP(DETACH_MCAST, rnic_detach_mcast,
 			struct rnic_attach_mcast, gid, true, NULL),
 	RNIC_IOCTL_OP(KICK_SQ, rnic_kick_sq, struct rnic_kick_sq, __reserved),
+	RNIC_IOCTL_OP(OPEN_QP, rnic_open_qp, struct rnic_open_qp, __reserved),
 	/* shared receive queues, address handles */
 	RNIC_IOCTL_OP(CREATE_SRQ, rnic_create_srq, struct rnic_create_srq,
 		      out_ring),
@@ -403,6 +411,38 @@ static int rnic_uverbs_mmap(struct file *filp, struct vm_area_struct *vma)
 	return rnic_mmap(ctx, vma);
 }
 
+/**
+ * rnic_ctx_init() - the parts of a new context that an open file and an
+ *	XRC domain's own context share
+ * @ctx: zeroed
+ * @rdev: its device; a reference is taken
+ */
+void rnic_ctx_init(struct rnic_ctx *ctx, struct rnic_dev *rdev)
+{
+	get_device(&rdev->dev);
+	ctx->dev = rdev;
+	spin_lock_init(&ctx->async_lock);
+	xa_init_flags(&ctx->objs, XA_FLAGS_ALLOC);
+	xa_init_flags(&ctx->mmaps, XA_FLAGS_ALLOC);
+	ctx->pid = get_task_pid(current, PIDTYPE_TGID);
+	get_task_comm(ctx->comm, current);
+}
+
+/**
+ * rnic_ctx_fini() - undo rnic_ctx_init()
+ * @ctx: a context no call can reach any more, its objects destroyed
+ *	(rnic_uobj_destroy_all())
+ */
+void rnic_ctx_fini(struct rnic_ctx *ctx)
+{
+	xa_destroy(&ctx->objs);
+	/* Objects remove their regions; a mapping would have kept us open. */
+	WARN_ON(!xa_empty(&ctx->mmaps));
+	xa_destroy(&ctx->mmaps);
+	put_pid(ctx->pid);
+	put_device(&ctx->dev->dev);
+}
+
 static int rnic_uverbs_open(struct inode *inode, struct file *filp)
 {
 	struct rnic_dev *rdev = container_of(inode->i_cdev, struct rnic_dev,
@@ -430,7 +470,7 @@ static int rnic_uverbs_open(struct inode *inode, struct file *filp)
 	ret = rnic_cg_charge(rdev, &ctx->cg, RDMACG_RESOURCE_HCA_HANDLE);
 	if (ret)
 		goto err_unlock;
-	get_device(&rdev->dev);
+	rnic_ctx_init(ctx, rdev);
 	atomic_inc(&rdev->ncontexts);
 	/*
 	 * A removal may raise IBV_EVENT_DEVICE_FATAL from here on, before
@@ -441,12 +481,6 @@ static int rnic_uverbs_open(struct inode *inode, struct file *filp)
 	 */
 	percpu_up_read(&rdev->live_rwsem);
 
-	ctx->dev = rdev;
-	spin_lock_init(&ctx->async_lock);
-	xa_init_flags(&ctx->objs, XA_FLAGS_ALLOC);
-	xa_init_flags(&ctx->mmaps, XA_FLAGS_ALLOC);
-	ctx->pid = get_task_pid(current, PIDTYPE_TGID);
-	get_task_comm(ctx->comm, current);
 	mutex_lock(&rdev->ctx_lock);
 	ctx->id = rdev->next_ctx_id++;
 	list_add_tail(&ctx->dev_node, &rdev->contexts);
@@ -473,13 +507,8 @@ static int rnic_uverbs_release(struct inode *inode, struct file *filp)
 	rnic_cg_uncharge(rdev, ctx->cg, RDMACG_RESOURCE_HCA_HANDLE);
 	/* Events: the asynchronous event descriptor reads EIO from now on. */
 	rnic_async_ctx_close(ctx);
-	xa_destroy(&ctx->objs);
-	/* Objects remove their regions; a mapping would have kept us open. */
-	WARN_ON(!xa_empty(&ctx->mmaps));
-	xa_destroy(&ctx->mmaps);
 	atomic_dec(&rdev->ncontexts);
-	put_device(&rdev->dev);
-	put_pid(ctx->pid);
+	rnic_ctx_fini(ctx);
 	kfree(ctx);
 	rnic_obj_account(RNIC_OBJ_CONTEXT, -1);
 	return 0;

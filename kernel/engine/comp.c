@@ -288,8 +288,8 @@ void rnic_comp_rcv(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	bool poke = false;
 	u32 state, acked;
 
-	if (qp->type != RNIC_QPT_RC ||
-	    (pkt->opcode & RNIC_TRANSPORT_MASK) != RNIC_TRANSPORT_RC)
+	if (!rnic_qpt_reliable(qp->type) ||
+	    (pkt->opcode & RNIC_TRANSPORT_MASK) != rnic_transport(qp->type))
 		return;
 	spin_lock(&req->lock);
 	state = rnic_qp_state(qp);

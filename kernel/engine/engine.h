@@ -34,17 +34,53 @@
 #define RNIC_TRANSPORT_RC	0x00
 #define RNIC_TRANSPORT_UC	0x20
 #define RNIC_TRANSPORT_UD	0x60
+#define RNIC_TRANSPORT_XRC	0xa0
 #define RNIC_TRANSPORT_MASK	0xe0
 #define RNIC_OPER_MASK		0x1f
 
-/* The BTH transport of a QP type (enum rnic_qp_type: RC, UC or UD). */
+/* The BTH transport of a QP type (enum rnic_qp_type). */
 static inline u8 rnic_transport(u32 qp_type)
 {
 	if (qp_type == RNIC_QPT_UC)
 		return RNIC_TRANSPORT_UC;
 	if (qp_type == RNIC_QPT_UD)
 		return RNIC_TRANSPORT_UD;
+	if (qp_type == RNIC_QPT_XRC_SEND || qp_type == RNIC_QPT_XRC_RECV)
+		return RNIC_TRANSPORT_XRC;
 	return RNIC_TRANSPORT_RC;
+}
+
+/*
+ * Does a QP type follow RC's rules (acknowledgments, retries, READ and
+ * atomics)? RC, and both halves of XRC: the INI QP is an RC requester,
+ * the TGT QP an RC responder.
+ */
+static inline bool rnic_qpt_reliable(u32 qp_type)
+{
+	return qp_type == RNIC_QPT_RC || qp_type == RNIC_QPT_XRC_SEND ||
+	       qp_type == RNIC_QPT_XRC_RECV;
+}
+
+/*
+ * The PD a responder checks receive buffers against: an SRQ's if the QP
+ * has one, an XRC TGT QP's being the SRQ its request named (@xsrq).
+ */
+static inline struct rnic_pd *rnic_resp_recv_pd(const struct rnic_qp *qp)
+{
+	if (qp->type == RNIC_QPT_XRC_RECV)
+		return qp->resp.xsrq->pd;
+	return qp->srq ? qp->srq->pd : qp->pd;
+}
+
+/*
+ * The PD a responder checks remote keys against: the QP's own, and for
+ * an XRC TGT QP, which has none, that of the SRQ its request named.
+ */
+static inline struct rnic_pd *rnic_resp_rkey_pd(const struct rnic_qp *qp)
+{
+	if (qp->type == RNIC_QPT_XRC_RECV)
+		return qp->resp.xsrq->pd;
+	return qp->pd;
 }
 
 enum rnic_oper {

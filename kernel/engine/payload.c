@@ -83,7 +83,8 @@ int rnic_payload_add_rkey(struct rnic_payload *pl, struct rnic_qp *qp,
 		return rnic_payload_add_checked(pl,
 						rnic_mr_from_entry(entry, rkey,
 								   true),
-						qp->pd, addr, len, access);
+						rnic_resp_rkey_pd(qp), addr, len,
+						access);
 	/* the window lies inside its region: checked when it was bound */
 	mr = rnic_mw_resolve(xa_untag_pointer(entry), qp, rkey, addr, len,
 			     access);

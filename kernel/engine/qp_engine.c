@@ -109,7 +109,7 @@ static int rnic_qp_dp_charge(struct rnic_qp *qp, size_t wqes_size)
 	unsigned long npages;
 	struct mm_struct *mm;
 
-	if (qp->type == RNIC_QPT_RC)
+	if (rnic_qpt_reliable(qp->type))
 		bytes += RNIC_MAX_RD_ATOM * (sizeof(*qp->resp.atomics) +
 					     sizeof(*qp->resp.owed));
 	npages = DIV_ROUND_UP(bytes, PAGE_SIZE);
@@ -172,7 +172,7 @@ int rnic_qp_dp_init(struct rnic_qp *qp)
 	}
 	if (qp->rq.region)
 		qp->rq_flags = (u32 *)qp->rq.consumer + 1;
-	if (qp->type == RNIC_QPT_RC) {
+	if (rnic_qpt_reliable(qp->type)) {
 		qp->resp.atomics = kcalloc(RNIC_MAX_RD_ATOM,
 					   sizeof(*qp->resp.atomics),
 					   GFP_KERNEL_ACCOUNT);

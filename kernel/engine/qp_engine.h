@@ -47,6 +47,8 @@ struct rnic_resp_atomic {
  * @npkts: responses in all (1 for an atomic)
  * @sent: responses sent so far
  * @atomic: an atomic ACK, else READ responses
+ * @srqn: READ of an XRC TGT QP: the XRC SRQ the request named, whose PD
+ *	the MR must be of when the responses are read
  */
 struct rnic_resp_owed {
 	u64 va;
@@ -58,6 +60,7 @@ struct rnic_resp_owed {
 	u32 npkts;
 	u32 sent;
 	bool atomic;
+	u32 srqn;
 };
 
 /**
@@ -207,6 +210,10 @@ struct rnic_req {
  * @last_wqe_sent: IBV_EVENT_QP_LAST_WQE_REACHED was raised (SRQ QPs)
  * @reply_to: while rnic_resp_rcv() handles a request, its sender if that
  *	stays in the call (struct rnic_pkt.src), else NULL
+ * @xsrq: XRC TGT QPs, while a request is handled (rnic_resp_rcv()) or a
+ *	READ's responses are read (rnic_resp_read_more()): the XRC SRQ the
+ *	request named, with a data path reference; else NULL
+ * @rwqe_srqn: XRC TGT QPs: the number of the SRQ @rwqe was taken from
  * @access: the QP's access flags, enum rnic_access
  * @max_dest_rd_atomic: READ/atomic requests accepted in flight
  * @min_rnr_timer: RNR NAK timer code
@@ -245,6 +252,8 @@ struct rnic_resp {
 	u32 rq_prod;
 	bool last_wqe_sent;
 	struct rnic_qp *reply_to;
+	struct rnic_srq *xsrq;
+	u32 rwqe_srqn;
 
 	u32 access;
 	u32 max_dest_rd_atomic;

@@ -221,7 +221,7 @@ void rnic_req_complete(struct rnic_qp *qp, u32 status)
 void rnic_req_fail(struct rnic_qp *qp, u32 status)
 {
 	rnic_req_complete(qp, status);
-	if (qp->type == RNIC_QPT_RC)
+	if (rnic_qpt_reliable(qp->type))
 		rnic_qp_error(qp, U32_MAX);
 	else
 		rnic_qp_send_error(qp);
@@ -261,7 +261,7 @@ static bool rnic_opcode_ok(u32 type, u32 opcode)
 	case RNIC_WR_ATOMIC_CMP_AND_SWP:
 	case RNIC_WR_ATOMIC_FETCH_AND_ADD:
 	case RNIC_WR_SEND_WITH_INV:
-		return type == RNIC_QPT_RC;
+		return rnic_qpt_reliable(type);
 	case RNIC_WR_BIND_MW:
 	case RNIC_WR_LOCAL_INV:
 		return type != RNIC_QPT_UD;
@@ -280,8 +280,9 @@ static u32 rnic_wqe_check(struct rnic_qp *qp, struct rnic_kwqe *kw)
 	u64 len = 0;
 	u32 i;
 
-	if (w->__reserved || w->send_flags & ~RNIC_SEND_FLAGS ||
-	    !rnic_opcode_ok(qp->type, w->opcode))
+	if (w->send_flags & ~RNIC_SEND_FLAGS ||
+	    !rnic_opcode_ok(qp->type, w->opcode) ||
+	    w->remote_srqn > (qp->type == RNIC_QPT_XRC_SEND ? RNIC_QPN_MASK : 0))
 		return RNIC_WC_LOC_QP_OP_ERR;
 	if (w->send_flags & RNIC_SEND_INLINE) {
 		if (w->num_sge || w->inline_len > qp->cap.max_inline_data ||
@@ -525,7 +526,7 @@ static bool rnic_req_start(struct rnic_qp *qp, struct rnic_kwqe *kw)
 	kw->resp_psn = req->psn;
 	kw->resp_gap = false;
 	kw->started = true;
-	kw->lost = qp->type == RNIC_QPT_RC && rnic_fault_retry_exc(qp->rdev);
+	kw->lost = rnic_qpt_reliable(qp->type) && rnic_fault_retry_exc(qp->rdev);
 	return true;
 }
 
@@ -592,7 +593,7 @@ static void rnic_req_build_read(struct rnic_qp *qp, struct rnic_kwqe *kw,
 
 	len = rnic_req_read_chunk(qp, kw);
 	npkts = rnic_read_npkts(qp, len);
-	pkt->opcode = RNIC_TRANSPORT_RC | RNIC_READ_REQ;
+	pkt->opcode = rnic_transport(qp->type) | RNIC_READ_REQ;
 	pkt->va = w->wr.rdma.remote_addr + req->offset;
 	pkt->rkey = w->wr.rdma.rkey;
 	pkt->dma_len = len;
@@ -611,7 +612,7 @@ static void rnic_req_build_atomic(struct rnic_qp *qp, struct rnic_kwqe *kw,
 	struct rnic_send_wqe *w = &kw->wqe;
 	struct rnic_pkt *pkt = &st->pkt;
 
-	pkt->opcode = RNIC_TRANSPORT_RC |
+	pkt->opcode = rnic_transport(qp->type) |
 		(w->opcode == RNIC_WR_ATOMIC_CMP_AND_SWP ?
 		 RNIC_CMP_SWAP : RNIC_FETCH_ADD);
 	pkt->va = w->wr.atomic.remote_addr;
@@ -685,7 +686,7 @@ static u32 rnic_req_build_burst(struct rnic_qp *qp, struct rnic_kwqe *kw,
 	 * none comes, the transport timer, SQD or a WQE that has to fail
 	 * asks (rnic_req_ask()).
 	 */
-	pkt->ack_req = qp->type == RNIC_QPT_RC &&
+	pkt->ack_req = rnic_qpt_reliable(qp->type) &&
 		       ((st->last && (rnic_wqe_signaled(qp, kw) ||
 				      rnic_req_sq_half(qp))) ||
 			(pkt->psn & (RNIC_ACK_EVERY - 1)) + npkts >=
@@ -725,6 +726,8 @@ static u32 rnic_req_build(struct rnic_qp *qp, struct rnic_kwqe *kw,
 		pkt->dqpn = qp->path.dqpn;
 	}
 	pkt->av = &st->av;
+	/* 0 but on an XRC INI QP (rnic_wqe_check()) */
+	pkt->srqn = w->remote_srqn;
 
 	if (w->opcode == RNIC_WR_RDMA_READ) {
 		rnic_req_build_read(qp, kw, st);
@@ -749,7 +752,7 @@ static bool rnic_req_ask(struct rnic_qp *qp)
 	struct rnic_req *req = &qp->req;
 	u32 last = rnic_psn_add(req->psn, -1);
 
-	if (qp->type != RNIC_QPT_RC || !rnic_psn_before(req->ackreq_psn, last))
+	if (!rnic_qpt_reliable(qp->type) || !rnic_psn_before(req->ackreq_psn, last))
 		return false;
 	if (!rnic_req_rewind(qp, last))
 		return false;
@@ -906,7 +909,7 @@ static int rnic_req_step(struct rnic_qp *qp, struct rnic_req_step *st,
 		req->next++;
 		req->offset = 0;
 	}
-	if (qp->type == RNIC_QPT_RC) {
+	if (rnic_qpt_reliable(qp->type)) {
 		/* before a pause, ask for an ACK: nothing waits unasked */
 		if (pause || req->ask_next)
 			st->pkt.ack_req = true;
@@ -987,7 +990,7 @@ static bool rnic_req_send(struct rnic_qp *qp)
 			if (likely(!st->lost))
 				rnic_link_xmit(&st->pkt);
 			rnic_payload_put(&st->pl);
-			if (st->last && qp->type != RNIC_QPT_RC)
+			if (st->last && !rnic_qpt_reliable(qp->type))
 				rnic_req_sent(qp, st);
 		}
 		rcu_read_unlock();

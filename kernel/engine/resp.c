@@ -130,7 +130,7 @@ static void rnic_resp_send_aeth(struct rnic_qp *qp, u32 psn, u32 msn,
 				u8 syndrome)
 {
 	struct rnic_pkt pkt = {
-		.opcode = RNIC_TRANSPORT_RC | RNIC_ACK,
+		.opcode = rnic_transport(qp->type) | RNIC_ACK,
 		.psn = psn,
 		.msn = msn,
 		.syndrome = syndrome,
@@ -224,12 +224,28 @@ static void rnic_resp_nak(struct rnic_qp *qp, const struct rnic_pkt *pkt,
 	struct rnic_resp *resp = &qp->resp;
 
 	resp->in_msg = false;
-	if (qp->type != RNIC_QPT_RC) {
+	if (!rnic_qpt_reliable(qp->type)) {
 		resp->drop_msg = !rnic_oper_ends(pkt->opcode & RNIC_OPER_MASK);
 		return;
 	}
 	rnic_resp_aeth(qp, pkt->psn, RNIC_SYN_NAK | code);
 	rnic_qp_error(qp, event);
+}
+
+/*
+ * The SRQ receives come from: the QP's, or an XRC TGT QP's for the
+ * request being handled (resp->xsrq); NULL for a QP with an RQ.
+ */
+static struct rnic_srq *rnic_resp_srq(struct rnic_qp *qp)
+{
+	return qp->type == RNIC_QPT_XRC_RECV ? qp->resp.xsrq : qp->srq;
+}
+
+/* The CQ of receive completions: an XRC TGT QP's is its SRQ's. */
+static struct rnic_cq *rnic_resp_cq(struct rnic_qp *qp)
+{
+	return qp->type == RNIC_QPT_XRC_RECV ? qp->resp.xsrq->cq :
+	       qp->recv_cq;
 }
 
 /* Complete the receive WQE in resp->rwqe. */
@@ -261,7 +277,7 @@ static void rnic_resp_complete(struct rnic_qp *qp, u32 status, u32 opcode,
 			cqe.wc_flags |= RNIC_WC_GRH;
 		solicited = pkt->solicited;
 	}
-	if (rnic_cq_post(qp->recv_cq, &cqe, solicited))
+	if (rnic_cq_post(rnic_resp_cq(qp), &cqe, solicited))
 		rnic_qp_error(qp, U32_MAX);
 }
 
@@ -313,7 +329,7 @@ static int rnic_resp_take_from(struct rnic_qp *qp, struct rnic_ring *ring,
  */
 static int rnic_resp_take(struct rnic_qp *qp)
 {
-	struct rnic_srq *srq = qp->srq;
+	struct rnic_srq *srq = rnic_resp_srq(qp);
 	int ret;
 
 	if (qp->resp.has_rwqe)
@@ -328,6 +344,7 @@ static int rnic_resp_take(struct rnic_qp *qp)
 	spin_lock(&srq->lock);
 	ret = rnic_resp_take_from(qp, &srq->ring, &srq->consumer,
 				  &srq->producer_seen, srq->max_sge);
+	qp->resp.rwqe_srqn = srq->srqn;
 	if (ret != -EAGAIN && ret != -EPROTO && srq->limit &&
 	    READ_ONCE(*srq->ring.producer) - srq->consumer < srq->limit) {
 		srq->limit = 0;
@@ -358,7 +375,7 @@ static u32 rnic_resp_place(struct rnic_qp *qp, u32 off,
 			   u32 len)
 {
 	struct rnic_resp *resp = &qp->resp;
-	struct rnic_pd *pd = qp->srq ? qp->srq->pd : qp->pd;
+	struct rnic_pd *pd = rnic_resp_recv_pd(qp);
 	struct rnic_payload *dst = &qp->scratch->resp_pl;
 	u32 status = 0;
 
@@ -470,7 +487,7 @@ static bool rnic_resp_need_rwqe(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	int ret;
 
 	/* fault injection: as if no receive WQE was posted */
-	if (qp->type == RNIC_QPT_RC && !resp->has_rwqe &&
+	if (rnic_qpt_reliable(qp->type) && !resp->has_rwqe &&
 	    rnic_fault_rnr(qp->rdev))
 		ret = -EAGAIN;
 	else
@@ -478,7 +495,7 @@ static bool rnic_resp_need_rwqe(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	if (!ret)
 		return true;
 	if (ret == -EAGAIN) {
-		if (qp->type == RNIC_QPT_RC) {
+		if (rnic_qpt_reliable(qp->type)) {
 			rnic_dev_count(qp->rdev,
 				       RNIC_NL_COUNTER_SEND_RNR_ERR);
 			rnic_resp_aeth(qp, pkt->psn,
@@ -499,7 +516,7 @@ static bool rnic_resp_need_rwqe(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	if (ret == -EINVAL)
 		rnic_resp_complete(qp, RNIC_WC_LOC_QP_OP_ERR, RNIC_WC_RECV, 0,
 				   NULL);
-	if (qp->type == RNIC_QPT_RC)
+	if (rnic_qpt_reliable(qp->type))
 		rnic_resp_aeth(qp, pkt->psn, RNIC_SYN_NAK | RNIC_NAK_REM_OP);
 	resp->in_msg = false;
 	rnic_qp_error(qp, RNIC_EVENT_QP_FATAL);
@@ -642,6 +659,7 @@ static bool rnic_resp_read(struct rnic_qp *qp, const struct rnic_pkt *pkt,
 		.msn = msn,
 		.psn = pkt->psn,
 		.npkts = rnic_resp_read_npkts(qp, pkt),
+		.srqn = resp->xsrq ? resp->xsrq->srqn : 0,
 	};
 	int ret;
 
@@ -676,6 +694,32 @@ static u8 rnic_read_resp_opcode(u32 i, u32 n)
 }
 
 /*
+ * The memory @len bytes at @off of the READ @o read from, now: its rkey
+ * checked against the PD of the QP, or of an XRC TGT QP's SRQ (which
+ * must still be there). Return: 0 or -EACCES.
+ */
+static int rnic_resp_read_rkey(struct rnic_qp *qp, struct rnic_resp_owed *o,
+			       struct rnic_payload *src, u32 off, u32 len)
+{
+	struct rnic_resp *resp = &qp->resp;
+	int ret;
+
+	if (qp->type != RNIC_QPT_XRC_RECV)
+		return rnic_resp_rkey(qp, src, o->rkey, o->va + off, len,
+				      RNIC_ACCESS_REMOTE_READ);
+	rcu_read_lock();
+	resp->xsrq = rnic_srq_lookup(qp->rdev, o->srqn);
+	rcu_read_unlock();
+	if (!resp->xsrq)
+		return -EACCES;
+	ret = rnic_resp_rkey(qp, src, o->rkey, o->va + off, len,
+			     RNIC_ACCESS_REMOTE_READ);
+	rnic_srq_dp_put(resp->xsrq);
+	resp->xsrq = NULL;
+	return ret;
+}
+
+/*
  * Send up to @budget more responses of the READ @o, read from its MR
  * now, until the link refuses one. Return: how many were sent, or
  * -EACCES if the rkey no longer allows it (the MR went away on the way).
@@ -691,17 +735,18 @@ static int rnic_resp_read_more(struct rnic_qp *qp, struct rnic_resp_owed *o,
 	struct rnic_pkt rsp = { .msn = o->msn };
 	u32 i, len;
 	u64 base;
+	int ret;
 
-	if (rnic_resp_rkey(qp, src, o->rkey, o->va + start, end - start,
-			   RNIC_ACCESS_REMOTE_READ)) {
+	ret = rnic_resp_read_rkey(qp, o, src, start, end - start);
+	if (ret) {
 		rnic_payload_put(src);
-		return -EACCES;
+		return ret;
 	}
 	/* one MR piece (none for 0 bytes), moved along for each response */
 	base = src->nsegs ? src->segs[0].off : 0;
 	for (i = 0; i < n; i++, off += len) {
 		len = min(end - off, mtu);
-		rsp.opcode = RNIC_TRANSPORT_RC |
+		rsp.opcode = rnic_transport(qp->type) |
 			     rnic_read_resp_opcode(o->sent + i, o->npkts);
 		rsp.psn = rnic_psn_add(o->psn, o->sent + i);
 		rsp.len = len;
@@ -745,7 +790,7 @@ static bool rnic_resp_push(struct rnic_qp *qp, u32 budget)
 		want = min(o->npkts - o->sent, budget);
 		if (o->atomic) {
 			struct rnic_pkt rsp = {
-				.opcode = RNIC_TRANSPORT_RC | RNIC_ATOMIC_ACK,
+				.opcode = rnic_transport(qp->type) | RNIC_ATOMIC_ACK,
 				.psn = o->psn,
 				.msn = o->msn,
 				.orig = o->orig,
@@ -794,7 +839,7 @@ void rnic_resp_work(struct rnic_qp *qp)
 	struct rnic_resp *resp = &qp->resp;
 	bool more;
 
-	if (qp->type != RNIC_QPT_RC)
+	if (!rnic_qpt_reliable(qp->type))
 		return;
 	/* the local link's receivers look QPs and MRs up under RCU */
 	rcu_read_lock();
@@ -993,7 +1038,7 @@ static bool rnic_resp_forced_access_err(struct rnic_qp *qp, u8 oper)
 		    oper == RNIC_READ_REQ || oper == RNIC_CMP_SWAP ||
 		    oper == RNIC_FETCH_ADD;
 
-	return qp->type == RNIC_QPT_RC && rkey &&
+	return rnic_qpt_reliable(qp->type) && rkey &&
 	       rnic_fault_rem_access(qp->rdev);
 }
 
@@ -1044,7 +1089,7 @@ static void rnic_resp_rc_uc(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	} else if (rnic_oper_is_write(oper)) {
 		resp->in_send = false;
 		done = rnic_resp_write_pkt(qp, pkt);
-	} else if (qp->type != RNIC_QPT_RC) {
+	} else if (!rnic_qpt_reliable(qp->type)) {
 		done = false;
 	} else if (oper == RNIC_READ_REQ) {
 		npkts = rnic_resp_read_npkts(qp, pkt);
@@ -1061,10 +1106,36 @@ static void rnic_resp_rc_uc(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	if (rnic_oper_ends(oper))
 		resp->msn++;
 	/* a burst is acknowledged up to its last packet */
-	if (qp->type == RNIC_QPT_RC && pkt->ack_req &&
+	if (rnic_qpt_reliable(qp->type) && pkt->ack_req &&
 	    (rnic_oper_is_send(oper) || rnic_oper_is_write(oper)))
 		rnic_resp_aeth(qp, rnic_psn_add(pkt->psn, npkts - 1),
 			       RNIC_SYN_ACK);
+}
+
+/*
+ * XRC TGT QPs: find the SRQ a request names (XRCETH) into resp->xsrq,
+ * with a data path reference. It must be an XRC SRQ of the QP's domain,
+ * and, while a receive WQE is held for a message, the SRQ it came from:
+ * else the request is invalid (IBTA NAK, the QP goes to ERR).
+ * Return: whether the request goes on, with resp->xsrq set.
+ */
+static bool rnic_resp_xrc_srq(struct rnic_qp *qp, const struct rnic_pkt *pkt)
+{
+	struct rnic_resp *resp = &qp->resp;
+	struct rnic_srq *srq;
+
+	rcu_read_lock();
+	srq = rnic_srq_lookup(qp->rdev, pkt->srqn);
+	rcu_read_unlock();
+	if (srq && srq->xh->xrcd == rnic_qp_xrcd(qp) &&
+	    (!resp->has_rwqe || resp->rwqe_srqn == srq->srqn)) {
+		resp->xsrq = srq;
+		return true;
+	}
+	if (srq)
+		rnic_srq_dp_put(srq);
+	rnic_resp_nak(qp, pkt, RNIC_NAK_INV_REQ, RNIC_EVENT_QP_REQ_ERR);
+	return false;
 }
 
 /**
@@ -1080,7 +1151,9 @@ void rnic_resp_rcv(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	bool more = false;
 	u32 state;
 
-	if ((pkt->opcode & RNIC_TRANSPORT_MASK) != rnic_transport(qp->type)) {
+	/* an XRC INI QP has no receive side */
+	if ((pkt->opcode & RNIC_TRANSPORT_MASK) != rnic_transport(qp->type) ||
+	    qp->type == RNIC_QPT_XRC_SEND) {
 		rnic_dev_count(qp->rdev, RNIC_NL_COUNTER_DROP_BAD_OPCODE);
 		return;
 	}
@@ -1101,17 +1174,46 @@ void rnic_resp_rcv(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 		resp->comm_est = true;
 		rnic_async_event(qp->uobj.ctx, RNIC_EVENT_COMM_EST, &qp->ev, 0);
 	}
-	if (qp->type == RNIC_QPT_UD)
+	if (qp->type == RNIC_QPT_UD) {
 		rnic_resp_ud(qp, pkt);
-	else
+	} else if (qp->type != RNIC_QPT_XRC_RECV) {
 		rnic_resp_rc_uc(qp, pkt);
-	if (qp->type == RNIC_QPT_RC)
+	} else if (rnic_resp_xrc_srq(qp, pkt)) {
+		rnic_resp_rc_uc(qp, pkt);
+		rnic_srq_dp_put(resp->xsrq);
+		resp->xsrq = NULL;
+	}
+	if (rnic_qpt_reliable(qp->type))
 		more = rnic_resp_push(qp, RNIC_RESP_BUDGET);
 out:
 	resp->reply_to = NULL;
 	spin_unlock(&resp->lock);
 	if (more)
 		rnic_req_schedule(qp);
+}
+
+/*
+ * An XRC TGT QP in ERR: the receive WQE it holds for a message completes
+ * with IBV_WC_WR_FLUSH_ERR on its SRQ's CQ, if the SRQ is still there.
+ * The SRQs' other WQEs are the domain's, not the QP's.
+ */
+static void rnic_resp_xrc_flush(struct rnic_qp *qp)
+{
+	struct rnic_resp *resp = &qp->resp;
+
+	resp->in_msg = false;
+	if (!resp->has_rwqe)
+		return;
+	rcu_read_lock();
+	resp->xsrq = rnic_srq_lookup(qp->rdev, resp->rwqe_srqn);
+	rcu_read_unlock();
+	if (!resp->xsrq) {
+		resp->has_rwqe = false;
+		return;
+	}
+	rnic_resp_complete(qp, RNIC_WC_WR_FLUSH_ERR, RNIC_WC_RECV, 0, NULL);
+	rnic_srq_dp_put(resp->xsrq);
+	resp->xsrq = NULL;
 }
 
 /**
@@ -1136,6 +1238,10 @@ bool rnic_resp_flush(struct rnic_qp *qp)
 	spin_lock_bh(&resp->lock);
 	if (rnic_qp_state(qp) != RNIC_QPS_ERR)
 		goto out;
+	if (qp->type == RNIC_QPT_XRC_RECV) {
+		rnic_resp_xrc_flush(qp);
+		goto out;
+	}
 	if (resp->has_rwqe)
 		rnic_resp_complete(qp, RNIC_WC_WR_FLUSH_ERR, RNIC_WC_RECV, 0,
 				   NULL);

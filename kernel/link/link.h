@@ -166,6 +166,8 @@ struct rnic_payload_iter {
  * @qkey: Q_Key (DETH)
  * @imm: immediate data, network byte order
  * @inv_rkey: IETH: the rkey a SEND with invalidate unbinds at the peer
+ * @srqn: XRCETH (every request of an XRC INI QP): the XRC SRQ at the
+ *	target that takes it
  * @va: RETH/AtomicETH virtual address
  * @rkey: RETH/AtomicETH remote key
  * @dma_len: RETH DMA length
@@ -216,6 +218,7 @@ struct rnic_pkt {
 	u32 qkey;
 	__be32 imm;
 	u32 inv_rkey;
+	u32 srqn;
 	u64 va;
 	u32 rkey;
 	u32 dma_len;

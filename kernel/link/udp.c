@@ -153,9 +153,11 @@ static_assert(sizeof(struct rnic_atmack) == 8);
 
 #define RNIC_IMM_LEN		4
 #define RNIC_IETH_LEN		4
+#define RNIC_XRCETH_LEN		4
 #define RNIC_ICRC_LEN		4
 
 /* What a packet carries after the BTH, in this order on the wire. */
+#define RNIC_HDR_XRCETH		BIT(8)
 #define RNIC_HDR_DETH		BIT(0)
 #define RNIC_HDR_RETH		BIT(1)
 #define RNIC_HDR_ATMETH		BIT(2)
@@ -197,9 +199,10 @@ static const u8 rnic_oper_hdrs[] = {
 /*
  * The extended headers of a BTH opcode (RNIC_HDR_*), or 0 for an opcode
  * rnic does not know: UC has SENDs and WRITEs, UD only SEND ONLY (with a
- * DETH), RC every operation above.
+ * DETH), RC every operation above, and XRC too, its requests with an
+ * XRCETH.
  */
-static u8 rnic_wire_hdrs(u8 opcode)
+static u16 rnic_wire_hdrs(u8 opcode)
 {
 	u8 oper = opcode & RNIC_OPER_MASK;
 
@@ -213,16 +216,23 @@ static u8 rnic_wire_hdrs(u8 opcode)
 	case RNIC_TRANSPORT_UD:
 		return oper == RNIC_SEND_ONLY || oper == RNIC_SEND_ONLY_IMM ?
 		       rnic_oper_hdrs[oper] | RNIC_HDR_DETH : 0;
+	case RNIC_TRANSPORT_XRC:
+		if (!rnic_oper_hdrs[oper] ||
+		    (oper >= RNIC_READ_RESP_FIRST && oper <= RNIC_ATOMIC_ACK))
+			return rnic_oper_hdrs[oper];
+		return rnic_oper_hdrs[oper] | RNIC_HDR_XRCETH;
 	default:
 		return 0;
 	}
 }
 
 /* Bytes of the BTH and the extended headers @hdrs. */
-static u32 rnic_wire_hdr_len(u8 hdrs)
+static u32 rnic_wire_hdr_len(u16 hdrs)
 {
 	u32 len = sizeof(struct rnic_bth);
 
+	if (hdrs & RNIC_HDR_XRCETH)
+		len += RNIC_XRCETH_LEN;
 	if (hdrs & RNIC_HDR_DETH)
 		len += sizeof(struct rnic_deth);
 	if (hdrs & RNIC_HDR_RETH)
@@ -471,7 +481,7 @@ static u8 *rnic_udp_put_frags(struct sk_buff *skb, const struct rnic_pkt *pkt,
 }
 
 /* Write the BTH and the extended headers of @pkt at @p. */
-static void rnic_wire_put_hdrs(u8 *p, const struct rnic_pkt *pkt, u8 hdrs,
+static void rnic_wire_put_hdrs(u8 *p, const struct rnic_pkt *pkt, u16 hdrs,
 			       u32 pad)
 {
 	struct rnic_bth *bth = (struct rnic_bth *)p;
@@ -484,6 +494,10 @@ static void rnic_wire_put_hdrs(u8 *p, const struct rnic_pkt *pkt, u8 hdrs,
 	bth->apsn = cpu_to_be32((pkt->ack_req ? RNIC_BTH_ACK_REQ : 0) |
 				(pkt->psn & RNIC_PSN_MASK));
 	p += sizeof(*bth);
+	if (hdrs & RNIC_HDR_XRCETH) {
+		put_unaligned_be32(pkt->srqn & RNIC_BTH_QPN_MASK, p);
+		p += RNIC_XRCETH_LEN;
+	}
 	if (hdrs & RNIC_HDR_DETH) {
 		struct rnic_deth *deth = (struct rnic_deth *)p;
 
@@ -576,7 +590,7 @@ static struct sk_buff *rnic_udp_build(const struct rnic_pkt *pkt,
 				      struct dst_entry *dst)
 {
 	const struct rnic_av *av = pkt->av;
-	u8 hdrs = rnic_wire_hdrs(pkt->opcode);
+	u16 hdrs = rnic_wire_hdrs(pkt->opcode);
 	u32 hdr_len = rnic_wire_hdr_len(hdrs);
 	u32 ip_len = av->ipv4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr);
 	u32 pad = -pkt->len & 3;
@@ -910,8 +924,12 @@ static bool rnic_rx_udp_ok(struct rnic_rx *rx)
 }
 
 /* Read the extended headers @hdrs at @p into @pkt. */
-static void rnic_rx_ext_hdrs(struct rnic_pkt *pkt, const u8 *p, u8 hdrs)
+static void rnic_rx_ext_hdrs(struct rnic_pkt *pkt, const u8 *p, u16 hdrs)
 {
+	if (hdrs & RNIC_HDR_XRCETH) {
+		pkt->srqn = get_unaligned_be32(p) & RNIC_BTH_QPN_MASK;
+		p += RNIC_XRCETH_LEN;
+	}
 	if (hdrs & RNIC_HDR_DETH) {
 		const struct rnic_deth *deth = (const void *)p;
 
@@ -968,7 +986,7 @@ static enum rnic_nl_counter rnic_rx_bth(struct rnic_rx *rx)
 	u32 off = rx->ip_len + sizeof(struct udphdr);
 	const struct rnic_bth *bth;
 	u32 hdr_len, pad, apsn, room;
-	u8 hdrs;
+	u16 hdrs;
 
 	if (!pskb_may_pull(rx->skb, off + sizeof(*bth)))
 		return RNIC_NL_COUNTER_DROP_BAD_HEADER;

@@ -29,8 +29,6 @@
 
 /* Values of enum ibv_qp_type that rnic knows but does not implement. */
 #define RNIC_QPT_RAW_PACKET	8
-#define RNIC_QPT_XRC_SEND	9
-#define RNIC_QPT_XRC_RECV	10
 #define RNIC_QPT_DRIVER		0xff
 
 #define RNIC_CREATE_QP_FLAGS	(RNIC_CREATE_QP_SRQ | RNIC_CREATE_QP_SQ_SIG_ALL | \
@@ -107,6 +105,19 @@ void rnic_qp_halt_dev(struct rnic_dev *rdev)
 	rcu_read_unlock();
 }
 
+/* The objects a QP holds, given the references rnic_qp_get_refs() took */
+static void rnic_qp_put_refs(struct rnic_qp *qp)
+{
+	if (qp->srq)
+		rnic_uobj_put(&qp->srq->uobj);
+	if (qp->recv_cq)
+		rnic_uobj_put(&qp->recv_cq->uobj);
+	if (qp->send_cq)
+		rnic_uobj_put(&qp->send_cq->uobj);
+	if (qp->pd)
+		rnic_uobj_put(&qp->pd->uobj);
+}
+
 /*
  * Nobody finds the QP any more (handle, number, groups), then its data
  * path stops: after that nothing touches its rings, CQs or SRQ.
@@ -123,11 +134,7 @@ static void rnic_qp_destroy(struct rnic_uobj *uobj)
 	rnic_qp_dp_fini(qp);
 	rnic_evobj_fini(qp->uobj.ctx, &qp->ev);
 	rnic_qp_free_rings(qp);
-	if (qp->srq)
-		rnic_uobj_put(&qp->srq->uobj);
-	rnic_uobj_put(&qp->recv_cq->uobj);
-	rnic_uobj_put(&qp->send_cq->uobj);
-	rnic_uobj_put(&qp->pd->uobj);
+	rnic_qp_put_refs(qp);
 }
 
 static int rnic_qp_type_check(u32 type)
@@ -136,15 +143,22 @@ static int rnic_qp_type_check(u32 type)
 	case RNIC_QPT_RC:
 	case RNIC_QPT_UC:
 	case RNIC_QPT_UD:
-		return 0;
-	case RNIC_QPT_RAW_PACKET:
 	case RNIC_QPT_XRC_SEND:
 	case RNIC_QPT_XRC_RECV:
+		return 0;
+	case RNIC_QPT_RAW_PACKET:
 	case RNIC_QPT_DRIVER:
 		return -EOPNOTSUPP;
 	default:
 		return -EINVAL;
 	}
+}
+
+/* A receive queue of its own: not with an SRQ, not on the send side of XRC */
+static bool rnic_qp_has_rq(const struct rnic_create_qp *cmd)
+{
+	return !(cmd->flags & RNIC_CREATE_QP_SRQ) &&
+	       cmd->qp_type != RNIC_QPT_XRC_SEND;
 }
 
 static int rnic_create_qp_check(const struct rnic_create_qp *cmd)
@@ -154,13 +168,18 @@ static int rnic_create_qp_check(const struct rnic_create_qp *cmd)
 	int ret;
 
 	if (cmd->flags & ~RNIC_CREATE_QP_FLAGS || cmd->__reserved ||
-	    cap->__reserved)
+	    cap->__reserved || cmd->__reserved2)
 		return -EINVAL;
 	ret = rnic_qp_type_check(cmd->qp_type);
 	if (ret)
 		return ret;
+	if (cmd->qp_type == RNIC_QPT_XRC_RECV)
+		return cmd->flags & ~RNIC_CREATE_QP_SQ_SIG_ALL ? -EINVAL : 0;
+	if (cmd->xrcd_handle)
+		return -EINVAL;
 	/* An SRQ serves RC and UD QPs (ibv_create_qp(3)). */
-	if (srq && cmd->qp_type == RNIC_QPT_UC)
+	if (srq && (cmd->qp_type == RNIC_QPT_UC ||
+		    cmd->qp_type == RNIC_QPT_XRC_SEND))
 		return -EINVAL;
 	/* Nothing to poll without a send queue. */
 	if ((cmd->flags & RNIC_CREATE_QP_SQ_POLL) && !cap->max_send_wr)
@@ -169,9 +188,9 @@ static int rnic_create_qp_check(const struct rnic_create_qp *cmd)
 	    cap->max_send_sge > RNIC_MAX_SGE ||
 	    cap->max_inline_data > RNIC_MAX_INLINE_DATA)
 		return -EINVAL;
-	/* With an SRQ the receive sizes are ignored. */
-	if (!srq && (cap->max_recv_wr > RNIC_MAX_QP_WR ||
-		     cap->max_recv_sge > RNIC_MAX_SGE))
+	/* With an SRQ, or none (XRC_SEND), the receive sizes are ignored. */
+	if (rnic_qp_has_rq(cmd) && (cap->max_recv_wr > RNIC_MAX_QP_WR ||
+				    cap->max_recv_sge > RNIC_MAX_SGE))
 		return -EINVAL;
 	/*
 	 * The polling thread is a kernel thread shared by the device: its
@@ -205,7 +224,7 @@ static void rnic_qp_grant(const struct rnic_create_qp *cmd,
 	cap->max_send_sge = min_t(u32, room / sizeof(struct rnic_sge),
 				  RNIC_MAX_SGE);
 	cap->max_inline_data = min_t(u32, room, RNIC_MAX_INLINE_DATA);
-	if (!(cmd->flags & RNIC_CREATE_QP_SRQ)) {
+	if (rnic_qp_has_rq(cmd)) {
 		cap->max_recv_wr = rnic_qp_ring_entries(req->max_recv_wr);
 		cap->max_recv_sge = req->max_recv_sge;
 	}
@@ -257,49 +276,48 @@ err_free_sq:
 	return ret;
 }
 
-int rnic_create_qp(struct rnic_ucmd *ucmd)
+/*
+ * Find and hold the PD, CQs and SRQ of a new QP. An XRC_SEND QP has no
+ * receives: its receive CQ is its send CQ, as in the kernel's uverbs.
+ * On failure what was taken is in @qp, for rnic_qp_put_refs().
+ */
+static int rnic_qp_get_refs(struct rnic_ctx *ctx, struct rnic_qp *qp,
+			    const struct rnic_create_qp *cmd)
 {
-	struct rnic_create_qp *cmd = ucmd->cmd;
-	struct rnic_ctx *ctx = ucmd->ctx;
+	u32 recv_cq = cmd->qp_type == RNIC_QPT_XRC_SEND ?
+		      cmd->send_cq_handle : cmd->recv_cq_handle;
 	struct rnic_uobj *uobj;
-	struct rnic_qp *qp;
-	int ret;
+	struct rnic_pd *pd;
 
-	BUILD_BUG_ON(sizeof(struct rnic_send_wqe) != 64);
-	BUILD_BUG_ON(offsetof(struct rnic_send_wqe, wr) != 32);
-
-	ret = rnic_create_qp_check(cmd);
-	if (ret)
-		return ret;
-
-	qp = rnic_uobj_alloc(ctx, RNIC_OBJ_QP, sizeof(*qp), rnic_qp_destroy);
-	if (IS_ERR(qp))
-		return PTR_ERR(qp);
-	qp->pd = rnic_pd_get(ctx, cmd->pd_handle);
-	if (IS_ERR(qp->pd)) {
-		ret = PTR_ERR(qp->pd);
-		goto err_abort;
-	}
+	pd = rnic_pd_get(ctx, cmd->pd_handle);
+	if (IS_ERR(pd))
+		return PTR_ERR(pd);
+	qp->pd = pd;
 	uobj = rnic_uobj_get(ctx, cmd->send_cq_handle, RNIC_OBJ_CQ);
-	if (IS_ERR(uobj)) {
-		ret = PTR_ERR(uobj);
-		goto err_put_pd;
-	}
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
 	qp->send_cq = to_rnic_cq(uobj);
-	uobj = rnic_uobj_get(ctx, cmd->recv_cq_handle, RNIC_OBJ_CQ);
-	if (IS_ERR(uobj)) {
-		ret = PTR_ERR(uobj);
-		goto err_put_send_cq;
-	}
+	uobj = rnic_uobj_get(ctx, recv_cq, RNIC_OBJ_CQ);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
 	qp->recv_cq = to_rnic_cq(uobj);
 	if (cmd->flags & RNIC_CREATE_QP_SRQ) {
 		uobj = rnic_uobj_get(ctx, cmd->srq_handle, RNIC_OBJ_SRQ);
-		if (IS_ERR(uobj)) {
-			ret = PTR_ERR(uobj);
-			goto err_put_recv_cq;
-		}
+		if (IS_ERR(uobj))
+			return PTR_ERR(uobj);
 		qp->srq = to_rnic_srq(uobj);
 	}
+	return 0;
+}
+
+/*
+ * The QP's state and data path, its number reserved: everything but
+ * publishing it. On failure nothing of this is left.
+ */
+static int rnic_qp_setup(struct rnic_ctx *ctx, struct rnic_qp *qp,
+			 struct rnic_create_qp *cmd)
+{
+	int ret;
 
 	rnic_evobj_init(&qp->ev, cmd->user_handle);
 	qp->type = cmd->qp_type;
@@ -314,7 +332,7 @@ int rnic_create_qp(struct rnic_ucmd *ucmd)
 
 	ret = rnic_qp_alloc_rings(ctx, qp, cmd);
 	if (ret)
-		goto err_put_srq;
+		return ret;
 	ret = rnic_qp_dp_init(qp);
 	if (ret)
 		goto err_free_dp;
@@ -331,42 +349,158 @@ int rnic_create_qp(struct rnic_ucmd *ucmd)
 		ret = ret == -EBUSY ? -ENOMEM : ret;
 		goto err_poll_del;
 	}
-
-	cmd->out_handle = qp->uobj.handle;
 	cmd->out_qp_num = qp->qpn;
 	/* the flags words: next to the consumer index, which we write */
 	cmd->out_sq_flags_off = qp->sq.region ?
 		cmd->out_sq.consumer_off + sizeof(u32) : 0;
 	cmd->out_rq_flags_off = qp->rq.region ?
 		cmd->out_rq.consumer_off + sizeof(u32) : 0;
-	ret = rnic_ucmd_respond(ucmd, sizeof(*cmd));
-	if (ret)
-		goto err_erase;
-
-	xa_store(&qp->rdev->qps, qp->qpn, qp, GFP_KERNEL);
-	rnic_uobj_finalize(&qp->uobj);
 	return 0;
 
-err_erase:
-	xa_erase(&qp->rdev->qps, qp->qpn);
 err_poll_del:
 	if (qp->polled)
 		rnic_poll_del(qp);
 err_free_dp:
 	rnic_qp_dp_fini(qp);
 	rnic_qp_free_rings(qp);
-err_put_srq:
-	if (qp->srq)
-		rnic_uobj_put(&qp->srq->uobj);
-err_put_recv_cq:
-	rnic_uobj_put(&qp->recv_cq->uobj);
-err_put_send_cq:
-	rnic_uobj_put(&qp->send_cq->uobj);
-err_put_pd:
-	rnic_uobj_put(&qp->pd->uobj);
+	return ret;
+}
+
+/* Undo rnic_qp_setup() */
+static void rnic_qp_unsetup(struct rnic_qp *qp)
+{
+	xa_erase(&qp->rdev->qps, qp->qpn);
+	if (qp->polled)
+		rnic_poll_del(qp);
+	rnic_qp_dp_fini(qp);
+	rnic_qp_free_rings(qp);
+}
+
+/* Make a set up QP findable by number and by handle in its context. */
+static void rnic_qp_publish(struct rnic_qp *qp)
+{
+	xa_store(&qp->rdev->qps, qp->qpn, qp, GFP_KERNEL);
+	rnic_uobj_finalize(&qp->uobj);
+}
+
+/*
+ * An XRC TGT QP: an object of its domain's context (xrcd.c), without
+ * PD, CQs or queues; the caller gets a handle on it.
+ */
+static int rnic_create_tgt_qp(struct rnic_ucmd *ucmd)
+{
+	struct rnic_create_qp *cmd = ucmd->cmd;
+	struct rnic_xrcd_handle *xh;
+	struct rnic_tgt_handle *th;
+	struct rnic_ctx *dctx;
+	struct rnic_qp *qp;
+	int ret;
+
+	xh = rnic_xrcd_get(ucmd->ctx, cmd->xrcd_handle);
+	if (IS_ERR(xh))
+		return PTR_ERR(xh);
+	dctx = &xh->xrcd->ctx;
+	th = rnic_tgt_handle_new(ucmd->ctx);
+	if (IS_ERR(th)) {
+		ret = PTR_ERR(th);
+		goto err_put;
+	}
+	qp = rnic_uobj_alloc(dctx, RNIC_OBJ_QP, sizeof(*qp), rnic_qp_destroy);
+	if (IS_ERR(qp)) {
+		ret = PTR_ERR(qp);
+		goto err_abort_handle;
+	}
+	memset(&cmd->cap, 0, sizeof(cmd->cap));
+	ret = rnic_qp_setup(dctx, qp, cmd);
+	if (ret)
+		goto err_abort;
+	cmd->out_handle = th->uobj.handle;
+	ret = rnic_ucmd_respond(ucmd, sizeof(*cmd));
+	if (ret)
+		goto err_unsetup;
+
+	mutex_lock(&qp->rdev->xrcd_lock);
+	rnic_qp_publish(qp);
+	rnic_tgt_handle_publish(th, xh, qp, cmd->user_handle);
+	mutex_unlock(&qp->rdev->xrcd_lock);
+	return 0;
+
+err_unsetup:
+	rnic_qp_unsetup(qp);
 err_abort:
 	rnic_uobj_abort(&qp->uobj);
+err_abort_handle:
+	rnic_uobj_abort(&th->uobj);
+err_put:
+	rnic_uobj_put(&xh->uobj);
 	return ret;
+}
+
+int rnic_create_qp(struct rnic_ucmd *ucmd)
+{
+	struct rnic_create_qp *cmd = ucmd->cmd;
+	struct rnic_ctx *ctx = ucmd->ctx;
+	struct rnic_qp *qp;
+	int ret;
+
+	BUILD_BUG_ON(sizeof(struct rnic_send_wqe) != 64);
+	BUILD_BUG_ON(offsetof(struct rnic_send_wqe, wr) != 32);
+
+	ret = rnic_create_qp_check(cmd);
+	if (ret)
+		return ret;
+	if (cmd->qp_type == RNIC_QPT_XRC_RECV)
+		return rnic_create_tgt_qp(ucmd);
+
+	qp = rnic_uobj_alloc(ctx, RNIC_OBJ_QP, sizeof(*qp), rnic_qp_destroy);
+	if (IS_ERR(qp))
+		return PTR_ERR(qp);
+	ret = rnic_qp_get_refs(ctx, qp, cmd);
+	if (ret)
+		goto err_put_refs;
+	ret = rnic_qp_setup(ctx, qp, cmd);
+	if (ret)
+		goto err_put_refs;
+	cmd->out_handle = qp->uobj.handle;
+	ret = rnic_ucmd_respond(ucmd, sizeof(*cmd));
+	if (ret)
+		goto err_unsetup;
+	rnic_qp_publish(qp);
+	return 0;
+
+err_unsetup:
+	rnic_qp_unsetup(qp);
+err_put_refs:
+	rnic_qp_put_refs(qp);
+	rnic_uobj_abort(&qp->uobj);
+	return ret;
+}
+
+/**
+ * rnic_qp_get() - the QP a handle from userspace names, for a modify or
+ *	a query: a QP of the context, or an XRC TGT QP through the
+ *	context's handle on it
+ * @ctx: the calling context
+ * @handle: untrusted
+ * @held: set to what to rnic_uobj_put() when done
+ *
+ * Return: the QP, or ERR_PTR(-EINVAL).
+ */
+struct rnic_qp *rnic_qp_get(struct rnic_ctx *ctx, u32 handle,
+			    struct rnic_uobj **held)
+{
+	struct rnic_uobj *uobj = rnic_uobj_get(ctx, handle, RNIC_OBJ_QP);
+	struct rnic_tgt_handle *th;
+
+	if (!IS_ERR(uobj)) {
+		*held = uobj;
+		return to_rnic_qp(uobj);
+	}
+	th = rnic_tgt_lookup(ctx, handle);
+	if (IS_ERR(th))
+		return ERR_CAST(th);
+	*held = &th->uobj;
+	return th->qp;
 }
 
 int rnic_query_qp(struct rnic_ucmd *ucmd)
@@ -377,10 +511,9 @@ int rnic_query_qp(struct rnic_ucmd *ucmd)
 
 	if (cmd->flags || cmd->__reserved)
 		return -EINVAL;
-	uobj = rnic_uobj_get(ucmd->ctx, cmd->handle, RNIC_OBJ_QP);
-	if (IS_ERR(uobj))
-		return PTR_ERR(uobj);
-	qp = to_rnic_qp(uobj);
+	qp = rnic_qp_get(ucmd->ctx, cmd->handle, &uobj);
+	if (IS_ERR(qp))
+		return PTR_ERR(qp);
 
 	spin_lock_bh(&qp->req.lock);
 	spin_lock(&qp->lock);

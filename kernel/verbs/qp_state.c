@@ -22,7 +22,7 @@
 
 #include "verbs/verbs.h"
 
-#define RNIC_QP_NTYPES		3	/* RC, UC, UD: enum rnic_qp_type - 2 */
+#define RNIC_QP_NTYPES		5	/* RC, UC, UD, XRC_SEND, XRC_RECV */
 #define RNIC_QKEY_CONTROLLED	0x80000000
 #define RNIC_MAX_TIMEOUT	31	/* 5-bit timer codes */
 #define RNIC_MAX_RETRY		7	/* 3-bit retry counts */
@@ -37,7 +37,7 @@
  * struct rnic_qp_transition - one transition of the QP state table
  * @from: current state
  * @to: next state
- * @req: attributes it requires, per QP type (RC, UC, UD)
+ * @req: attributes it requires, per QP type (rnic_qp_type_index())
  * @opt: attributes it also allows, per QP type
  */
 struct rnic_qp_transition {
@@ -48,7 +48,8 @@ struct rnic_qp_transition {
 };
 
 /* Per-type masks, in the order of enum rnic_qp_type. */
-#define RNIC_PER_TYPE(rc, uc, ud)	{ (rc), (uc), (ud) }
+#define RNIC_PER_TYPE(rc, uc, ud, ini, tgt)	\
+	{ (rc), (uc), (ud), (ini), (tgt) }
 
 /* RESET -> INIT requires, INIT -> INIT allows */
 #define RNIC_INIT_RC	(RNIC_QP_PKEY_INDEX | RNIC_QP_PORT | RNIC_QP_ACCESS_FLAGS)
@@ -66,36 +67,54 @@ struct rnic_qp_transition {
 			 RNIC_QP_PATH_MIG_STATE)
 #define RNIC_RTS_RC	(RNIC_RTS_UC | RNIC_QP_MIN_RNR_TIMER)
 #define RNIC_RTS_UD	(RNIC_QP_CUR_STATE | RNIC_QP_QKEY)
+/* INIT -> RTR allows (connected QPs) */
+#define RNIC_RTR_OPT	(RNIC_QP_ACCESS_FLAGS | RNIC_QP_PKEY_INDEX)
+/* RTR -> RTS of an XRC TGT QP, which has no requester, requires */
+#define RNIC_SEND_TGT	(RNIC_QP_TIMEOUT | RNIC_QP_SQ_PSN)
+/* SQD -> SQD allows, XRC INI and TGT */
+#define RNIC_SQD_XRC		(RNIC_QP_PORT | RNIC_QP_AV | RNIC_QP_TIMEOUT | \
+				 RNIC_QP_ACCESS_FLAGS | RNIC_QP_PKEY_INDEX | \
+				 RNIC_QP_PATH_MIG_STATE)
 
 static const struct rnic_qp_transition rnic_qp_transitions[] = {
 	{
 		.from = RNIC_QPS_RESET, .to = RNIC_QPS_INIT,
-		.req = RNIC_PER_TYPE(RNIC_INIT_RC, RNIC_INIT_RC, RNIC_INIT_UD),
+		.req = RNIC_PER_TYPE(RNIC_INIT_RC, RNIC_INIT_RC, RNIC_INIT_UD,
+				     RNIC_INIT_RC, RNIC_INIT_RC),
 	}, {
 		.from = RNIC_QPS_INIT, .to = RNIC_QPS_INIT,
-		.opt = RNIC_PER_TYPE(RNIC_INIT_RC, RNIC_INIT_RC, RNIC_INIT_UD),
+		.opt = RNIC_PER_TYPE(RNIC_INIT_RC, RNIC_INIT_RC, RNIC_INIT_UD,
+				     RNIC_INIT_RC, RNIC_INIT_RC),
 	}, {
 		.from = RNIC_QPS_INIT, .to = RNIC_QPS_RTR,
-		.req = RNIC_PER_TYPE(RNIC_PATH_RC, RNIC_PATH_UC, 0),
-		.opt = RNIC_PER_TYPE(RNIC_QP_ACCESS_FLAGS | RNIC_QP_PKEY_INDEX,
-				     RNIC_QP_ACCESS_FLAGS | RNIC_QP_PKEY_INDEX,
-				     RNIC_QP_PKEY_INDEX | RNIC_QP_QKEY),
+		.req = RNIC_PER_TYPE(RNIC_PATH_RC, RNIC_PATH_UC, 0,
+				     RNIC_PATH_UC, RNIC_PATH_RC),
+		.opt = RNIC_PER_TYPE(RNIC_RTR_OPT, RNIC_RTR_OPT,
+				     RNIC_QP_PKEY_INDEX | RNIC_QP_QKEY,
+				     RNIC_RTR_OPT, RNIC_RTR_OPT),
 	}, {
 		.from = RNIC_QPS_RTR, .to = RNIC_QPS_RTS,
 		.req = RNIC_PER_TYPE(RNIC_SEND_RC | RNIC_QP_SQ_PSN,
-				     RNIC_QP_SQ_PSN, RNIC_QP_SQ_PSN),
-		.opt = RNIC_PER_TYPE(RNIC_RTS_RC, RNIC_RTS_UC, RNIC_RTS_UD),
+				     RNIC_QP_SQ_PSN, RNIC_QP_SQ_PSN,
+				     RNIC_SEND_RC | RNIC_QP_SQ_PSN,
+				     RNIC_SEND_TGT),
+		.opt = RNIC_PER_TYPE(RNIC_RTS_RC, RNIC_RTS_UC, RNIC_RTS_UD,
+				     RNIC_RTS_UC, RNIC_RTS_RC),
 	}, {
 		.from = RNIC_QPS_RTS, .to = RNIC_QPS_RTS,
-		.opt = RNIC_PER_TYPE(RNIC_RTS_RC, RNIC_RTS_UC, RNIC_RTS_UD),
+		.opt = RNIC_PER_TYPE(RNIC_RTS_RC, RNIC_RTS_UC, RNIC_RTS_UD,
+				     RNIC_RTS_UC, RNIC_RTS_RC),
 	}, {
 		.from = RNIC_QPS_RTS, .to = RNIC_QPS_SQD,
 		.opt = RNIC_PER_TYPE(RNIC_QP_EN_SQD_ASYNC_NOTIFY,
 				     RNIC_QP_EN_SQD_ASYNC_NOTIFY,
+				     RNIC_QP_EN_SQD_ASYNC_NOTIFY,
+				     RNIC_QP_EN_SQD_ASYNC_NOTIFY,
 				     RNIC_QP_EN_SQD_ASYNC_NOTIFY),
 	}, {
 		.from = RNIC_QPS_SQD, .to = RNIC_QPS_RTS,
-		.opt = RNIC_PER_TYPE(RNIC_RTS_RC, RNIC_RTS_UC, RNIC_RTS_UD),
+		.opt = RNIC_PER_TYPE(RNIC_RTS_RC, RNIC_RTS_UC, RNIC_RTS_UD,
+				     RNIC_RTS_UC, RNIC_RTS_RC),
 	}, {
 		/* drained: the path and the requester may change */
 		.from = RNIC_QPS_SQD, .to = RNIC_QPS_SQD,
@@ -106,12 +125,15 @@ static const struct rnic_qp_transition rnic_qp_transitions[] = {
 				     RNIC_QP_PATH_MIG_STATE,
 				     RNIC_QP_AV | RNIC_QP_ACCESS_FLAGS |
 				     RNIC_QP_PKEY_INDEX | RNIC_QP_PATH_MIG_STATE,
-				     RNIC_QP_PKEY_INDEX | RNIC_QP_QKEY),
+				     RNIC_QP_PKEY_INDEX | RNIC_QP_QKEY,
+				     RNIC_SQD_XRC | RNIC_SEND_RC,
+				     RNIC_SQD_XRC | RNIC_QP_MAX_DEST_RD_ATOMIC |
+				     RNIC_QP_MIN_RNR_TIMER),
 	}, {
 		/* UC and UD only: an RC send error moves to ERR */
 		.from = RNIC_QPS_SQE, .to = RNIC_QPS_RTS,
 		.opt = RNIC_PER_TYPE(0, RNIC_QP_CUR_STATE | RNIC_QP_ACCESS_FLAGS,
-				     RNIC_QP_CUR_STATE | RNIC_QP_QKEY),
+				     RNIC_QP_CUR_STATE | RNIC_QP_QKEY, 0, 0),
 	},
 };
 
@@ -120,9 +142,16 @@ static const struct rnic_qp_transition rnic_qp_transitions[] = {
  * is always allowed; RNIC_QP_CUR_STATE only where the table allows it,
  * which is from RTR, RTS, SQD and SQE.
  */
+/* The column of @type in struct rnic_qp_transition's masks */
+static unsigned int rnic_qp_type_index(u32 type)
+{
+	return type >= RNIC_QPT_XRC_SEND ? type - RNIC_QPT_XRC_SEND + 3 :
+	       type - RNIC_QPT_RC;
+}
+
 static bool rnic_qp_transition_ok(u32 type, u32 cur, u32 next, u32 mask)
 {
-	unsigned int t = type - RNIC_QPT_RC;
+	unsigned int t = rnic_qp_type_index(type);
 	u32 req = 0, opt = 0;
 	unsigned int i;
 
@@ -292,10 +321,9 @@ int rnic_modify_qp(struct rnic_ucmd *ucmd)
 
 	if (cmd->flags)
 		return -EINVAL;
-	uobj = rnic_uobj_get(ucmd->ctx, cmd->handle, RNIC_OBJ_QP);
-	if (IS_ERR(uobj))
-		return PTR_ERR(uobj);
-	qp = to_rnic_qp(uobj);
+	qp = rnic_qp_get(ucmd->ctx, cmd->handle, &uobj);
+	if (IS_ERR(qp))
+		return PTR_ERR(qp);
 	ret = rnic_qp_check_attr(ucmd->ctx->dev, attr, mask, &av);
 	if (ret)
 		goto out_put;

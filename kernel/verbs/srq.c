@@ -11,6 +11,12 @@
  * never enters the kernel to post, so swapping the ring under it would
  * need a handshake on every post. RNIC_SRQ_MAX_WR is EINVAL, as on other
  * devices without IBV_DEVICE_SRQ_RESIZE.
+ *
+ * An XRC SRQ belongs to an XRC domain and has a CQ and a number of its
+ * own: XRC requests name it by number (rnic_dev.srqs), and the responder
+ * of any TGT QP of the same domain takes its WQEs. No QP holds it, so
+ * the responder takes a data path reference (rnic_srq_lookup()), and
+ * destroying the SRQ makes it unfindable, then waits for those.
  */
 #include <linux/log2.h>
 
@@ -28,19 +34,81 @@ const struct rnic_evobj_type rnic_srq_evobj_type = {
 	.to_evobj = rnic_srq_evobj,
 };
 
+/* What an XRC SRQ holds besides its PD; NULL-safe for a half-built one */
+static void rnic_srq_put_xrc(struct rnic_srq *srq)
+{
+	if (srq->cq)
+		rnic_uobj_put(&srq->cq->uobj);
+	if (srq->xh)
+		rnic_uobj_put(&srq->xh->uobj);
+}
+
 static void rnic_srq_destroy(struct rnic_uobj *uobj)
 {
 	struct rnic_srq *srq = to_rnic_srq(uobj);
 
+	if (srq->xh) {
+		xa_erase(&uobj->ctx->dev->srqs, srq->srqn);
+		rnic_dpref_kill(&srq->dp);
+	}
 	/* No QP uses the SRQ: nothing takes WQEs or raises its events. */
 	rnic_evobj_fini(uobj->ctx, &srq->ev);
 	rnic_ring_free(&srq->ring);
+	rnic_srq_put_xrc(srq);
 	rnic_uobj_put(&srq->pd->uobj);
+}
+
+/**
+ * rnic_srq_lookup() - find an XRC SRQ of a device by number for the data
+ *	path
+ * @rdev: the device, alive for the caller's RCU read-side section
+ * @srqn: the number, untrusted
+ *
+ * Context: in an RCU read-side critical section.
+ * Return: the SRQ with a data path reference (rnic_srq_dp_put()), or
+ * NULL.
+ */
+struct rnic_srq *rnic_srq_lookup(struct rnic_dev *rdev, u32 srqn)
+{
+	struct rnic_srq *srq = rnic_xa_load_rcu(&rdev->srqs, srqn);
+
+	if (srq && !rnic_dpref_get(&srq->dp))
+		srq = NULL;
+	return srq;
+}
+
+/* The domain and CQ of an XRC SRQ, and its number (not published yet). */
+static int rnic_srq_setup_xrc(struct rnic_ctx *ctx, struct rnic_srq *srq,
+			      const struct rnic_create_srq *cmd)
+{
+	struct rnic_xrcd_handle *xh;
+	struct rnic_uobj *uobj;
+	int ret;
+
+	xh = rnic_xrcd_get(ctx, cmd->xrcd_handle);
+	if (IS_ERR(xh))
+		return PTR_ERR(xh);
+	srq->xh = xh;
+	uobj = rnic_uobj_get(ctx, cmd->cq_handle, RNIC_OBJ_CQ);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	srq->cq = to_rnic_cq(uobj);
+	rnic_dpref_init(&srq->dp);
+	ret = xa_alloc_cyclic(&ctx->dev->srqs, &srq->srqn, NULL,
+			      XA_LIMIT(1, RNIC_QPN_MASK), &ctx->dev->srqn_next,
+			      GFP_KERNEL_ACCOUNT);
+	if (ret < 0)
+		return ret == -EBUSY ? -ENOMEM : ret;
+	return 0;
 }
 
 static int rnic_create_srq_check(const struct rnic_create_srq *cmd)
 {
-	if (cmd->flags || cmd->__reserved)
+	if (cmd->flags & ~RNIC_CREATE_SRQ_XRC || cmd->__reserved ||
+	    cmd->__reserved2)
+		return -EINVAL;
+	if (!(cmd->flags & RNIC_CREATE_SRQ_XRC) &&
+	    (cmd->xrcd_handle || cmd->cq_handle))
 		return -EINVAL;
 	if (!cmd->max_wr || cmd->max_wr > RNIC_MAX_SRQ_WR ||
 	    cmd->max_sge > RNIC_MAX_SGE)
@@ -72,6 +140,11 @@ int rnic_create_srq(struct rnic_ucmd *ucmd)
 		goto err_put_pd;
 	}
 	srq->pd = pd;
+	if (cmd->flags & RNIC_CREATE_SRQ_XRC) {
+		ret = rnic_srq_setup_xrc(ucmd->ctx, srq, cmd);
+		if (ret)
+			goto err_put_xrc;
+	}
 	rnic_evobj_init(&srq->ev, cmd->user_handle);
 	srq->max_sge = cmd->max_sge;
 	spin_lock_init(&srq->lock);
@@ -83,21 +156,28 @@ int rnic_create_srq(struct rnic_ucmd *ucmd)
 			      srq->max_sge * sizeof(struct rnic_sge),
 			      &cmd->out_ring);
 	if (ret)
-		goto err_abort;
+		goto err_erase;
 
 	cmd->out_handle = srq->uobj.handle;
+	cmd->out_srq_num = srq->srqn;
 	cmd->out_max_wr = rnic_ring_entries(&srq->ring);
 	cmd->out_max_sge = srq->max_sge;
 	ret = rnic_ucmd_respond(ucmd, sizeof(*cmd));
 	if (ret)
 		goto err_free_ring;
 
+	if (srq->xh)
+		xa_store(&ucmd->ctx->dev->srqs, srq->srqn, srq, GFP_KERNEL);
 	rnic_uobj_finalize(&srq->uobj);
 	return 0;
 
 err_free_ring:
 	rnic_ring_free(&srq->ring);
-err_abort:
+err_erase:
+	if (srq->srqn)
+		xa_erase(&ucmd->ctx->dev->srqs, srq->srqn);
+err_put_xrc:
+	rnic_srq_put_xrc(srq);
 	rnic_uobj_abort(&srq->uobj);
 err_put_pd:
 	rnic_uobj_put(&pd->uobj);

@@ -179,6 +179,53 @@ struct rnic_mcast_attach {
 /* shared receive queues, address handles: types */
 
 /**
+ * struct rnic_xrcd - an XRC domain (xrcd.c; DOC "rnic XRC domains")
+ * @users: the handles on it (struct rnic_xrcd_handle) of every context;
+ *	for a domain of a file, taken from 0 only under rnic_dev.xrcd_lock
+ * @inode: the file's inode (a held reference), or NULL for a domain of
+ *	one context alone
+ * @node: entry in rnic_dev.xrcds while @inode is set; rnic_dev.xrcd_lock
+ * @ctx: the domain's own context, without a file: it owns the domain's
+ *	TGT QPs, so that they outlive the context that created them
+ * @rcu: freed after a grace period, as the QPs in @ctx are
+ */
+struct rnic_xrcd {
+	refcount_t users;
+	struct inode *inode;
+	struct list_head node;
+	struct rnic_ctx ctx;
+	struct rcu_head rcu;
+};
+
+/**
+ * struct rnic_xrcd_handle - a context's handle on an XRC domain
+ * @uobj: common header; each XRC SRQ and TGT QP handle of the context in
+ *	the domain holds a reference, so closing a used handle is EBUSY
+ * @xrcd: the domain, a counted reference (rnic_xrcd.users)
+ */
+struct rnic_xrcd_handle {
+	struct rnic_uobj uobj;
+	struct rnic_xrcd *xrcd;
+};
+
+/**
+ * struct rnic_tgt_handle - a context's handle on an XRC TGT QP
+ * @uobj: common header
+ * @ev: asynchronous event state of the handle (rnic raises no events on
+ *	TGT QPs: their events would belong to every handle)
+ * @xh: the context's handle on the QP's domain, a counted reference
+ * @qp: the QP, an object of the domain's context, a counted reference
+ *	(qp->uobj.users); destroying the last handle destroys it, closing
+ *	the context leaves it to the domain (xrcd.c)
+ */
+struct rnic_tgt_handle {
+	struct rnic_uobj uobj;
+	struct rnic_evobj ev;
+	struct rnic_xrcd_handle *xh;
+	struct rnic_qp *qp;
+};
+
+/**
  * struct rnic_srq - shared receive queue
  * @uobj: common header; every QP attached to the SRQ holds a reference
  *	for its whole life, so destroying a used SRQ is EBUSY
@@ -201,6 +248,12 @@ struct rnic_mcast_attach {
  *	IBV_EVENT_SRQ_LIMIT_REACHED (rnic_async_event() on @ev) if fewer
  *	than @limit are left and sets @limit to 0 in the same critical
  *	section, so the event fires once per arming.
+ * @xh: an XRC SRQ's domain (a counted reference on the context's
+ *	handle), NULL for an SRQ of RC and UD QPs
+ * @cq: an XRC SRQ's CQ for its receive completions (counted), or NULL
+ * @srqn: an XRC SRQ's number in rnic_dev.srqs, which XRC requests name
+ * @dp: an XRC SRQ's data path reference: the responders of TGT QPs find
+ *	it by number, not through a reference of their own QP
  */
 struct rnic_srq {
 	struct rnic_uobj uobj;
@@ -212,11 +265,22 @@ struct rnic_srq {
 	u32 consumer;
 	u32 producer_seen;
 	u32 limit;
+	struct rnic_xrcd_handle *xh;
+	struct rnic_cq *cq;
+	u32 srqn;
+	struct rnic_dpref dp;
 };
 
 static inline struct rnic_srq *to_rnic_srq(struct rnic_uobj *uobj)
 {
 	return container_of(uobj, struct rnic_srq, uobj);
+}
+
+struct rnic_srq *rnic_srq_lookup(struct rnic_dev *rdev, u32 srqn);
+
+static inline void rnic_srq_dp_put(struct rnic_srq *srq)
+{
+	rnic_dpref_put(&srq->dp);
 }
 
 /**
@@ -312,6 +376,18 @@ int rnic_reg_mr(struct rnic_ucmd *ucmd);
 int rnic_dereg_mr(struct rnic_ucmd *ucmd);
 int rnic_alloc_mw(struct rnic_ucmd *ucmd);
 int rnic_dealloc_mw(struct rnic_ucmd *ucmd);
+/* xrcd.c: XRC domains and the handles on TGT QPs */
+int rnic_open_xrcd(struct rnic_ucmd *ucmd);
+int rnic_close_xrcd(struct rnic_ucmd *ucmd);
+int rnic_open_qp(struct rnic_ucmd *ucmd);
+struct rnic_xrcd_handle *rnic_xrcd_get(struct rnic_ctx *ctx, u32 handle);
+struct rnic_tgt_handle *rnic_tgt_handle_new(struct rnic_ctx *ctx);
+void rnic_tgt_handle_publish(struct rnic_tgt_handle *th,
+			     struct rnic_xrcd_handle *xh, struct rnic_qp *qp,
+			     u64 user_handle);
+struct rnic_tgt_handle *rnic_tgt_lookup(struct rnic_ctx *ctx, u32 handle);
+int rnic_destroy_tgt(struct rnic_ctx *ctx, u32 handle,
+		     struct rnic_event_counts *counts);
 int rnic_key_alloc(struct rnic_dev *rdev, u32 *index);
 u32 rnic_key_make(u32 index);
 struct rnic_mr *rnic_mr_from_entry(void *entry, u32 key, bool remote);
@@ -465,6 +541,15 @@ static inline struct rnic_qp *to_rnic_qp(struct rnic_uobj *uobj)
 }
 
 /**
+ * rnic_qp_xrcd() - the XRC domain of a TGT QP
+ * @qp: an XRC_RECV QP, an object of its domain's own context
+ */
+static inline struct rnic_xrcd *rnic_qp_xrcd(struct rnic_qp *qp)
+{
+	return container_of(qp->uobj.ctx, struct rnic_xrcd, ctx);
+}
+
+/**
  * rnic_qp_dp_put() - drop a data path reference on a QP
  * @qp: the QP
  */
@@ -494,6 +579,8 @@ static inline u32 rnic_qp_state(struct rnic_qp *qp)
 int rnic_create_qp(struct rnic_ucmd *ucmd);
 int rnic_modify_qp(struct rnic_ucmd *ucmd);
 int rnic_query_qp(struct rnic_ucmd *ucmd);
+struct rnic_qp *rnic_qp_get(struct rnic_ctx *ctx, u32 handle,
+			    struct rnic_uobj **held);
 extern const struct rnic_evobj_type rnic_qp_evobj_type;
 int rnic_attach_mcast(struct rnic_ucmd *ucmd);
 int rnic_detach_mcast(struct rnic_ucmd *ucmd);

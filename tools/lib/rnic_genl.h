@@ -400,6 +400,8 @@ static inline int rnic_stat_get(struct rnic_genl *g, const char *name,
 	X(QP,     RNIC_NL_ATTR_RES_QP,     "qp",     4)			\
 	X(AH,     RNIC_NL_ATTR_RES_AH,     "ah",     4)			\
 	X(MW,     RNIC_NL_ATTR_RES_MW,     "mw",     4)			\
+	X(XRCD,   RNIC_NL_ATTR_RES_XRCD,   "xrcd",   4)			\
+	X(TGT_QP, RNIC_NL_ATTR_RES_TGT_QP, "tgt_qp", 4)			\
 	X(PINNED, RNIC_NL_ATTR_RES_PINNED, "pinned", 8)
 
 #define RNIC_RES_KIND_ENUM(kind, attr, name, width) RNIC_RES_##kind,

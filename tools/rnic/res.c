@@ -140,7 +140,11 @@ static bool res_match(uint64_t want, uint32_t v)
 
 static const char *qp_type_str(uint8_t type, char buf[RNIC_STATE_STRLEN])
 {
-	static const char *const names[] = { [2] = "RC", [3] = "UC", [4] = "UD" };
+	/* rdma resource show's names */
+	static const char *const names[] = {
+		[2] = "RC", [3] = "UC", [4] = "UD", [9] = "XRC_INI",
+		[10] = "XRC_TGT",
+	};
 
 	if (type < sizeof(names) / sizeof(names[0]) && names[type])
 		return names[type];

@@ -125,6 +125,27 @@ struct ibv_qp *rnic_create_qp_ex(struct ibv_context *context,
 				struct ibv_qp_init_attr_ex *attr);
 struct ibv_srq *rnic_create_srq_ex(struct ibv_context *context,
 				   struct ibv_srq_init_attr_ex *attr);
+int rnic_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num);
+struct ibv_qp *rnic_open_qp(struct ibv_context *context,
+			    struct ibv_qp_open_attr *attr);
+struct ibv_xrcd *rnic_open_xrcd(struct ibv_context *context,
+				struct ibv_xrcd_init_attr *attr);
+int rnic_close_xrcd(struct ibv_xrcd *xrcd);
+
+/**
+ * struct rnic_xrcd - librnic's side of a struct ibv_xrcd
+ * @ibxrcd: what the application sees
+ * @handle: the kernel's handle on the domain, in ibxrcd.context
+ */
+struct rnic_xrcd {
+	struct ibv_xrcd ibxrcd;
+	uint32_t handle;
+};
+
+static inline struct rnic_xrcd *to_rxrcd(struct ibv_xrcd *ibxrcd)
+{
+	return container_of(ibxrcd, struct rnic_xrcd, ibxrcd);
+}
 
 /**
  * rnic_cmd() - issue an rnic ioctl on a context
@@ -283,6 +304,8 @@ struct rnic_wr_builder;
  * @sq_sig_all: as created
  * @sq_poll: created with RNIC_CREATE_QP_SQ_POLL: kick only when the
  *	polling thread asks for it
+ * @xrc: an XRC QP (XRC_SEND, the reference documents' XRC, XRC_RECV):
+ *	no receive queue; its send work requests name an XRC SRQ
  * @send_opcodes: bit n set: ibv_wr_opcode n is allowed on this QP type
  * @sq: the send queue
  * @rq: the receive queue (no ring with an SRQ)
@@ -296,6 +319,7 @@ struct rnic_qp {
 	};
 	int sq_sig_all;
 	bool sq_poll;
+	bool xrc;
 	uint32_t send_opcodes;
 	struct rnic_wq sq;
 	struct rnic_wq rq;
@@ -363,11 +387,15 @@ void rnic_sq_publish(struct rnic_qp *qp);
  * @ibsrq: what the application sees
  * @max_wr: work requests granted, the ring's entries
  * @rq: the receive ring
+ * @xrc: an XRC SRQ, numbered @srq_num
+ * @srq_num: with @xrc, its number (ibv_get_srq_num())
  */
 struct rnic_srq {
 	struct ibv_srq ibsrq;
 	uint32_t max_wr;
 	struct rnic_wq rq;
+	bool xrc;
+	uint32_t srq_num;
 };
 
 static inline struct rnic_srq *to_rsrq(struct ibv_srq *ibsrq)

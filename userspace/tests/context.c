@@ -245,12 +245,16 @@ static void test_ops(struct ibv_context *ctx)
 	   verbs_get_ctx_op(ctx, create_qp_ex) &&
 	   verbs_get_ctx_op(ctx, create_srq_ex),
 	   "the extended verbs rnic has are served");
+	ok(verbs_get_ctx_op(ctx, open_xrcd) &&
+	   verbs_get_ctx_op(ctx, close_xrcd) &&
+	   verbs_get_ctx_op(ctx, get_srq_num) &&
+	   verbs_get_ctx_op(ctx, open_qp),
+	   "XRC ops for rdma-core's inline functions");
 	ok(!verbs_get_ctx_op(ctx, alloc_dm) &&
 	   !verbs_get_ctx_op(ctx, ibv_create_flow) &&
 	   !verbs_get_ctx_op(ctx, create_counters) &&
 	   !verbs_get_ctx_op(ctx, alloc_td) &&
 	   !verbs_get_ctx_op(ctx, alloc_parent_domain) &&
-	   !verbs_get_ctx_op(ctx, open_xrcd) &&
 	   !verbs_get_ctx_op(ctx, create_wq) &&
 	   !verbs_get_ctx_op(ctx, modify_cq),
 	   "ops rnic cannot serve are NULL");

@@ -13,6 +13,7 @@
 #include "fake-sysfs.h"
 
 #include <endian.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -72,6 +73,11 @@ static int fake_ring_sq_err; /* RING_SQ fails with it, unseen */
 
 /* The last RNIC_IOCTL_CREATE_QP, and a hook to corrupt its answer. */
 static struct rnic_create_qp last_create_qp;
+/* The last XRC requests, as librnic made them. */
+static struct rnic_open_xrcd last_open_xrcd;
+static struct rnic_open_qp last_open_qp;
+static struct rnic_create_srq last_create_srq;
+static uint32_t last_destroyed;	/* handle of the last destroy of any kind */
 static void (*tamper_qp)(struct rnic_create_qp *q);
 static void (*tamper_srq)(struct rnic_create_srq *q);
 /* ... and of RNIC_IOCTL_CREATE_CQ and RNIC_IOCTL_RESIZE_CQ. */
@@ -164,6 +170,29 @@ static int fake_alloc_pd(struct rnic_alloc_pd *q)
 static int fake_destroy(struct rnic_destroy *q)
 {
 	FAKE_CHECK(q, !q->__reserved);
+	last_destroyed = q->handle;
+	return 0;
+}
+
+static int fake_open_xrcd(struct rnic_open_xrcd *q)
+{
+	FAKE_CHECK(q, !q->__reserved);
+	q->out_handle = next_handle++;
+	last_open_xrcd = *q;
+	return 0;
+}
+
+/* The handle of the domain opened last. */
+static uint32_t fake_last_xrcd_handle(void)
+{
+	return last_open_xrcd.out_handle;
+}
+
+static int fake_open_qp(struct rnic_open_qp *q)
+{
+	FAKE_CHECK(q, !q->__reserved);
+	last_open_qp = *q;
+	q->out_handle = next_handle++;
 	return 0;
 }
 
@@ -294,10 +323,14 @@ static int fake_create_qp(struct rnic_create_qp *q)
 
 	last_create_qp = *q;
 	if (q->size != sizeof(*q) || q->flags & ~known || q->__reserved ||
-	    q->cap.__reserved) {
+	    q->cap.__reserved || q->__reserved2 ||
+	    (q->xrcd_handle && q->qp_type != RNIC_QPT_XRC_RECV)) {
 		fake_bad_args++;
 		return EINVAL;
 	}
+	/* rnic.ko's XRC grants: a target QP has no queues. */
+	if (q->qp_type == RNIC_QPT_XRC_RECV)
+		memset(&q->cap, 0, sizeof(q->cap));
 	if (nr_qps == FAKE_MAX_OBJS)
 		return ENOMEM;
 	memset(c, 0, sizeof(*c));
@@ -308,7 +341,8 @@ static int fake_create_qp(struct rnic_create_qp *q)
 	c->max_send_sge = room / 16 > FAKE_MAX_SGE ? FAKE_MAX_SGE : room / 16;
 	c->max_inline_data = room > RNIC_MAX_INLINE_DATA ?
 			     RNIC_MAX_INLINE_DATA : room;
-	if (!(q->flags & RNIC_CREATE_QP_SRQ)) {
+	if (!(q->flags & RNIC_CREATE_QP_SRQ) &&
+	    q->qp_type != RNIC_QPT_XRC_SEND) {
 		c->max_recv_wr = q->cap.max_recv_wr ?
 				 roundup_pow2(q->cap.max_recv_wr) : 0;
 		c->max_recv_sge = q->cap.max_recv_sge;
@@ -373,9 +407,18 @@ static int fake_modify_qp(struct rnic_modify_qp *q)
 	return 0;
 }
 
+static int fake_query_qp(struct rnic_query_qp *q)
+{
+	FAKE_CHECK(q, !q->__reserved);
+	memset(&q->out_attr, 0, sizeof(q->out_attr));
+	memset(&q->out_cap, 0, sizeof(q->out_cap));
+	return 0;
+}
+
 static int fake_destroy_qp(struct rnic_destroy_qp *q)
 {
 	FAKE_CHECK(q, !q->__reserved);
+	last_destroyed = q->handle;
 	fake_destroys++;
 	q->out_async_events_reported = 0;
 	return 0;
@@ -383,9 +426,18 @@ static int fake_destroy_qp(struct rnic_destroy_qp *q)
 
 static int fake_create_srq(struct rnic_create_srq *q)
 {
-	FAKE_CHECK(q, !q->__reserved);
+	bool xrc = q->flags & RNIC_CREATE_SRQ_XRC;
+
+	last_create_srq = *q;
+	if (q->size != sizeof(*q) || q->flags & ~(uint32_t)RNIC_CREATE_SRQ_XRC ||
+	    q->__reserved || q->__reserved2 ||
+	    (!xrc && (q->xrcd_handle || q->cq_handle))) {
+		fake_bad_args++;
+		return EINVAL;
+	}
 	if (nr_srqs == FAKE_MAX_OBJS)
 		return ENOMEM;
+	q->out_srq_num = xrc ? 0xabc000 + nr_srqs : 0;
 	q->out_handle = next_handle++;
 	q->out_max_wr = roundup_pow2(q->max_wr);
 	q->out_max_sge = q->max_sge;
@@ -400,6 +452,7 @@ static int fake_create_srq(struct rnic_create_srq *q)
 static int fake_destroy_srq(struct rnic_destroy_srq *q)
 {
 	FAKE_CHECK(q, !q->__reserved);
+	last_destroyed = q->handle;
 	fake_destroys++;
 	q->out_async_events_reported = 0;
 	return 0;
@@ -471,7 +524,17 @@ int ioctl(int fd, unsigned long request, ...)
 		break;
 	case RNIC_IOCTL_DEALLOC_PD:
 	case RNIC_IOCTL_DESTROY_AH:
+	case RNIC_IOCTL_CLOSE_XRCD:
 		err = fake_destroy(arg);
+		break;
+	case RNIC_IOCTL_OPEN_XRCD:
+		err = fake_open_xrcd(arg);
+		break;
+	case RNIC_IOCTL_OPEN_QP:
+		err = fake_open_qp(arg);
+		break;
+	case RNIC_IOCTL_QUERY_QP:
+		err = fake_query_qp(arg);
 		break;
 	case RNIC_IOCTL_CREATE_CQ:
 		err = fake_create_cq(arg);
@@ -1368,7 +1431,7 @@ static void test_send_encoding(void)
 	ok(w.ex.imm_data == htobe32(0xfeedbeef), "imm_data, network order");
 	is_int(w.num_sge, 3, "num_sge");
 	is_int(w.inline_len, 0, "inline_len 0");
-	is_int(w.__reserved, 0, "reserved 0");
+	is_int(w.remote_srqn, 0, "remote_srqn 0 (not an XRC QP)");
 	ok(w.wr.rdma.remote_addr == 0xdeadbeef00c0ffeeULL &&
 	   w.wr.rdma.rkey == 0x12345678 && !w.wr.rdma.__reserved,
 	   "rdma: remote_addr, rkey, reserved 0");
@@ -2466,8 +2529,8 @@ static void test_srq_ex(void)
 			       .attr = { .max_wr = 4, .max_sge = 1 },
 			       .comp_mask = IBV_SRQ_INIT_ATTR_PD |
 					    IBV_SRQ_INIT_ATTR_TYPE,
-			       .srq_type = IBV_SRQT_XRC, .pd = pd },
-		       EOPNOTSUPP, "an XRC SRQ");
+			       .srq_type = IBV_SRQT_TM, .pd = pd },
+		       EOPNOTSUPP, "a tag matching SRQ type");
 	srq_ex_refused((struct ibv_srq_init_attr_ex){
 			       .attr = { .max_wr = 4, .max_sge = 1 },
 			       .comp_mask = IBV_SRQ_INIT_ATTR_PD |
@@ -2488,6 +2551,391 @@ static void test_srq_ex(void)
 	is_int(ibv_post_srq_recv(srq, &rwr, &bad), 0, "it takes a receive");
 	is_int(prod(srq_ring_of(srq)), 1, "... in its ring");
 	is_int(ibv_destroy_srq(srq), 0, "destroy it");
+}
+
+/* ---- XRC -------------------------------------------------------------- */
+
+/* ibv_open_xrcd() with @comp_mask: NULL, @err, and no ioctl made. */
+static void xrcd_refused(uint32_t comp_mask, int err, const char *what)
+{
+	struct ibv_xrcd_init_attr a = { .comp_mask = comp_mask, .fd = -1 };
+	unsigned int calls = fake_calls;
+
+	errno = 0;
+	ok(!ibv_open_xrcd(ctx, &a) && errno == err && fake_calls == calls,
+	   "%s: %s, the kernel not asked", what, strerror(err));
+}
+
+static struct ibv_xrcd *test_xrcd_open(void)
+{
+	struct ibv_xrcd_init_attr a = {
+		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
+		.fd = 7,
+		.oflags = O_CREAT | O_EXCL,
+	};
+	struct ibv_xrcd *xrcd;
+
+	xrcd_refused(0, EINVAL, "no comp_mask");
+	xrcd_refused(IBV_XRCD_INIT_ATTR_FD, EINVAL, "no OFLAGS");
+	xrcd_refused(IBV_XRCD_INIT_ATTR_OFLAGS, EINVAL, "no FD");
+	xrcd_refused(IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS |
+		     IBV_XRCD_INIT_ATTR_RESERVED, EOPNOTSUPP, "a reserved bit");
+	xrcd = ibv_open_xrcd(ctx, &a);
+	if (!ok(xrcd != NULL, "open an XRC domain"))
+		return NULL;
+	ok(xrcd->context == ctx && last_open_xrcd.fd == 7 &&
+	   last_open_xrcd.oflags == (uint32_t)(O_CREAT | O_EXCL),
+	   "its context; the kernel got the fd and oflags");
+	return xrcd;
+}
+
+static struct ibv_srq *xrc_srq(struct ibv_xrcd *xrcd, struct ibv_cq *c,
+			       uint32_t comp_mask)
+{
+	struct ibv_srq_init_attr_ex a = {
+		.attr = { .max_wr = 3, .max_sge = 2 },
+		.comp_mask = comp_mask,
+		.srq_type = IBV_SRQT_XRC,
+		.pd = pd, .xrcd = xrcd, .cq = c,
+	};
+
+	return ibv_create_srq_ex(ctx, &a);
+}
+
+#define XRC_SRQ_MASK (IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD | \
+		      IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ)
+
+static struct ibv_srq *test_xrc_srq(struct ibv_xrcd *xrcd)
+{
+	struct ibv_srq_init_attr basic = { .attr = { .max_wr = 2 } };
+	struct ibv_recv_wr rwr = { .wr_id = 3 }, *bad;
+	struct ibv_srq *srq, *bsrq;
+	uint32_t num = 0;
+
+	errno = 0;
+	ok(!xrc_srq(xrcd, cq, XRC_SRQ_MASK & ~IBV_SRQ_INIT_ATTR_CQ) &&
+	   errno == EINVAL, "an XRC SRQ without its CQ: EINVAL");
+	errno = 0;
+	ok(!xrc_srq(xrcd, cq, XRC_SRQ_MASK & ~IBV_SRQ_INIT_ATTR_XRCD) &&
+	   errno == EINVAL, "an XRC SRQ without its domain: EINVAL");
+	errno = 0;
+	ok(!xrc_srq(NULL, cq, XRC_SRQ_MASK) && errno == EINVAL,
+	   "an XRC SRQ with a NULL domain: EINVAL");
+	srq = xrc_srq(xrcd, cq, XRC_SRQ_MASK);
+	if (!ok(srq != NULL, "an XRC SRQ"))
+		return NULL;
+	ok(last_create_srq.flags == RNIC_CREATE_SRQ_XRC &&
+	   last_create_srq.xrcd_handle != 0 &&
+	   last_create_srq.xrcd_handle == fake_last_xrcd_handle() &&
+	   last_create_srq.cq_handle == cq->handle &&
+	   last_create_srq.pd_handle == pd->handle,
+	   "the kernel got the XRC flag, the domain, the CQ and the PD");
+	is_int(ibv_get_srq_num(srq, &num), 0, "ibv_get_srq_num");
+	is_int(num, 0xabc000 + nr_srqs - 1, "... is the kernel's number");
+	is_int(ibv_post_srq_recv(srq, &rwr, &bad), 0,
+	       "the XRC SRQ takes a receive");
+	is_int(prod(srq_ring_of(srq)), 1, "... in its ring");
+
+	bsrq = ibv_create_srq(pd, &basic);
+	if (ok(bsrq != NULL, "a basic SRQ")) {
+		num = 7;
+		ok(ibv_get_srq_num(bsrq, &num) == EINVAL && num == 7,
+		   "ibv_get_srq_num of a basic SRQ: EINVAL, nothing written");
+		ibv_destroy_srq(bsrq);
+	}
+	return srq;
+}
+
+static struct ibv_qp *tgt_qp(struct ibv_xrcd *xrcd, uint32_t comp_mask)
+{
+	struct ibv_qp_init_attr_ex a = {
+		.qp_context = &a,
+		.qp_type = IBV_QPT_XRC_RECV,
+		.comp_mask = comp_mask,
+		.xrcd = xrcd,
+	};
+
+	return ibv_create_qp_ex(ctx, &a);
+}
+
+static void test_xrc_tgt(struct ibv_xrcd *xrcd)
+{
+	struct ibv_qp_init_attr plain = { .qp_type = IBV_QPT_XRC_RECV };
+	struct ibv_recv_wr rwr = { .wr_id = 1 }, *rbad = NULL;
+	struct ibv_send_wr swr = send_wr(1, IBV_WR_SEND), *sbad = NULL;
+	struct ibv_qp *qp;
+
+	errno = 0;
+	ok(!tgt_qp(xrcd, IBV_QP_INIT_ATTR_PD) && errno == EINVAL,
+	   "a target QP without IBV_QP_INIT_ATTR_XRCD: EINVAL");
+	errno = 0;
+	ok(!tgt_qp(NULL, IBV_QP_INIT_ATTR_XRCD) && errno == EINVAL,
+	   "a target QP with a NULL domain: EINVAL");
+	errno = 0;
+	ok(!ibv_create_qp(pd, &plain) && errno == EINVAL,
+	   "a target QP by ibv_create_qp (no domain there): EINVAL");
+	qp = tgt_qp(xrcd, IBV_QP_INIT_ATTR_XRCD);
+	if (!ok(qp != NULL, "a target QP with only its domain"))
+		return;
+	ok(last_create_qp.qp_type == RNIC_QPT_XRC_RECV &&
+	   last_create_qp.xrcd_handle == fake_last_xrcd_handle() &&
+	   !last_create_qp.pd_handle && !last_create_qp.send_cq_handle &&
+	   !last_create_qp.recv_cq_handle && !last_create_qp.flags,
+	   "the kernel got the type and the domain, no PD, CQ or flag");
+	ok(qp->qp_type == IBV_QPT_XRC_RECV && !qp->pd && !qp->send_cq &&
+	   !qp->recv_cq && qp->context == ctx &&
+	   qp->qp_num == fqps[nr_qps - 1].cmd.out_qp_num,
+	   "its type, number, context; no PD or CQs");
+	set_state(qp, IBV_QPS_RTR);
+	errno = 0;
+	ok(ibv_post_recv(qp, &rwr, &rbad) == EINVAL && errno == EINVAL &&
+	   rbad == &rwr, "post_recv on a target QP: EINVAL");
+	ok(ibv_post_send(qp, &swr, &sbad) == EINVAL && sbad == &swr,
+	   "post_send on a target QP: EINVAL");
+	is_int(ibv_destroy_qp(qp), 0, "destroy the target QP handle");
+}
+
+static void test_xrc_ini(void)
+{
+	struct ibv_qp_init_attr a = {
+		.send_cq = cq, .qp_type = IBV_QPT_XRC_SEND,
+		.cap = { .max_send_wr = 4, .max_send_sge = 1,
+			 .max_recv_wr = 4, .max_recv_sge = 1 },
+	};
+	struct ibv_send_wr swr = send_wr(9, IBV_WR_RDMA_WRITE), *sbad;
+	struct ibv_recv_wr rwr = { .wr_id = 1 }, *rbad = NULL;
+	struct rnic_send_wqe w;
+	struct ibv_qp_ex *x;
+	struct ibv_qp *qp;
+	uint32_t p;
+
+	_Static_assert(offsetof(struct ibv_send_wr, xrc_remote_srq_num) ==
+		       offsetof(struct ibv_send_wr, qp_type.xrc.remote_srqn),
+		       "xrc_remote_srq_num is qp_type.xrc.remote_srqn");
+	qp = ibv_create_qp(pd, &a);
+	if (!ok(qp != NULL, "an XRC send QP by ibv_create_qp, no recv CQ"))
+		return;
+	ok(last_create_qp.qp_type == RNIC_QPT_XRC_SEND &&
+	   !last_create_qp.recv_cq_handle && !last_create_qp.xrcd_handle &&
+	   a.cap.max_recv_wr == 0 && a.cap.max_send_wr == 4 &&
+	   !rq_of(qp)->size, "type XRC_SEND; a send ring, no receive ring");
+	set_state(qp, IBV_QPS_RTS);
+	errno = 0;
+	ok(ibv_post_recv(qp, &rwr, &rbad) == EINVAL && errno == EINVAL &&
+	   rbad == &rwr, "post_recv on an XRC send QP: EINVAL");
+	p = prod(sq_of(qp));
+	swr.qp_type.xrc.remote_srqn = 0xabcdef;
+	swr.wr.rdma.rkey = 0x55;
+	is_int(ibv_post_send(qp, &swr, &sbad), 0, "an XRC RDMA WRITE");
+	w = swqe(sq_of(qp), p);
+	ok(w.remote_srqn == 0xabcdef && w.wr_id == 9 && w.wr.rdma.rkey == 0x55,
+	   "the WQE names the remote SRQ");
+	swr.xrc_remote_srq_num = 0x123;
+	is_int(ibv_post_send(qp, &swr, &sbad), 0,
+	       "the same through the OFED name");
+	is_int(swqe(sq_of(qp), p + 1).remote_srqn, 0x123,
+	       "xrc_remote_srq_num reaches the WQE");
+	swr.opcode = IBV_WR_BIND_MW;
+	send_bad(qp, &swr, "a bind on an XRC send QP");
+	is_int(ibv_destroy_qp(qp), 0, "destroy the XRC send QP");
+
+	qp = make_qp_ex(IBV_QPT_XRC_SEND, (struct caps){ .swr = 4, .ssge = 1 },
+			IBV_QP_EX_WITH_SEND);
+	x = qp ? ibv_qp_to_qp_ex(qp) : NULL;
+	if (!ok(x && x->wr_set_xrc_srqn, "an XRC send QP's builder has "
+		"wr_set_xrc_srqn"))
+		goto out;
+	set_state(qp, IBV_QPS_RTS);
+	p = prod(sq_of(qp));
+	ibv_wr_start(x);
+	x->wr_id = 4;
+	ibv_wr_send(x);
+	ibv_wr_set_xrc_srqn(x, 0x42);
+	ibv_wr_set_sge(x, 0x44, 0x4000, 8);
+	is_int(ibv_wr_complete(x), 0, "build an XRC SEND");
+	w = swqe(sq_of(qp), p);
+	ok(w.remote_srqn == 0x42 && w.wr_id == 4 && w.opcode == RNIC_WR_SEND,
+	   "ibv_wr_set_xrc_srqn reaches the WQE");
+out:
+	if (qp)
+		ibv_destroy_qp(qp);
+	qp = make_qp_ex(IBV_QPT_RC, (struct caps){ .swr = 4, .ssge = 1 },
+			IBV_QP_EX_WITH_SEND);
+	x = qp ? ibv_qp_to_qp_ex(qp) : NULL;
+	ok(x && !x->wr_set_xrc_srqn, "an RC QP's builder has none");
+	if (qp)
+		ibv_destroy_qp(qp);
+}
+
+static struct ibv_qp *open_qp(struct ibv_xrcd *xrcd, uint32_t comp_mask,
+			      enum ibv_qp_type type)
+{
+	struct ibv_qp_open_attr a = {
+		.comp_mask = comp_mask, .qp_num = 0x3456, .xrcd = xrcd,
+		.qp_context = &fk, .qp_type = type,
+	};
+
+	return ibv_open_qp(ctx, &a);
+}
+
+#define OPEN_MASK (IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD | \
+		   IBV_QP_OPEN_ATTR_TYPE)
+
+static void test_open_qp(struct ibv_xrcd *xrcd)
+{
+	unsigned int calls = fake_calls;
+	uint32_t handle;
+	struct ibv_qp *qp;
+
+	errno = 0;
+	ok(!open_qp(xrcd, OPEN_MASK & ~IBV_QP_OPEN_ATTR_TYPE,
+		    IBV_QPT_XRC_RECV) && errno == EINVAL,
+	   "ibv_open_qp without TYPE: EINVAL");
+	errno = 0;
+	ok(!open_qp(xrcd, OPEN_MASK & ~IBV_QP_OPEN_ATTR_NUM,
+		    IBV_QPT_XRC_RECV) && errno == EINVAL,
+	   "... without NUM: EINVAL");
+	errno = 0;
+	ok(!open_qp(xrcd, OPEN_MASK | IBV_QP_OPEN_ATTR_RESERVED,
+		    IBV_QPT_XRC_RECV) && errno == EOPNOTSUPP,
+	   "... with a reserved bit: EOPNOTSUPP");
+	errno = 0;
+	ok(!open_qp(xrcd, OPEN_MASK, IBV_QPT_RC) && errno == EINVAL,
+	   "... of an RC QP: EINVAL");
+	is_int(fake_calls, calls, "none of them asked the kernel");
+	qp = open_qp(xrcd, OPEN_MASK | IBV_QP_OPEN_ATTR_CONTEXT,
+		     IBV_QPT_XRC_RECV);
+	if (!ok(qp != NULL, "open a target QP by number"))
+		return;
+	ok(last_open_qp.qp_num == 0x3456 &&
+	   last_open_qp.xrcd_handle == fake_last_xrcd_handle() &&
+	   last_open_qp.user_handle == (uintptr_t)qp,
+	   "the kernel got the number, the domain, the QP as user handle");
+	ok(qp->qp_num == 0x3456 && qp->qp_type == IBV_QPT_XRC_RECV &&
+	   qp->qp_context == &fk && qp->context == ctx && !qp->pd,
+	   "its number, type and context");
+	handle = qp->handle;
+	is_int(ibv_destroy_qp(qp), 0, "destroy the opened handle");
+	is_int(last_destroyed, handle, "... with RNIC_IOCTL_DESTROY_QP");
+}
+
+/* ibv_query_qp() writes no byte past rdma-core's struct ibv_qp_init_attr. */
+static void test_query_keeps_tail(void)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr attr;
+	struct ibv_qp *qp;
+
+	qp = make_qp(IBV_QPT_RC, (struct caps){ .swr = 1 }, NULL);
+	if (!ok(qp != NULL, "an RC QP"))
+		return;
+	memset(&init, 0x5a, sizeof(init));
+	is_int(ibv_query_qp(qp, &attr, IBV_QP_STATE, &init), 0, "query it");
+	ok(init.qp_type == IBV_QPT_RC && init.send_cq == cq &&
+	   init.xrc_domain == (struct ibv_xrc_domain *)
+			      (uintptr_t)0x5a5a5a5a5a5a5a5aULL,
+	   "init_attr filled up to sq_sig_all, xrc_domain untouched");
+	ibv_destroy_qp(qp);
+}
+
+static void test_xrc(void)
+{
+	struct ibv_xrcd *xrcd;
+	struct ibv_srq *srq;
+	uint32_t handle;
+
+	xrcd = test_xrcd_open();
+	if (!xrcd)
+		return;
+	srq = test_xrc_srq(xrcd);
+	test_xrc_tgt(xrcd);
+	test_xrc_ini();
+	test_open_qp(xrcd);
+	test_query_keeps_tail();
+	if (srq)
+		is_int(ibv_destroy_srq(srq), 0, "destroy the XRC SRQ");
+	handle = fake_last_xrcd_handle();
+	is_int(ibv_close_xrcd(xrcd), 0, "close the domain");
+	is_int(last_destroyed, handle, "... with RNIC_IOCTL_CLOSE_XRCD");
+}
+
+/* The reference documents' OFED 1.5 XRC API, over the calls above. */
+static void test_xrc_ofed(void)
+{
+	struct ibv_qp_init_attr ini = {
+		.send_cq = cq, .qp_type = IBV_QPT_XRC,
+		.cap = { .max_send_wr = 2, .max_send_sge = 1 },
+	};
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 3, .max_sge = 1 } };
+	struct ibv_qp_init_attr rcv = { .qp_type = IBV_QPT_XRC };
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_INIT };
+	struct ibv_qp_init_attr qinit;
+	struct ibv_xrc_domain *d;
+	unsigned int destroys;
+	struct ibv_srq *srq;
+	struct ibv_qp *qp;
+	uint32_t qpn = 0, num;
+
+	d = ibv_open_xrc_domain(ctx, -1, O_CREAT);
+	if (!ok(d != NULL, "ibv_open_xrc_domain"))
+		return;
+	ok(last_open_xrcd.fd == -1 && last_open_xrcd.oflags == O_CREAT,
+	   "the kernel got fd -1 and O_CREAT");
+	srq = ibv_create_xrc_srq(pd, d, cq, &sa);
+	ok(srq && sa.attr.max_wr == 4 && !ibv_get_srq_num(srq, &num) &&
+	   last_create_srq.flags == RNIC_CREATE_SRQ_XRC &&
+	   last_create_srq.cq_handle == cq->handle,
+	   "ibv_create_xrc_srq: an XRC SRQ with a number, sizes granted");
+
+	errno = 0;
+	ok(!ibv_create_qp(pd, &ini) && errno == EINVAL,
+	   "IBV_QPT_XRC without xrc_domain: EINVAL");
+	ini.xrc_domain = d;
+	qp = ibv_create_qp(pd, &ini);
+	ok(qp && last_create_qp.qp_type == RNIC_QPT_XRC_SEND &&
+	   qp->qp_type == IBV_QPT_XRC,
+	   "IBV_QPT_XRC: an XRC send QP, of the type asked for");
+	if (qp)
+		ibv_destroy_qp(qp);
+
+	is_int(ibv_create_xrc_rcv_qp(&(struct ibv_qp_init_attr){ 0 }, &qpn),
+	       EINVAL, "ibv_create_xrc_rcv_qp without a domain: EINVAL");
+	rcv.xrc_domain = d;
+	is_int(ibv_create_xrc_rcv_qp(&rcv, &qpn), 0, "ibv_create_xrc_rcv_qp");
+	ok(qpn == fqps[nr_qps - 1].cmd.out_qp_num &&
+	   last_create_qp.qp_type == RNIC_QPT_XRC_RECV,
+	   "a target QP, its number returned");
+	is_int(ibv_modify_xrc_rcv_qp(d, qpn, &attr, IBV_QP_STATE), 0,
+	       "ibv_modify_xrc_rcv_qp of the registered QP");
+	memset(&qinit, 0, sizeof(qinit));
+	is_int(ibv_query_xrc_rcv_qp(d, qpn, &attr, IBV_QP_STATE, &qinit), 0,
+	       "ibv_query_xrc_rcv_qp");
+	ok(qinit.xrc_domain == d, "... gives the domain in init_attr");
+	is_int(ibv_modify_xrc_rcv_qp(d, 0x999, &attr, IBV_QP_STATE), EINVAL,
+	       "ibv_modify_xrc_rcv_qp of a QP not registered: EINVAL");
+
+	is_int(ibv_reg_xrc_rcv_qp(d, qpn), 0, "register again");
+	destroys = fake_destroys;
+	is_int(ibv_close_xrc_domain(d), EBUSY,
+	       "close while registered: EBUSY");
+	is_int(ibv_unreg_xrc_rcv_qp(d, qpn), 0, "unregister once");
+	is_int(fake_destroys, destroys, "... the QP stays");
+	is_int(ibv_unreg_xrc_rcv_qp(d, qpn), 0, "unregister the last time");
+	is_int(fake_destroys, destroys + 1, "... its handle is destroyed");
+	is_int(ibv_unreg_xrc_rcv_qp(d, qpn), EINVAL,
+	       "unregister once more: EINVAL");
+
+	is_int(ibv_reg_xrc_rcv_qp(d, 0x777), 0,
+	       "register with another process's QP");
+	ok(last_open_qp.qp_num == 0x777 &&
+	   last_open_qp.xrcd_handle == fake_last_xrcd_handle(),
+	   "... opens it by number in the domain");
+	is_int(ibv_unreg_xrc_rcv_qp(d, 0x777), 0, "... and unregister");
+	is_int(fake_destroys, destroys + 2, "... drops that handle");
+
+	if (srq)
+		ibv_destroy_srq(srq);
+	is_int(ibv_close_xrc_domain(d), 0, "ibv_close_xrc_domain");
 }
 
 /* ibv_create_cq_ex() with @wc_flags: NULL and the errno expected. */
@@ -2673,6 +3121,8 @@ int main(void)
 	test_qp_ex_mw();
 	test_qp_ex_ud();
 	test_srq_ex();
+	test_xrc();
+	test_xrc_ofed();
 
 	is_int(fake_bad_args, 0,
 	       "every request had the right size, flags and reserved fields");

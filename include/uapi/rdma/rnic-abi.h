@@ -148,6 +148,8 @@
  * @RNIC_CMD_DEREG_MR: &struct rnic_destroy
  * @RNIC_CMD_ALLOC_MW: &struct rnic_alloc_mw
  * @RNIC_CMD_DEALLOC_MW: &struct rnic_destroy
+ * @RNIC_CMD_OPEN_XRCD: &struct rnic_open_xrcd
+ * @RNIC_CMD_CLOSE_XRCD: &struct rnic_destroy
  * @RNIC_CMD_CQ_BASE: first number of the CQ/channel/event family
  * @RNIC_CMD_QP_BASE: first number of the QP/multicast family
  * @RNIC_CMD_SRQ_BASE: first number of the SRQ/AH family
@@ -164,6 +166,8 @@ enum rnic_cmd {
 	RNIC_CMD_DEREG_MR,
 	RNIC_CMD_ALLOC_MW,
 	RNIC_CMD_DEALLOC_MW,
+	RNIC_CMD_OPEN_XRCD,
+	RNIC_CMD_CLOSE_XRCD,
 
 	/* completion queues, channels, async events */
 	RNIC_CMD_CQ_BASE = RNIC_CMD_BASE + 0x10,
@@ -184,6 +188,7 @@ enum rnic_cmd {
 	RNIC_CMD_DETACH_MCAST = RNIC_CMD_QP_BASE + 5,	/* rnic_attach_mcast */
 	RNIC_CMD_KICK_SQ = RNIC_CMD_QP_BASE + 6,	/* rnic_kick_sq */
 	RNIC_CMD_RING_SQ = RNIC_CMD_QP_BASE + 7,	/* none: a QP handle */
+	RNIC_CMD_OPEN_QP = RNIC_CMD_QP_BASE + 8,	/* rnic_open_qp */
 
 	/* shared receive queues, address handles */
 	RNIC_CMD_SRQ_BASE = RNIC_CMD_BASE + 0x30,
@@ -426,7 +431,8 @@ struct rnic_alloc_pd {
 /**
  * struct rnic_destroy - destroy an object that reports no event counts:
  *	RNIC_IOCTL_DEALLOC_PD, RNIC_IOCTL_DEREG_MR, RNIC_IOCTL_DEALLOC_MW,
- *	RNIC_IOCTL_DESTROY_COMP_CHANNEL, RNIC_IOCTL_DESTROY_AH
+ *	RNIC_IOCTL_CLOSE_XRCD, RNIC_IOCTL_DESTROY_COMP_CHANNEL,
+ *	RNIC_IOCTL_DESTROY_AH
  * @size: sizeof(struct rnic_destroy)
  * @flags: must be 0
  * @handle: the object, of the type the ioctl names
@@ -436,6 +442,51 @@ struct rnic_destroy {
 	__u32 size;
 	__u32 flags;
 	__u32 handle;
+	__u32 __reserved;
+};
+
+/**
+ * DOC: rnic XRC domains
+ *
+ * An XRC domain groups XRC SRQs and XRC receive (TGT) QPs so that
+ * several processes can share them. It is a device object of its own:
+ * each context that opens it gets a handle, and the domain lives while
+ * one handle is open. A domain opened with a file descriptor is found
+ * again by the file's inode, by any context of the same device that
+ * opens a descriptor of that file; one opened with fd -1 is the caller's
+ * alone.
+ *
+ * A TGT QP belongs to the domain, not to the context that created it:
+ * RNIC_IOCTL_OPEN_QP gives any context with a handle on the domain a
+ * handle on it by number. Destroying the last handle on a TGT QP
+ * destroys the QP; closing a context only drops that context's handles,
+ * so its TGT QPs stay in the domain (and can be opened again by number)
+ * until the domain itself goes away with its last handle.
+ */
+
+/**
+ * struct rnic_open_xrcd - RNIC_IOCTL_OPEN_XRCD
+ * @size: sizeof(struct rnic_open_xrcd)
+ * @flags: must be 0
+ * @fd: a file descriptor of the caller whose inode names the domain, or
+ *	-1 for a new domain of the caller's alone (@oflags ignored)
+ * @oflags: O_CREAT: create the file's domain if it has none; O_EXCL with
+ *	O_CREAT: only create it. Other bits are ignored, as by the
+ *	kernel's ib_uverbs
+ * @out_handle: handle of the domain in the calling context, for
+ *	RNIC_IOCTL_CLOSE_XRCD (with struct rnic_destroy)
+ * @__reserved: must be 0
+ *
+ * A bad @fd is EBADF; a file without a domain and no O_CREAT, or one
+ * with a domain and O_CREAT | O_EXCL, is EINVAL. Closing a handle while
+ * an SRQ or QP of the context uses it is EBUSY.
+ */
+struct rnic_open_xrcd {
+	__u32 size;
+	__u32 flags;
+	__s32 fd;
+	__u32 oflags;
+	__u32 out_handle;
 	__u32 __reserved;
 };
 
@@ -957,14 +1008,23 @@ struct rnic_destroy_cq {
  * @RNIC_QPT_RC: reliable connected
  * @RNIC_QPT_UC: unreliable connected
  * @RNIC_QPT_UD: unreliable datagram
+ * @RNIC_QPT_XRC_SEND: XRC initiator (INI): reliable connected sends to
+ *	the XRC SRQ each work request names (wr.remote_srqn); a send queue
+ *	and no receive queue
+ * @RNIC_QPT_XRC_RECV: XRC target (TGT): the responder of XRC INI QPs, in
+ *	an XRC domain (see "rnic XRC domains"); no queues, no PD or CQs of
+ *	its own: each request names the XRC SRQ of its domain that takes
+ *	it, whose PD checks memory access and whose CQ gets completions
  *
- * The other types of enum ibv_qp_type (RAW_PACKET, XRC_SEND, XRC_RECV,
- * DRIVER) are EOPNOTSUPP; values outside enum ibv_qp_type are EINVAL.
+ * The other types of enum ibv_qp_type (RAW_PACKET, DRIVER) are
+ * EOPNOTSUPP; values outside enum ibv_qp_type are EINVAL.
  */
 enum rnic_qp_type {
 	RNIC_QPT_RC = 2,
 	RNIC_QPT_UC = 3,
 	RNIC_QPT_UD = 4,
+	RNIC_QPT_XRC_SEND = 9,
+	RNIC_QPT_XRC_RECV = 10,
 };
 
 /**
@@ -1100,13 +1160,15 @@ struct rnic_qp_cap {
  * @size: sizeof(struct rnic_create_qp)
  * @flags: enum rnic_create_qp_flags bits; other bits are EINVAL
  * @user_handle: returned in the QP's asynchronous events
- * @pd_handle: protection domain of the QP
- * @send_cq_handle: CQ for send completions
- * @recv_cq_handle: CQ for receive completions, may be @send_cq_handle
+ * @pd_handle: protection domain of the QP; ignored for XRC_RECV
+ * @send_cq_handle: CQ for send completions; ignored for XRC_RECV
+ * @recv_cq_handle: CQ for receive completions, may be @send_cq_handle;
+ *	ignored for XRC_SEND and XRC_RECV
  * @srq_handle: with RNIC_CREATE_QP_SRQ, the SRQ; else ignored
  * @qp_type: an enum rnic_qp_type value
  * @__reserved: must be 0
- * @cap: the queue sizes asked for
+ * @cap: the queue sizes asked for; the receive sizes are ignored for
+ *	XRC_SEND, all of them for XRC_RECV
  * @out_handle: handle of the new QP
  * @out_qp_num: its QP number (24 bits)
  * @out_cap: the queue sizes granted
@@ -1119,6 +1181,13 @@ struct rnic_qp_cap {
  *	in the send ring's region; 0 without an SQ
  * @out_rq_flags_off: offset of the flags word in the receive ring's
  *	region; 0 without an RQ
+ * @xrcd_handle: XRC_RECV: the XRC domain (struct rnic_open_xrcd) the QP
+ *	is created in; else must be 0
+ * @__reserved2: must be 0
+ *
+ * RNIC_CREATE_QP_SRQ is EINVAL for XRC_SEND and XRC_RECV, and so is
+ * RNIC_CREATE_QP_SQ_POLL for XRC_RECV. @out_handle of an XRC_RECV QP is
+ * a handle like those of RNIC_IOCTL_OPEN_QP (see "rnic XRC domains").
  *
  * The QP holds its PD, CQs and SRQ until it is destroyed (they are EBUSY
  * meanwhile). Sizes beyond the limits of struct rnic_qp_cap are EINVAL;
@@ -1144,6 +1213,8 @@ struct rnic_create_qp {
 	struct rnic_ring_info out_rq;
 	__u32 out_sq_flags_off;
 	__u32 out_rq_flags_off;
+	__u32 xrcd_handle;
+	__u32 __reserved2;
 };
 
 /**
@@ -1262,6 +1333,29 @@ struct rnic_destroy_qp {
 };
 
 /**
+ * struct rnic_open_qp - RNIC_IOCTL_OPEN_QP: a handle on an XRC TGT QP
+ * @size: sizeof(struct rnic_open_qp)
+ * @flags: must be 0
+ * @xrcd_handle: the XRC domain, opened by the calling context
+ * @qp_num: the number of a TGT QP of that domain
+ * @user_handle: returned in the QP's asynchronous events to this context
+ * @out_handle: the new handle, for RNIC_IOCTL_MODIFY_QP,
+ *	RNIC_IOCTL_QUERY_QP and RNIC_IOCTL_DESTROY_QP
+ * @__reserved: must be 0
+ *
+ * A number that names no TGT QP of the domain is EINVAL.
+ */
+struct rnic_open_qp {
+	__u32 size;
+	__u32 flags;
+	__u32 xrcd_handle;
+	__u32 qp_num;
+	__aligned_u64 user_handle;
+	__u32 out_handle;
+	__u32 __reserved;
+};
+
+/**
  * enum rnic_wr_opcode - send work request opcodes, the values of enum
  *	ibv_wr_opcode
  * @RNIC_WR_RDMA_WRITE: RDMA WRITE (RC, UC)
@@ -1316,7 +1410,8 @@ enum rnic_send_flags {
  *	RNIC_SEND_INLINE
  * @inline_len: with RNIC_SEND_INLINE, bytes of data after the header, at
  *	most the QP's max_inline_data; else 0
- * @__reserved: must be 0
+ * @remote_srqn: XRC_SEND QPs: the number of the XRC SRQ at the target
+ *	that takes the request (24 bits); must be 0 for other types
  * @wr: per-opcode part
  * @wr.rdma: RDMA WRITE and READ
  * @wr.rdma.remote_addr: remote address
@@ -1363,7 +1458,7 @@ struct rnic_send_wqe {
 	} ex;
 	__u32 num_sge;
 	__u32 inline_len;
-	__u32 __reserved;
+	__u32 remote_srqn;
 	union {
 		struct {
 			__aligned_u64 remote_addr;
@@ -1598,9 +1693,19 @@ struct rnic_attach_mcast {
 /* shared receive queues, address handles: structs */
 
 /**
+ * enum rnic_create_srq_flags - struct rnic_create_srq.flags bits
+ * @RNIC_CREATE_SRQ_XRC: an XRC SRQ, in the XRC domain @xrcd_handle, its
+ *	receive completions on @cq_handle; it has a number (@out_srq_num)
+ *	that XRC senders name
+ */
+enum rnic_create_srq_flags {
+	RNIC_CREATE_SRQ_XRC = 1 << 0,
+};
+
+/**
  * struct rnic_create_srq - RNIC_IOCTL_CREATE_SRQ
  * @size: sizeof(struct rnic_create_srq)
- * @flags: must be 0
+ * @flags: enum rnic_create_srq_flags bits; other bits are EINVAL
  * @pd_handle: protection domain of the SRQ
  * @max_wr: work requests, 1 .. rnic_query_device.out_max_srq_wr; rounded
  *	up to a power of two
@@ -1616,7 +1721,14 @@ struct rnic_attach_mcast {
  * @out_ring: the receive ring (see "rnic rings"); userspace is the
  *	producer, the kernel the consumer. An entry is a struct
  *	rnic_recv_wqe followed by @out_max_sge struct rnic_sge.
+ * @xrcd_handle: with RNIC_CREATE_SRQ_XRC, the XRC domain; else must be 0
+ * @cq_handle: with RNIC_CREATE_SRQ_XRC, the CQ of its receive
+ *	completions; else must be 0
+ * @out_srq_num: with RNIC_CREATE_SRQ_XRC, its number (24 bits, unique
+ *	among the live XRC SRQs of the device); else 0
+ * @__reserved2: must be 0
  *
+ * The SRQ holds its PD, and its domain and CQ, until it is destroyed.
  * A bad @max_wr, @max_sge or @srq_limit is EINVAL; beyond the device's
  * SRQ limit, ENOMEM.
  */
@@ -1633,6 +1745,10 @@ struct rnic_create_srq {
 	__u32 out_max_sge;
 	__u32 __reserved;
 	struct rnic_ring_info out_ring;
+	__u32 xrcd_handle;
+	__u32 cq_handle;
+	__u32 out_srq_num;
+	__u32 __reserved2;
 };
 
 /**
@@ -1746,6 +1862,8 @@ struct rnic_create_ah {
 #define RNIC_IOCTL_DEREG_MR _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_DEREG_MR)
 #define RNIC_IOCTL_ALLOC_MW _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_ALLOC_MW)
 #define RNIC_IOCTL_DEALLOC_MW _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_DEALLOC_MW)
+#define RNIC_IOCTL_OPEN_XRCD _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_OPEN_XRCD)
+#define RNIC_IOCTL_CLOSE_XRCD _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_CLOSE_XRCD)
 
 /* completion queues, channels, async events: ioctls */
 #define RNIC_IOCTL_CREATE_ASYNC_FD \
@@ -1767,6 +1885,7 @@ struct rnic_create_ah {
 #define RNIC_IOCTL_DETACH_MCAST _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_DETACH_MCAST)
 #define RNIC_IOCTL_KICK_SQ _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_KICK_SQ)
 #define RNIC_IOCTL_RING_SQ _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_RING_SQ)
+#define RNIC_IOCTL_OPEN_QP _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_OPEN_QP)
 
 /* shared receive queues, address handles: ioctls */
 #define RNIC_IOCTL_CREATE_SRQ _IO(RNIC_IOCTL_MAGIC, RNIC_CMD_CREATE_SRQ)

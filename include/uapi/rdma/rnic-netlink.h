@@ -108,6 +108,10 @@ enum rnic_nl_cmd {
  * @RNIC_NL_ATTR_RES_QP: u32, queue pairs
  * @RNIC_NL_ATTR_RES_AH: u32, address handles
  * @RNIC_NL_ATTR_RES_MW: u32, memory windows
+ * @RNIC_NL_ATTR_RES_XRCD: u32, handles on XRC domains
+ * @RNIC_NL_ATTR_RES_TGT_QP: u32, handles on XRC TGT QPs (the TGT QPs
+ *	themselves belong to their domains, and count in the device's
+ *	RES_QP but in no context's)
  * @RNIC_NL_ATTR_CTX_TRUNCATED: flag: CTX_TABLE lists only the first open
  *	contexts, as many as fit in one message
  * @RNIC_NL_ATTR_COUNTERS: nest of the device's counters (STAT_GET), one
@@ -207,6 +211,8 @@ enum rnic_nl_attr {
 	RNIC_NL_ATTR_MAX_BURST,
 	RNIC_NL_ATTR_FAULT,
 	RNIC_NL_ATTR_RES_MW,
+	RNIC_NL_ATTR_RES_XRCD,
+	RNIC_NL_ATTR_RES_TGT_QP,
 
 	__RNIC_NL_ATTR_MAX,
 	RNIC_NL_ATTR_MAX = __RNIC_NL_ATTR_MAX - 1

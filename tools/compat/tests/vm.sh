@@ -15,7 +15,9 @@
 #      over 127.0.0.1 on a device bound to lo, -c (each side checks every
 #      byte it receives, and says "invalid data" if one is wrong): both
 #      exit 0, print their throughput line and no "invalid data"; RC
-#      also with -N (sends through ibv_wr_*).
+#      also with -N (sends through ibv_wr_*). ibv_xsrq_pingpong (XRC:
+#      ibv_open_xrcd, XRC SRQs, XRC_SEND/XRC_RECV QPs, remote_srqn, all
+#      through verbs_context) with one client: both print "success".
 #   3. perftest: ib_{write,read,send,atomic}_{bw,lat}, server and client,
 #      on perftest's default path and, for the bandwidth tests, with
 #      --use_old_post_send: both exit 0, with their result table (the
@@ -228,6 +230,8 @@ pair "ibv_ud_pingpong -e" "$pp" "$pp" \
 	ibv_ud_pingpong -d $dev -g 1 -c -e -n 200 -s 1024
 pair "ibv_srq_pingpong" "$pp" "$pp" \
 	ibv_srq_pingpong -d $dev -g 1 -c -n 50 -q 4
+pair "ibv_xsrq_pingpong" "success" "success" \
+	ibv_xsrq_pingpong -d $dev -g 1 -n 20 -m 1024
 
 # 3. perftest: the result table's header line; the target of a READ or an
 # atomic takes no part in the latency test and prints no table

@@ -3,8 +3,8 @@
 #
 # End-to-end tests of the ping-pong examples, as root inside the VM with
 # rnic.ko loaded:  tools/dev/vm/run -- tools/examples/tests/vm.sh
-# Every example runs as a server and a client process over 127.0.0.1 on a
-# device bound to lo; both must exit 0 with the address and throughput
+# Every example runs as a server and a client process (rnic-xrc-pingpong:
+# a server and several clients) over 127.0.0.1 on a device bound to lo; both must exit 0 with the address and throughput
 # lines (every payload byte is checked by the examples themselves). Then
 # the error cases. Leaves no device behind. TAP output; exit status 1 if
 # any test failed.
@@ -30,7 +30,8 @@ result() {
 	failed=$((failed + 1))
 	echo "not ok $n - $1"
 	echo "# $2"
-	for f in server.out server.err client.out client.err; do
+	for f in server.out server.err client.out client.err \
+		client1.out client1.err client2.err client3.err; do
 		[ -s "$tmp/$f" ] && sed "s/^/# $f: /" "$tmp/$f"
 	done
 }
@@ -45,7 +46,7 @@ listening() {
 # PORT in the background (pid $spid) and waits until it listens
 server() {
 	tcp_port=$((tcp_port + 1))
-	rm -f "$tmp"/server.* "$tmp"/client.*
+	rm -f "$tmp"/server.* "$tmp"/client*
 	timeout 120 "$@" -d $dev -p $tcp_port >"$tmp/server.out" \
 		2>"$tmp/server.err" &
 	spid=$!
@@ -62,6 +63,8 @@ report() {
 	awk -v qps="$2" -v bytes="$3" -v iters="$4" '
 	/^  local address:  LID 0x[0-9a-f]+, QPN 0x[0-9a-f]+, PSN 0x[0-9a-f]+, GID [0-9a-f:.]+$/ { l++ }
 	/^  remote address: LID 0x[0-9a-f]+, QPN 0x[0-9a-f]+, PSN 0x[0-9a-f]+, GID [0-9a-f:.]+$/ { r++ }
+	/^  local address:  INI QPN 0x[0-9a-f]+, TGT QPN 0x[0-9a-f]+, SRQN 0x[0-9a-f]+, PSN 0x[0-9a-f]+, GID [0-9a-f:.]+$/ { l++ }
+	/^  remote address: INI QPN 0x[0-9a-f]+, TGT QPN 0x[0-9a-f]+, SRQN 0x[0-9a-f]+, PSN 0x[0-9a-f]+, GID [0-9a-f:.]+$/ { r++ }
 	$0 ~ "^" bytes " bytes in [0-9.]+ seconds = [0-9.]+ Mbit/sec$" { b++ }
 	$0 ~ "^" iters " iters in [0-9.]+ seconds = [0-9.]+ usec/iter$" { i++ }
 	END {
@@ -100,6 +103,40 @@ pair() {
 		last=$line
 	done <"$tmp/client.out"
 	echo "# client: $last"
+}
+
+# xrc CLIENTS SIZE ITERS: rnic-xrc-pingpong's server with CLIENTS
+# clients and as many client processes at once; all must succeed, each
+# client print its two address lines and its report, the server
+# CLIENTS pairs of address lines and the report of all of them.
+xrc() {
+	clients=$1 size=$2 iters=$3
+	server rnic-xrc-pingpong -c "$clients" -s "$size" -n "$iters" \
+		-f "$tmp/xrcd"
+	pids=
+	for c in $(seq "$clients"); do
+		timeout 120 rnic-xrc-pingpong -d $dev -p $tcp_port -s "$size" \
+			-n "$iters" 127.0.0.1 >"$tmp/client$c.out" \
+			2>"$tmp/client$c.err" &
+		pids="$pids $!"
+	done
+	why=
+	c=0
+	for pid in $pids; do
+		c=$((c + 1))
+		wait "$pid" || why="$why client $c exit $?;"
+		lacks=$(report "$tmp/client$c.out" 1 $((2 * size * iters)) \
+			"$iters")
+		[ -z "$lacks" ] || why="$why client $c:$lacks"
+		[ -s "$tmp/client$c.err" ] &&
+			why="$why client $c: $(head -1 "$tmp/client$c.err");"
+	done
+	wait $spid || why="$why server exit $?;"
+	lacks=$(report "$tmp/server.out" "$clients" \
+		$((2 * size * iters * clients)) $((iters * clients)))
+	[ -z "$lacks" ] || why="$why server:$lacks"
+	[ -s "$tmp/server.err" ] && why="$why server: stderr;"
+	result "xrc -c $clients -s $size -n $iters" "$why"
 }
 
 # fails NAME PATTERN COMMAND...: COMMAND exits 1 with PATTERN on stderr
@@ -151,6 +188,8 @@ pair ud 1 4096 100 -e -g 1
 pair srq 4 1 50 -q 4
 pair srq 8 4096 20 -q 8 -e
 pair srq 3 10000 30 -q 3 -m 1024 -r 8
+xrc 1 1 100
+xrc 3 4096 50
 
 fails "no server: error exit" "can't connect to 127.0.0.1" \
 	rnic-rc-pingpong -d $dev -p 1 -n 10 -r 8 127.0.0.1
@@ -176,6 +215,8 @@ fails "rdma-core's -t: error exit" "-t (--ts): completion timestamps" \
 fails "UC has no -o" "invalid option" rnic-uc-pingpong -d $dev -o
 fails "SRQ -q beyond rdma-core's 255: error exit" "invalid value '256' for -q" \
 	rnic-srq-pingpong -d $dev -q 256 -r 300
+fails "XRC -c beyond 64: error exit" "invalid value '65' for -c" \
+	rnic-xrc-pingpong -d $dev -c 65
 
 # The address records say how many QPs the peer has: the server refuses
 # an SRQ client with fewer QPs and hangs up on it.

@@ -93,7 +93,7 @@ t "link delete extra"         2 "unexpected argument 'b'" "" -- link delete a b
 t "link show extra"           2 "unexpected argument 'b'" "" -- link show a b
 t "res help"                  0 "" "^Usage: rnic res\[ource\]" -- res help
 t "r h (prefixes)"            0 "" "^Usage: rnic res\[ource\]" -- r h
-t "resource help"             0 "" "^Counts: pd mr channel cq srq qp ah mw pinned" -- resource help
+t "resource help"             0 "" "^Counts: pd mr channel cq srq qp ah mw xrcd tgt_qp pinned" -- resource help
 t "--help lists res"          0 "" "res\[ource\] \[ show \[ DEV \] \]" -- --help
 t "unknown res command"       2 "res: unknown command 'frob'" "" -- res frob
 t "res show extra"            2 "unexpected argument 'b'" "" -- res show a b

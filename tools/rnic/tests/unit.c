@@ -1021,7 +1021,7 @@ static void test_res_kinds(void)
 	unsigned int k, l;
 	bool unique = true;
 
-	ok(RNIC_RES_NR_KINDS == 9 &&
+	ok(RNIC_RES_NR_KINDS == 11 &&
 	   rnic_res_kinds[RNIC_RES_MW].attr == RNIC_NL_ATTR_RES_MW &&
 	   !strcmp(rnic_res_kinds[RNIC_RES_MW].name, "mw") &&
 	   rnic_res_kinds[RNIC_RES_CQ].attr == RNIC_NL_ATTR_RES_CQ &&

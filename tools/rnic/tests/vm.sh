@@ -139,8 +139,8 @@ check "json stat dump parses" valid_json "$tmp/out"
 t "pretty json"           0 "" '^    "ifname": "'"$a"'",$' -- -p link show "$a"
 check "pretty json parses" valid_json "$tmp/out"
 
-zero="pd 0 mr 0 channel 0 cq 0 srq 0 qp 0 ah 0 mw 0 pinned 0"
-jzero='"pd":0,"mr":0,"channel":0,"cq":0,"srq":0,"qp":0,"ah":0,"mw":0,"pinned":0'
+zero="pd 0 mr 0 channel 0 cq 0 srq 0 qp 0 ah 0 mw 0 xrcd 0 tgt_qp 0 pinned 0"
+jzero='"pd":0,"mr":0,"channel":0,"cq":0,"srq":0,"qp":0,"ah":0,"mw":0,"xrcd":0,"tgt_qp":0,"pinned":0'
 t "res show one"          0 "" "^[0-9]*: $a: $zero\$" -- res show "$a"
 check "res show: no contexts" lines 1
 t "bare res lists both"   0 "" "^[0-9]*: $b: $zero\$" -- res

@@ -23,12 +23,18 @@
  * - ibv_post_send(), ibv_post_recv(), ibv_post_srq_recv(), ibv_poll_cq()
  *   and ibv_req_notify_cq() are exported functions here, not inline calls
  *   through context->ops (which points at the same functions).
- * - Verbs rnic cannot serve (memory windows, XRC, device memory, flow
- *   steering, WQs, counters, thread and parent domains) are not declared;
+ * - Verbs rnic cannot serve (device memory, flow steering, WQs,
+ *   counters, thread and parent domains) are not declared;
  *   their slots in struct verbs_context and struct ibv_context_ops are
  *   NULL, so rdma-core's inline wrappers report EOPNOTSUPP to binaries
  *   built against its header. Their object types are declared only as far
  *   as the layouts of the structs that point at them need.
+ * - The reference documents' OFED 1.5 XRC API (ibv_open_xrc_domain() and
+ *   the rest, IBV_QPT_XRC) is here too, over rdma-core's XRC verbs. Its
+ *   two fields are placed so that rdma-core's layouts stay: @xrc_domain
+ *   is appended to struct ibv_qp_init_attr (read only for IBV_QPT_XRC,
+ *   a type rdma-core programs never pass), and @xrc_remote_srq_num
+ *   shares struct ibv_send_wr's storage with qp_type.xrc.remote_srqn.
  * - Only rnic devices are listed: devices of the kernel's own RDMA stack
  *   (ib_uverbs, e.g. rdma_rxe) are served by rdma-core, not by librnic.
  */
@@ -727,10 +733,45 @@ enum ibv_rereg_mr_err_code {
 	IBV_REREG_MR_ERR_CMD_AND_DO_FORK_NEW = -5,
 };
 
-/* Thread domains and XRC domains: rnic has none. */
+/* Thread domains: rnic has none. */
 struct ibv_mr;
 struct ibv_td;
-struct ibv_xrcd;
+
+/* enum ibv_xrcd_init_attr_mask - struct ibv_xrcd_init_attr.comp_mask bits */
+enum ibv_xrcd_init_attr_mask {
+	IBV_XRCD_INIT_ATTR_FD = 1 << 0,
+	IBV_XRCD_INIT_ATTR_OFLAGS = 1 << 1,
+	IBV_XRCD_INIT_ATTR_RESERVED = 1 << 2,
+};
+
+/**
+ * struct ibv_xrcd_init_attr - what ibv_open_xrcd() opens
+ * @comp_mask: IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS, both
+ *	required
+ * @fd: a file whose inode names the domain, shared by every process of
+ *	the host that opens it; -1 for a domain of this context alone
+ * @oflags: O_CREAT creates the file's domain if it has none, O_CREAT |
+ *	O_EXCL only creates it; ignored with @fd -1
+ */
+struct ibv_xrcd_init_attr {
+	uint32_t comp_mask;
+	int fd;
+	int oflags;
+};
+
+/**
+ * struct ibv_xrcd - an XRC domain, as opened by one context
+ * @context: that context
+ */
+struct ibv_xrcd {
+	struct ibv_context *context;
+};
+
+/*
+ * struct ibv_xrc_domain - an XRC domain of the reference documents' OFED
+ * API (ibv_open_xrc_domain()); opaque
+ */
+struct ibv_xrc_domain;
 
 /**
  * struct ibv_mw - memory window
@@ -1303,13 +1344,18 @@ struct ibv_srq;
 /**
  * enum ibv_qp_type - QP transport types
  *
- * rnic implements RC, UC and UD; ibv_create_qp() fails with EOPNOTSUPP
- * for the others.
+ * rnic implements RC, UC, UD, XRC_SEND (an XRC initiator: a send queue,
+ * no receive queue) and XRC_RECV (an XRC target: no queues, in an XRC
+ * domain; ibv_create_qp_ex() and ibv_open_qp() only); ibv_create_qp()
+ * fails with EOPNOTSUPP for the others. IBV_QPT_XRC is the reference
+ * documents' OFED 1.5 name of an XRC send QP (with @xrc_domain in struct
+ * ibv_qp_init_attr); rdma-core has no type 5.
  */
 enum ibv_qp_type {
 	IBV_QPT_RC = 2,
 	IBV_QPT_UC,
 	IBV_QPT_UD,
+	IBV_QPT_XRC = 5,
 	IBV_QPT_RAW_PACKET = 8,
 	IBV_QPT_XRC_SEND = 9,
 	IBV_QPT_XRC_RECV,
@@ -1340,8 +1386,14 @@ struct ibv_qp_cap {
  * @recv_cq: CQ for receive completions, may be @send_cq
  * @srq: SRQ the QP receives from (RC and UD), or NULL
  * @cap: sizes asked for, replaced by what was granted
- * @qp_type: IBV_QPT_RC, IBV_QPT_UC or IBV_QPT_UD
+ * @qp_type: IBV_QPT_RC, IBV_QPT_UC, IBV_QPT_UD, IBV_QPT_XRC_SEND (no
+ *	@recv_cq, @srq or receive sizes) or the reference documents'
+ *	IBV_QPT_XRC
  * @sq_sig_all: if not 0, every send work request completes with a CQE
+ * @xrc_domain: IBV_QPT_XRC only (the reference documents' OFED API; see
+ *	ibv_create_xrc_rcv_qp() too). Not in rdma-core's struct: librnic
+ *	reads and writes it only for that type, so that a caller built with
+ *	rdma-core's shorter struct is never touched past its end
  */
 struct ibv_qp_init_attr {
 	void *qp_context;
@@ -1351,6 +1403,7 @@ struct ibv_qp_init_attr {
 	struct ibv_qp_cap cap;
 	enum ibv_qp_type qp_type;
 	int sq_sig_all;
+	struct ibv_xrc_domain *xrc_domain;
 };
 
 enum ibv_qp_init_attr_mask {
@@ -1403,16 +1456,21 @@ struct ibv_rwq_ind_table;
 /**
  * struct ibv_qp_init_attr_ex - what ibv_create_qp_ex() asks for
  *
- * Begins as struct ibv_qp_init_attr.
+ * Begins as struct ibv_qp_init_attr (up to @sq_sig_all: @comp_mask sits
+ * where that struct's @xrc_domain does, which is read only for
+ * IBV_QPT_XRC, a type ibv_create_qp_ex() refuses).
  * @comp_mask: enum ibv_qp_init_attr_mask: which fields below are set;
- *	rnic requires IBV_QP_INIT_ATTR_PD, accepts
- *	IBV_QP_INIT_ATTR_SEND_OPS_FLAGS and IBV_QP_INIT_ATTR_CREATE_FLAGS
- *	with @create_flags 0; the others are EOPNOTSUPP
- * @pd: protection domain
+ *	rnic requires IBV_QP_INIT_ATTR_PD (IBV_QP_INIT_ATTR_XRCD instead
+ *	for IBV_QPT_XRC_RECV), accepts IBV_QP_INIT_ATTR_SEND_OPS_FLAGS and
+ *	IBV_QP_INIT_ATTR_CREATE_FLAGS with @create_flags 0; the others are
+ *	EOPNOTSUPP
+ * @pd: protection domain; not used by IBV_QPT_XRC_RECV
+ * @xrcd: IBV_QPT_XRC_RECV: the XRC domain the target QP is created in
+ *	(it belongs to the domain: see ibv_open_qp()); ignored otherwise
  * @send_ops_flags: enum ibv_qp_create_send_ops_flags: the ibv_wr_*
  *	opcodes the QP will be used with
  *
- * @xrcd, @create_flags, @max_tso_header, @rwq_ind_tbl, @rx_hash_conf and
+ * @create_flags, @max_tso_header, @rwq_ind_tbl, @rx_hash_conf and
  * @source_qpn belong to features rnic does not have.
  */
 struct ibv_qp_init_attr_ex {
@@ -1433,6 +1491,31 @@ struct ibv_qp_init_attr_ex {
 	struct ibv_rx_hash_conf rx_hash_conf;
 	uint32_t source_qpn;
 	uint64_t send_ops_flags;
+};
+
+/* enum ibv_qp_open_attr_mask - struct ibv_qp_open_attr.comp_mask bits */
+enum ibv_qp_open_attr_mask {
+	IBV_QP_OPEN_ATTR_NUM = 1 << 0,
+	IBV_QP_OPEN_ATTR_XRCD = 1 << 1,
+	IBV_QP_OPEN_ATTR_CONTEXT = 1 << 2,
+	IBV_QP_OPEN_ATTR_TYPE = 1 << 3,
+	IBV_QP_OPEN_ATTR_RESERVED = 1 << 4,
+};
+
+/**
+ * struct ibv_qp_open_attr - what ibv_open_qp() opens
+ * @comp_mask: enum ibv_qp_open_attr_mask; NUM, XRCD and TYPE required
+ * @qp_num: the number of an XRC target QP of @xrcd
+ * @xrcd: the domain, opened by the calling context
+ * @qp_context: with IBV_QP_OPEN_ATTR_CONTEXT, stored in ibv_qp.qp_context
+ * @qp_type: IBV_QPT_XRC_RECV
+ */
+struct ibv_qp_open_attr {
+	uint32_t comp_mask;
+	uint32_t qp_num;
+	struct ibv_xrcd *xrcd;
+	void *qp_context;
+	enum ibv_qp_type qp_type;
 };
 
 /**
@@ -1611,7 +1694,7 @@ struct ibv_srq_init_attr {
 	struct ibv_srq_attr attr;
 };
 
-/* enum ibv_srq_type - SRQ kinds; rnic has IBV_SRQT_BASIC only */
+/* enum ibv_srq_type - SRQ kinds; rnic has BASIC and XRC, not TM */
 enum ibv_srq_type {
 	IBV_SRQT_BASIC,
 	IBV_SRQT_XRC,
@@ -1637,11 +1720,15 @@ struct ibv_tm_cap {
  * @srq_context: as in struct ibv_srq_init_attr
  * @attr: as in struct ibv_srq_init_attr
  * @comp_mask: enum ibv_srq_init_attr_mask: which fields below are set;
- *	IBV_SRQ_INIT_ATTR_PD is required
- * @srq_type: IBV_SRQT_BASIC (the others: EOPNOTSUPP)
- * @pd: protection domain
- * @xrcd: XRC only
- * @cq: XRC only
+ *	IBV_SRQ_INIT_ATTR_PD is required, and for XRC IBV_SRQ_INIT_ATTR_XRCD
+ *	and IBV_SRQ_INIT_ATTR_CQ
+ * @srq_type: IBV_SRQT_BASIC (without IBV_SRQ_INIT_ATTR_TYPE too) or
+ *	IBV_SRQT_XRC; IBV_SRQT_TM is EOPNOTSUPP
+ * @pd: protection domain; an XRC SRQ's checks the memory accesses of the
+ *	requests it takes
+ * @xrcd: XRC: the domain whose target QPs deliver to the SRQ
+ * @cq: XRC: the CQ of the SRQ's receive completions (wc.qp_num is the
+ *	target QP's number)
  * @tm_cap: tag matching only
  */
 struct ibv_srq_init_attr_ex {
@@ -1707,8 +1794,6 @@ struct ibv_rwq_ind_table_init_attr;
 struct ibv_wq_init_attr;
 struct ibv_wq_attr;
 struct ibv_values_ex;
-struct ibv_qp_open_attr;
-struct ibv_xrcd_init_attr;
 struct verbs_ex_private;
 
 /**
@@ -1720,6 +1805,10 @@ struct verbs_ex_private;
  * @query_device_ex: ibv_query_device_ex() with the caller's struct size
  * @create_qp_ex: ibv_create_qp_ex()
  * @create_srq_ex: ibv_create_srq_ex()
+ * @open_qp: ibv_open_qp()
+ * @get_srq_num: ibv_get_srq_num()
+ * @open_xrcd: ibv_open_xrcd()
+ * @close_xrcd: ibv_close_xrcd()
  * @sz: sizeof(struct verbs_context) as the library was built
  * @context: the context the application holds; last
  *
@@ -2390,6 +2479,10 @@ int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
  * ibv_get_async_event() is acknowledged. Its PD, CQs and SRQ can be
  * destroyed afterwards.
  *
+ * An XRC target QP (IBV_QPT_XRC_RECV) is the domain's: this drops the
+ * calling context's handle on it (from ibv_create_qp_ex() or
+ * ibv_open_qp()), and the QP goes away with its last handle.
+ *
  * RETURN: 0, or an errno value: EBUSY while the QP is attached to a
  * multicast group.
  */
@@ -2491,7 +2584,10 @@ enum ibv_send_flags {
  * @wr: per-opcode part: @wr.rdma (RDMA WRITE, READ), @wr.atomic,
  *	@wr.ud (UD: address handle, remote QP number and Q_Key; a Q_Key
  *	with bit 31 set means the QP's own)
- * @qp_type: XRC part, not used by rnic
+ * @qp_type: XRC part: @qp_type.xrc.remote_srqn, the number of the XRC SRQ
+ *	(ibv_get_srq_num()) at the target that takes the request, for
+ *	IBV_QPT_XRC_SEND QPs (24 bits); @xrc_remote_srq_num is the same
+ *	storage under the reference documents' OFED name
  * @bind_mw: IBV_WR_BIND_MW: the type 2 window, its rkey after the bind
  *	(ibv_inc_rkey() of its current one) and what to bind it to
  * @tso: TCP segmentation offload (raw packet QPs), not used by rnic
@@ -2525,10 +2621,14 @@ struct ibv_send_wr {
 		} ud;
 	} wr;
 	union {
-		struct {
-			uint32_t remote_srqn;
-		} xrc;
-	} qp_type;
+		union {
+			struct {
+				uint32_t remote_srqn;
+			} xrc;
+		} qp_type;
+		/* the reference documents' name of qp_type.xrc.remote_srqn */
+		uint32_t xrc_remote_srq_num;
+	};
 	union {
 		struct {
 			struct ibv_mw *mw;
@@ -2576,8 +2676,8 @@ struct ibv_data_buf {
  * functions give it its data and (UD) its address. ibv_wr_complete() posts
  * the work requests built, as one ibv_post_send() list; ibv_wr_abort()
  * drops them. Functions for opcodes the QP was not created with (and for
- * those rnic does not have: memory windows, local invalidate, TSO, XRC,
- * atomic write) are NULL.
+ * those rnic does not have: TSO, atomic write) are NULL, and so is
+ * ibv_wr_set_xrc_srqn() but for IBV_QPT_XRC_SEND QPs.
  */
 struct ibv_qp_ex {
 	struct ibv_qp qp_base;
@@ -2788,9 +2888,10 @@ static inline void ibv_wr_set_ud_addr(struct ibv_qp_ex *qp, struct ibv_ah *ah,
 }
 
 /**
- * ibv_wr_set_xrc_srqn() - XRC: rnic has none (NULL)
- * @qp: the builder, between ibv_wr_start() and ibv_wr_complete()
- * @remote_srqn: remote SRQ number
+ * ibv_wr_set_xrc_srqn() - the XRC SRQ the work request goes to
+ * @qp: the builder of an IBV_QPT_XRC_SEND QP (NULL for other types),
+ *	between ibv_wr_start() and ibv_wr_complete()
+ * @remote_srqn: its number, as ibv_get_srq_num() gave it at the target
  */
 static inline void ibv_wr_set_xrc_srqn(struct ibv_qp_ex *qp,
 				       uint32_t remote_srqn)
@@ -2906,7 +3007,8 @@ static inline void ibv_wr_atomic_write(struct ibv_qp_ex *qp, uint32_t rkey,
  * ibv_query_qp() with IBV_QP_STATE) must be RTS, SQD, SQE or ERR; the
  * opcode must be one the QP type has (RC: RDMA WRITE with or without
  * immediate, SEND with or without immediate, RDMA READ, both atomics;
- * UC: the WRITEs and SENDs; UD: the SENDs); @send_flags may have only
+ * UC: the WRITEs and SENDs; UD: the SENDs; XRC_SEND: RC's, to the XRC
+ * SRQ qp_type.xrc.remote_srqn names); @send_flags may have only
  * IBV_SEND_FENCE, IBV_SEND_SIGNALED, IBV_SEND_SOLICITED and
  * IBV_SEND_INLINE; num_sge must be 0 .. max_send_sge, or with
  * IBV_SEND_INLINE (WRITEs and SENDs only) any number of SGEs whose lengths
@@ -2960,8 +3062,10 @@ int ibv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
  * is made. Threads may post to the same QP at once.
  *
  * RETURN: 0, or an errno value (errno is set too): EINVAL for a QP in
- * RESET, a QP with an SRQ or too many SGEs; ENOMEM when the receive queue
- * is full (always, for a QP created with 0 receive work requests).
+ * RESET, a QP with an SRQ, an XRC QP (it has no receive queue: an XRC
+ * target delivers to the XRC SRQs of its domain) or too many SGEs; ENOMEM
+ * when the receive queue is full (always, for a QP created with 0
+ * receive work requests).
  */
 int ibv_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 		  struct ibv_recv_wr **bad_wr);
@@ -3380,12 +3484,17 @@ ibv_create_cq_ex(struct ibv_context *context,
  *	cap is replaced by the sizes granted
  *
  * With IBV_QP_INIT_ATTR_SEND_OPS_FLAGS, ibv_qp_to_qp_ex() gives the QP's
- * work request builder, with the opcodes asked for.
+ * work request builder, with the opcodes asked for. An IBV_QPT_XRC_RECV
+ * QP is made in @qp_init_attr_ex->xrcd (IBV_QP_INIT_ATTR_XRCD), and
+ * needs no PD, CQ or queue sizes; it belongs to the domain (see
+ * ibv_open_qp(), ibv_destroy_qp()).
  *
  * RETURN: the QP, or NULL with errno set: EOPNOTSUPP for a comp_mask bit
- * other than PD, SEND_OPS_FLAGS and CREATE_FLAGS, a create flag, or
+ * other than PD, XRCD, SEND_OPS_FLAGS and CREATE_FLAGS, a create flag, or
  * send_ops_flags naming an opcode rnic or the QP type does not have;
- * EINVAL without a PD; otherwise as ibv_create_qp().
+ * EINVAL without a PD (without a domain for XRC_RECV) or for the
+ * reference documents' IBV_QPT_XRC (ibv_create_qp() takes it); otherwise
+ * as ibv_create_qp().
  */
 static inline struct ibv_qp *
 ibv_create_qp_ex(struct ibv_context *context,
@@ -3407,11 +3516,13 @@ ibv_create_qp_ex(struct ibv_context *context,
 /**
  * ibv_create_srq_ex() - create a shared receive queue, extended form
  * @context: the context
- * @srq_init_attr_ex: what to create; IBV_SRQ_INIT_ATTR_PD required
+ * @srq_init_attr_ex: what to create: see struct ibv_srq_init_attr_ex
  *
- * RETURN: the SRQ, or NULL with errno set: EOPNOTSUPP for an SRQ type
- * other than IBV_SRQT_BASIC or comp_mask bits beyond TYPE and PD, EINVAL
- * without a PD; otherwise as ibv_create_srq().
+ * RETURN: the SRQ, or NULL with errno set: EOPNOTSUPP for tag matching
+ * or a comp_mask bit from IBV_SRQ_INIT_ATTR_RESERVED up; EINVAL without
+ * a PD, for an XRC SRQ without its domain or CQ (or with objects of
+ * another context) and for an unknown type; otherwise as
+ * ibv_create_srq().
  */
 static inline struct ibv_srq *
 ibv_create_srq_ex(struct ibv_context *context,
@@ -3433,6 +3544,205 @@ ibv_create_srq_ex(struct ibv_context *context,
 	}
 	return vctx->create_srq_ex(context, srq_init_attr_ex);
 }
+
+/**
+ * ibv_get_srq_num() - the number of an XRC SRQ, which XRC senders name
+ *	(qp_type.xrc.remote_srqn)
+ * @srq: an SRQ of type IBV_SRQT_XRC
+ * @srq_num: set to its number (24 bits, unique among the device's live
+ *	XRC SRQs)
+ *
+ * RETURN: 0, or an errno value: EINVAL for an SRQ that is not an XRC
+ * one (rnic numbers only those).
+ */
+static inline int ibv_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num)
+{
+	struct verbs_context *vctx = verbs_get_ctx_op(srq->context,
+						      get_srq_num);
+
+	if (!vctx)
+		return EOPNOTSUPP;
+	return vctx->get_srq_num(srq, srq_num);
+}
+
+/**
+ * ibv_open_xrcd() - open an XRC domain
+ * @context: the context
+ * @xrcd_init_attr: which domain: see struct ibv_xrcd_init_attr
+ *
+ * A domain opened by a file is shared by every context of the device
+ * that opens the same file (in any process); it lives while one of them
+ * has it open. XRC SRQs and XRC target QPs are created in it.
+ *
+ * RETURN: the domain, or NULL with errno set: EOPNOTSUPP for a comp_mask
+ * bit from IBV_XRCD_INIT_ATTR_RESERVED up; EINVAL without FD or OFLAGS,
+ * for a file without a domain and no O_CREAT, or one with a domain and
+ * O_CREAT | O_EXCL; EBADF for a bad @fd.
+ */
+static inline struct ibv_xrcd *
+ibv_open_xrcd(struct ibv_context *context,
+	      struct ibv_xrcd_init_attr *xrcd_init_attr)
+{
+	struct verbs_context *vctx = verbs_get_ctx_op(context, open_xrcd);
+
+	if (!vctx) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	return vctx->open_xrcd(context, xrcd_init_attr);
+}
+
+/**
+ * ibv_close_xrcd() - close this context's opening of an XRC domain
+ * @xrcd: the domain; stays valid if this fails
+ *
+ * RETURN: 0, or an errno value: EBUSY while an SRQ or QP of the context
+ * uses it.
+ */
+static inline int ibv_close_xrcd(struct ibv_xrcd *xrcd)
+{
+	struct verbs_context *vctx = verbs_get_ctx(xrcd->context);
+
+	return vctx->close_xrcd(xrcd);
+}
+
+/**
+ * ibv_open_qp() - a handle on an XRC target QP of a domain, by number
+ * @context: the context
+ * @qp_open_attr: the domain (opened by @context), the number and
+ *	IBV_QPT_XRC_RECV: see struct ibv_qp_open_attr
+ *
+ * The QP may have been created by another process, even one that has
+ * exited since (the QP stays in its domain). The handle is modified,
+ * queried and destroyed with the usual verbs; the QP goes away with its
+ * last handle.
+ *
+ * RETURN: the QP, or NULL with errno set: EOPNOTSUPP for a comp_mask bit
+ * from IBV_QP_OPEN_ATTR_RESERVED up; EINVAL without NUM, XRCD or TYPE,
+ * for another type, or a number that is no target QP of the domain.
+ */
+static inline struct ibv_qp *
+ibv_open_qp(struct ibv_context *context, struct ibv_qp_open_attr *qp_open_attr)
+{
+	struct verbs_context *vctx = verbs_get_ctx_op(context, open_qp);
+
+	if (!vctx) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	return vctx->open_qp(context, qp_open_attr);
+}
+
+/*
+ * The reference documents' OFED 1.5 XRC API, over the verbs above: a
+ * struct ibv_xrc_domain is one ibv_open_xrcd() of the context, and keeps
+ * the receive QPs the process registered with.
+ */
+
+/**
+ * ibv_open_xrc_domain() - open an XRC domain (OFED 1.5)
+ * @context: the context
+ * @fd: a file whose inode names the domain, or -1 (a domain of this
+ *	context alone)
+ * @oflag: 0, O_CREAT or O_CREAT | O_EXCL, as for ibv_open_xrcd()
+ *
+ * RETURN: the domain, or NULL with errno set as ibv_open_xrcd() sets it.
+ */
+struct ibv_xrc_domain *ibv_open_xrc_domain(struct ibv_context *context,
+					   int fd, int oflag);
+
+/**
+ * ibv_close_xrc_domain() - close an XRC domain (OFED 1.5)
+ * @d: the domain; stays valid if this fails
+ *
+ * RETURN: 0, or an errno value: EBUSY while the process is registered
+ * with a receive QP of @d (ibv_unreg_xrc_rcv_qp() first) or an SRQ of
+ * the context uses it.
+ */
+int ibv_close_xrc_domain(struct ibv_xrc_domain *d);
+
+/**
+ * ibv_create_xrc_srq() - create an XRC SRQ (OFED 1.5)
+ * @pd: its protection domain
+ * @xrc_domain: its XRC domain
+ * @xrc_cq: the CQ of its receive completions
+ * @srq_init_attr: as for ibv_create_srq()
+ *
+ * Its number, for senders' xrc_remote_srq_num, is ibv_get_srq_num()'s
+ * (rnic's struct ibv_srq is rdma-core's: it has no xrc_srq_num).
+ *
+ * RETURN: the SRQ, or NULL with errno set, as ibv_create_srq_ex().
+ */
+struct ibv_srq *ibv_create_xrc_srq(struct ibv_pd *pd,
+				   struct ibv_xrc_domain *xrc_domain,
+				   struct ibv_cq *xrc_cq,
+				   struct ibv_srq_init_attr *srq_init_attr);
+
+/**
+ * ibv_create_xrc_rcv_qp() - create an XRC receive (target) QP (OFED 1.5)
+ * @init_attr: only @init_attr->xrc_domain is read
+ * @xrc_rcv_qpn: set to the QP's number
+ *
+ * The process is registered with the new QP (see ibv_reg_xrc_rcv_qp()).
+ *
+ * RETURN: 0, or an errno value (EINVAL without a domain).
+ */
+int ibv_create_xrc_rcv_qp(struct ibv_qp_init_attr *init_attr,
+			  uint32_t *xrc_rcv_qpn);
+
+/**
+ * ibv_modify_xrc_rcv_qp() - ibv_modify_qp() of an XRC receive QP (OFED 1.5)
+ * @xrc_domain: its domain
+ * @xrc_qp_num: its number; the process must be registered with it
+ * @attr: as for ibv_modify_qp()
+ * @attr_mask: as for ibv_modify_qp()
+ *
+ * RETURN: 0, or an errno value: EINVAL for a QP the process is not
+ * registered with through @xrc_domain; else as ibv_modify_qp().
+ */
+int ibv_modify_xrc_rcv_qp(struct ibv_xrc_domain *xrc_domain,
+			  uint32_t xrc_qp_num, struct ibv_qp_attr *attr,
+			  int attr_mask);
+
+/**
+ * ibv_query_xrc_rcv_qp() - ibv_query_qp() of an XRC receive QP (OFED 1.5)
+ * @xrc_domain: its domain
+ * @xrc_qp_num: its number; the process must be registered with it
+ * @attr: as for ibv_query_qp()
+ * @attr_mask: as for ibv_query_qp()
+ * @init_attr: as for ibv_query_qp(), with xrc_domain set to @xrc_domain
+ *
+ * RETURN: as ibv_modify_xrc_rcv_qp().
+ */
+int ibv_query_xrc_rcv_qp(struct ibv_xrc_domain *xrc_domain,
+			 uint32_t xrc_qp_num, struct ibv_qp_attr *attr,
+			 int attr_mask, struct ibv_qp_init_attr *init_attr);
+
+/**
+ * ibv_reg_xrc_rcv_qp() - register the process with an XRC receive QP
+ *	(OFED 1.5), which then lives at least until it unregisters
+ * @xrc_domain: the QP's domain
+ * @xrc_qp_num: its number
+ *
+ * Registering again counts: each registration needs its
+ * ibv_unreg_xrc_rcv_qp().
+ *
+ * RETURN: 0, or an errno value: EINVAL for a number that is no receive
+ * QP of the domain; ENOMEM.
+ */
+int ibv_reg_xrc_rcv_qp(struct ibv_xrc_domain *xrc_domain, uint32_t xrc_qp_num);
+
+/**
+ * ibv_unreg_xrc_rcv_qp() - drop a registration with an XRC receive QP
+ *	(OFED 1.5); the QP is destroyed when no process is registered
+ * @xrc_domain: the QP's domain
+ * @xrc_qp_num: its number
+ *
+ * RETURN: 0, or an errno value: EINVAL for a QP the process is not
+ * registered with through @xrc_domain.
+ */
+int ibv_unreg_xrc_rcv_qp(struct ibv_xrc_domain *xrc_domain,
+			 uint32_t xrc_qp_num);
 
 /**
  * ibv_is_qpt_supported() - does a capability mask have a QP type?

@@ -85,6 +85,10 @@ static void set_ops(struct rnic_context *rctx)
 	vctx->create_cq_ex = rnic_create_cq_ex;
 	vctx->create_qp_ex = rnic_create_qp_ex;
 	vctx->create_srq_ex = rnic_create_srq_ex;
+	vctx->get_srq_num = rnic_get_srq_num;
+	vctx->open_qp = rnic_open_qp;
+	vctx->open_xrcd = rnic_open_xrcd;
+	vctx->close_xrcd = rnic_close_xrcd;
 	vctx->sz = sizeof(*vctx);
 	vctx->context.abi_compat = __VERBS_ABI_IS_EXTENDED;
 }

@@ -80,6 +80,11 @@ uint32_t rnic_qp_send_opcodes(enum ibv_qp_type qp_type)
 		return (OPS_INLINE & ~OP(IBV_WR_SEND_WITH_INV)) | OPS_LOCAL;
 	case IBV_QPT_UD:
 		return OP(IBV_WR_SEND) | OP(IBV_WR_SEND_WITH_IMM);
+	case IBV_QPT_XRC:
+	case IBV_QPT_XRC_SEND:
+		/* RC's transport operations; no windows through XRC yet. */
+		return (OPS_INLINE & ~OP(IBV_WR_SEND_WITH_INV)) |
+		       OP(IBV_WR_RDMA_READ) | OPS_ATOMIC;
 	default:
 		return 0;
 	}
@@ -225,6 +230,9 @@ static RNIC_INLINE void send_wqe_write(void *slot, const struct rnic_qp *qp,
 	wqe.wr_id = wr->wr_id;
 	wqe.opcode = (uint32_t)wr->opcode;
 	wqe.send_flags = wr->send_flags;
+	/* The kernel wants 0 from other types; only XRC_SEND ones post. */
+	if (qp->xrc)
+		wqe.remote_srqn = wr->qp_type.xrc.remote_srqn;
 	switch (wr->opcode) {
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
 		wqe.ex.imm_data = wr->imm_data;
@@ -430,7 +438,8 @@ int ibv_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	bool posted;
 	int ret;
 
-	if (ibqp->srq ||
+	/* XRC QPs have no receive queue, as in rdma-core's providers. */
+	if (ibqp->srq || qp->xrc ||
 	    __atomic_load_n(&ibqp->state, __ATOMIC_RELAXED) == IBV_QPS_RESET) {
 		*bad_wr = wr;
 		errno = EINVAL;

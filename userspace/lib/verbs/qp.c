@@ -8,6 +8,11 @@
  * environment, QPs with a send queue are created with
  * RNIC_CREATE_QP_SQ_POLL. The state machine and every check of the
  * attributes are the kernel's: ibv_modify_qp() only translates.
+ *
+ * XRC QPs are the kernel's too: an XRC_SEND QP has a send ring and no
+ * receive ring; an XRC_RECV (target) QP has neither, lives in an XRC
+ * domain and is shared by number (ibv_open_qp()): each context holds a
+ * handle on it, which ibv_destroy_qp() drops.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -85,83 +90,160 @@ static int destroy_cmd(struct ibv_context *context, uint32_t handle,
 	return ret;
 }
 
-/* The QP ibv_create_qp() and ibv_create_qp_ex() make; NULL and errno. */
-static struct rnic_qp *qp_create(struct ibv_pd *pd,
+/*
+ * The kernel's type of a QP: the reference documents' IBV_QPT_XRC is an
+ * XRC send QP. Other values go to the kernel as they are, which refuses
+ * what it does not implement.
+ */
+static uint32_t kernel_qp_type(enum ibv_qp_type type)
+{
+	return type == IBV_QPT_XRC ? RNIC_QPT_XRC_SEND : (uint32_t)type;
+}
+
+static bool qpt_is_xrc(enum ibv_qp_type type)
+{
+	return type == IBV_QPT_XRC || type == IBV_QPT_XRC_SEND ||
+	       type == IBV_QPT_XRC_RECV;
+}
+
+/*
+ * The objects a QP type needs, of the context: a target QP its domain
+ * only; an XRC send QP a PD and a send CQ (and, as the reference
+ * documents' IBV_QPT_XRC, its domain); the others a PD and both CQs.
+ */
+static int qp_objs_check(struct ibv_context *context, struct ibv_pd *pd,
+			 struct ibv_xrcd *xrcd,
+			 const struct ibv_qp_init_attr *a)
+{
+	switch (a->qp_type) {
+	case IBV_QPT_XRC_RECV:
+		return xrcd && xrcd->context == context ? 0 : EINVAL;
+	case IBV_QPT_XRC:
+		/* The last field rdma-core's struct lacks: this type only. */
+		if (!a->xrc_domain)
+			return EINVAL;
+		/* fall through */
+	case IBV_QPT_XRC_SEND:
+		return pd && a->send_cq ? 0 : EINVAL;
+	default:
+		return pd && a->send_cq && a->recv_cq ? 0 : EINVAL;
+	}
+}
+
+/* The create command for @a, checked by qp_objs_check(). */
+static void qp_create_cmd(struct rnic_create_qp *cmd, struct ibv_pd *pd,
+			  struct ibv_xrcd *xrcd,
+			  const struct ibv_qp_init_attr *a)
+{
+	const struct ibv_qp_cap *cap = &a->cap;
+
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->size = sizeof(*cmd);
+	cmd->qp_type = kernel_qp_type(a->qp_type);
+	if (a->qp_type == IBV_QPT_XRC_RECV) {
+		/* No PD, CQs, queues or flags: the domain's SRQs have them. */
+		cmd->xrcd_handle = to_rxrcd(xrcd)->handle;
+		return;
+	}
+	cmd->pd_handle = pd->handle;
+	cmd->send_cq_handle = a->send_cq->handle;
+	cmd->recv_cq_handle = a->recv_cq ? a->recv_cq->handle : 0;
+	cmd->cap = (struct rnic_qp_cap){
+		.max_send_wr = cap->max_send_wr,
+		.max_recv_wr = cap->max_recv_wr,
+		.max_send_sge = cap->max_send_sge,
+		.max_recv_sge = cap->max_recv_sge,
+		.max_inline_data = cap->max_inline_data,
+	};
+	if (a->srq) {
+		cmd->flags |= RNIC_CREATE_QP_SRQ;
+		cmd->srq_handle = a->srq->handle;
+	}
+	if (a->sq_sig_all)
+		cmd->flags |= RNIC_CREATE_QP_SQ_SIG_ALL;
+	if (cap->max_send_wr && sq_poll_wanted())
+		cmd->flags |= RNIC_CREATE_QP_SQ_POLL;
+}
+
+/* The event counting state of a new QP; undone by qp_sync_fini(). */
+static int qp_sync_init(struct rnic_qp *qp)
+{
+	int ret;
+
+	ret = pthread_mutex_init(&qp->ibqp.mutex, NULL);
+	if (ret)
+		return ret;
+	ret = pthread_cond_init(&qp->ibqp.cond, NULL);
+	if (ret)
+		pthread_mutex_destroy(&qp->ibqp.mutex);
+	return ret;
+}
+
+static void qp_sync_fini(struct rnic_qp *qp)
+{
+	pthread_cond_destroy(&qp->ibqp.cond);
+	pthread_mutex_destroy(&qp->ibqp.mutex);
+}
+
+/*
+ * The QP ibv_create_qp() and ibv_create_qp_ex() make; NULL and errno.
+ * @pd is NULL for a target QP, @xrcd NULL but for one.
+ */
+static struct rnic_qp *qp_create(struct ibv_context *context,
+				 struct ibv_pd *pd, struct ibv_xrcd *xrcd,
 				 struct ibv_qp_init_attr *qp_init_attr)
 {
-	struct ibv_qp_cap *cap = &qp_init_attr->cap;
-	struct rnic_create_qp cmd = {
-		.size = sizeof(cmd),
-		.pd_handle = pd->handle,
-		.qp_type = (uint32_t)qp_init_attr->qp_type,
-		.cap = {
-			.max_send_wr = cap->max_send_wr,
-			.max_recv_wr = cap->max_recv_wr,
-			.max_send_sge = cap->max_send_sge,
-			.max_recv_sge = cap->max_recv_sge,
-			.max_inline_data = cap->max_inline_data,
-		},
-	};
+	struct rnic_create_qp cmd;
 	struct rnic_qp *qp;
 	uint32_t reported;
 	int ret;
 
-	if (!qp_init_attr->send_cq || !qp_init_attr->recv_cq) {
-		errno = EINVAL;
+	ret = qp_objs_check(context, pd, xrcd, qp_init_attr);
+	if (ret) {
+		errno = ret;
 		return NULL;
 	}
-	cmd.send_cq_handle = qp_init_attr->send_cq->handle;
-	cmd.recv_cq_handle = qp_init_attr->recv_cq->handle;
-	if (qp_init_attr->srq) {
-		cmd.flags |= RNIC_CREATE_QP_SRQ;
-		cmd.srq_handle = qp_init_attr->srq->handle;
-	}
-	if (qp_init_attr->sq_sig_all)
-		cmd.flags |= RNIC_CREATE_QP_SQ_SIG_ALL;
-	if (cap->max_send_wr && sq_poll_wanted())
-		cmd.flags |= RNIC_CREATE_QP_SQ_POLL;
+	qp_create_cmd(&cmd, pd, xrcd, qp_init_attr);
 
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
 		return NULL;
 	/* Asynchronous events name the QP by this pointer. */
 	cmd.user_handle = (uintptr_t)&qp->ibqp;
-	ret = rnic_cmd(pd->context, RNIC_IOCTL_CREATE_QP, &cmd);
+	ret = rnic_cmd(context, RNIC_IOCTL_CREATE_QP, &cmd);
 	if (ret)
 		goto err_free;
 
-	ret = qp_map(qp, pd->context->cmd_fd, &cmd);
+	ret = qp_map(qp, context->cmd_fd, &cmd);
 	if (ret)
 		goto err_destroy;
-	ret = pthread_mutex_init(&qp->ibqp.mutex, NULL);
+	ret = qp_sync_init(qp);
 	if (ret)
 		goto err_unmap;
-	ret = pthread_cond_init(&qp->ibqp.cond, NULL);
-	if (ret)
-		goto err_mutex;
 
-	qp->ibqp.context = pd->context;
+	qp->ibqp.context = context;
 	qp->ibqp.qp_context = qp_init_attr->qp_context;
-	qp->ibqp.pd = pd;
-	qp->ibqp.send_cq = qp_init_attr->send_cq;
-	qp->ibqp.recv_cq = qp_init_attr->recv_cq;
-	qp->ibqp.srq = qp_init_attr->srq;
+	if (qp_init_attr->qp_type != IBV_QPT_XRC_RECV) {
+		qp->ibqp.pd = pd;
+		qp->ibqp.send_cq = qp_init_attr->send_cq;
+		qp->ibqp.recv_cq = qp_init_attr->recv_cq;
+		qp->ibqp.srq = qp_init_attr->srq;
+	}
 	qp->ibqp.handle = cmd.out_handle;
 	qp->ibqp.qp_num = cmd.out_qp_num;
 	qp->ibqp.state = IBV_QPS_RESET;
 	qp->ibqp.qp_type = qp_init_attr->qp_type;
 	qp->sq_sig_all = qp_init_attr->sq_sig_all;
 	qp->sq_poll = cmd.flags & RNIC_CREATE_QP_SQ_POLL;
+	qp->xrc = qpt_is_xrc(qp_init_attr->qp_type);
 	qp->send_opcodes = rnic_qp_send_opcodes(qp_init_attr->qp_type);
-	cap_from_kernel(cap, &cmd.out_cap);
+	cap_from_kernel(&qp_init_attr->cap, &cmd.out_cap);
 	return qp;
 
-err_mutex:
-	pthread_mutex_destroy(&qp->ibqp.mutex);
 err_unmap:
 	qp_unmap(qp);
 err_destroy:
-	destroy_cmd(pd->context, cmd.out_handle, &reported);
+	destroy_cmd(context, cmd.out_handle, &reported);
 err_free:
 	free(qp);
 	errno = ret;
@@ -171,8 +253,17 @@ err_free:
 struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 			     struct ibv_qp_init_attr *qp_init_attr)
 {
-	struct rnic_qp *qp = qp_create(pd, qp_init_attr);
+	struct rnic_qp *qp;
 
+	/*
+	 * A target QP has no PD: it is made by ibv_create_qp_ex() with its
+	 * domain, which this struct cannot carry.
+	 */
+	if (qp_init_attr->qp_type == IBV_QPT_XRC_RECV) {
+		errno = EINVAL;
+		return NULL;
+	}
+	qp = qp_create(pd->context, pd, NULL, qp_init_attr);
 	return qp ? &qp->ibqp : NULL;
 }
 
@@ -195,14 +286,18 @@ _Static_assert(SAME_BIT(IBV_QP_EX_WITH_RDMA_WRITE, IBV_WR_RDMA_WRITE) &&
 
 /*
  * What ibv_create_qp_ex() accepts beyond ibv_create_qp(): the PD it
- * requires, send_ops_flags naming opcodes the QP type has on rnic, and
- * create_flags if they ask for nothing. XRC, create flags, TSO, RSS and
- * source QPNs are features rnic lacks.
+ * requires (a target QP: its XRC domain instead), send_ops_flags naming
+ * opcodes the QP type has on rnic, and create_flags if they ask for
+ * nothing. Create flags, TSO, RSS and source QPNs are features rnic
+ * lacks. The reference documents' IBV_QPT_XRC is ibv_create_qp()'s
+ * alone: struct ibv_qp_init_attr_ex has comp_mask where that type's
+ * xrc_domain would be.
  */
 static int qp_ex_attr_check(struct ibv_context *context,
 			    const struct ibv_qp_init_attr_ex *attr)
 {
-	uint32_t known = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
+	uint32_t known = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD |
+			 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
 			 IBV_QP_INIT_ATTR_CREATE_FLAGS;
 
 	if (attr->comp_mask & ~known)
@@ -210,9 +305,16 @@ static int qp_ex_attr_check(struct ibv_context *context,
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS &&
 	    attr->create_flags)
 		return EOPNOTSUPP;
-	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
-	    attr->pd->context != context)
+	if (attr->qp_type == IBV_QPT_XRC)
 		return EINVAL;
+	if (attr->qp_type == IBV_QPT_XRC_RECV) {
+		if (!(attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) || !attr->xrcd ||
+		    attr->xrcd->context != context)
+			return EINVAL;
+	} else if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
+		   attr->pd->context != context) {
+		return EINVAL;
+	}
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS &&
 	    attr->send_ops_flags & ~(uint64_t)rnic_qp_send_opcodes(attr->qp_type))
 		return EOPNOTSUPP;
@@ -230,8 +332,14 @@ struct ibv_qp *rnic_create_qp_ex(struct ibv_context *context,
 		errno = ret;
 		return NULL;
 	}
-	/* struct ibv_qp_init_attr_ex begins as struct ibv_qp_init_attr. */
-	qp = qp_create(attr->pd, (struct ibv_qp_init_attr *)attr);
+	/*
+	 * struct ibv_qp_init_attr_ex begins as struct ibv_qp_init_attr, up
+	 * to the xrc_domain field that IBV_QPT_XRC alone reads.
+	 */
+	qp = qp_create(context,
+		       attr->qp_type == IBV_QPT_XRC_RECV ? NULL : attr->pd,
+		       attr->qp_type == IBV_QPT_XRC_RECV ? attr->xrcd : NULL,
+		       (struct ibv_qp_init_attr *)attr);
 	if (!qp)
 		return NULL;
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
@@ -268,10 +376,81 @@ int ibv_destroy_qp(struct ibv_qp *ibqp)
 	pthread_mutex_unlock(&ibqp->mutex);
 	qp_unmap(qp);
 	rnic_wr_builder_fini(qp);
-	pthread_cond_destroy(&ibqp->cond);
-	pthread_mutex_destroy(&ibqp->mutex);
+	qp_sync_fini(qp);
 	free(qp);
 	return 0;
+}
+
+/* rdma-core's rules for ibv_open_qp(): NUM, XRCD and TYPE required. */
+static int open_attr_check(struct ibv_context *context,
+			   const struct ibv_qp_open_attr *attr)
+{
+	uint32_t needed = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD |
+			  IBV_QP_OPEN_ATTR_TYPE;
+
+	if (attr->comp_mask >= IBV_QP_OPEN_ATTR_RESERVED)
+		return EOPNOTSUPP;
+	if ((attr->comp_mask & needed) != needed || !attr->xrcd ||
+	    attr->xrcd->context != context ||
+	    attr->qp_type != IBV_QPT_XRC_RECV)
+		return EINVAL;
+	return 0;
+}
+
+/*
+ * A handle on a target QP of the domain: a QP without queues (the
+ * zeroed command gives it empty rings, as for a created target QP). Its
+ * state is not known until ibv_query_qp() or ibv_modify_qp() tells it.
+ */
+struct ibv_qp *rnic_open_qp(struct ibv_context *context,
+			    struct ibv_qp_open_attr *attr)
+{
+	struct rnic_open_qp cmd = { .size = sizeof(cmd) };
+	struct rnic_create_qp none;
+	struct rnic_qp *qp;
+	uint32_t reported;
+	int ret;
+
+	ret = open_attr_check(context, attr);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+	cmd.xrcd_handle = to_rxrcd(attr->xrcd)->handle;
+	cmd.qp_num = attr->qp_num;
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return NULL;
+	cmd.user_handle = (uintptr_t)&qp->ibqp;
+	ret = rnic_cmd(context, RNIC_IOCTL_OPEN_QP, &cmd);
+	if (ret)
+		goto err_free;
+	memset(&none, 0, sizeof(none));
+	ret = qp_map(qp, context->cmd_fd, &none);
+	if (ret)
+		goto err_destroy;
+	ret = qp_sync_init(qp);
+	if (ret)
+		goto err_unmap;
+
+	qp->ibqp.context = context;
+	if (attr->comp_mask & IBV_QP_OPEN_ATTR_CONTEXT)
+		qp->ibqp.qp_context = attr->qp_context;
+	qp->ibqp.handle = cmd.out_handle;
+	qp->ibqp.qp_num = attr->qp_num;
+	qp->ibqp.state = IBV_QPS_UNKNOWN;
+	qp->ibqp.qp_type = IBV_QPT_XRC_RECV;
+	qp->xrc = true;
+	return &qp->ibqp;
+
+err_unmap:
+	qp_unmap(qp);
+err_destroy:
+	destroy_cmd(context, cmd.out_handle, &reported);
+err_free:
+	free(qp);
+	errno = ret;
+	return NULL;
 }
 
 static void ah_attr_to_kernel(struct rnic_ah_attr *k,
@@ -389,7 +568,11 @@ int ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	attr->retry_cnt = (uint8_t)k->retry_cnt;
 	attr->rnr_retry = (uint8_t)k->rnr_retry;
 
-	memset(init_attr, 0, sizeof(*init_attr));
+	/*
+	 * Up to xrc_domain: a caller built with rdma-core's header has no
+	 * more. The reference documents' API fills that field itself.
+	 */
+	memset(init_attr, 0, offsetof(struct ibv_qp_init_attr, xrc_domain));
 	init_attr->qp_context = ibqp->qp_context;
 	init_attr->send_cq = ibqp->send_cq;
 	init_attr->recv_cq = ibqp->recv_cq;

@@ -211,6 +211,14 @@ static void wr_set_ud_addr(struct ibv_qp_ex *ibqpx, struct ibv_ah *ah,
 	wr->wr.ud.remote_qkey = remote_qkey;
 }
 
+static void wr_set_xrc_srqn(struct ibv_qp_ex *ibqpx, uint32_t remote_srqn)
+{
+	struct ibv_send_wr *wr = cur_wr(ibqpx);
+
+	if (wr)
+		wr->qp_type.xrc.remote_srqn = remote_srqn;
+}
+
 static void wr_set_sge_list(struct ibv_qp_ex *ibqpx, size_t num_sge,
 			    const struct ibv_sge *sg_list)
 {
@@ -354,6 +362,8 @@ int rnic_wr_builder_init(struct rnic_qp *qp, uint64_t send_ops_flags)
 	set_opcode_ops(x, send_ops_flags);
 	if (qp->ibqp.qp_type == IBV_QPT_UD)
 		x->wr_set_ud_addr = wr_set_ud_addr;
+	if (qp->ibqp.qp_type == IBV_QPT_XRC_SEND)
+		x->wr_set_xrc_srqn = wr_set_xrc_srqn;
 	x->wr_set_sge = wr_set_sge;
 	x->wr_set_sge_list = wr_set_sge_list;
 	x->wr_set_inline_data = wr_set_inline_data;

@@ -4,15 +4,18 @@
  *
  * The kernel allocates the receive ring; ibv_create_srq() maps it (wq.c),
  * so that posting receives (post.c) needs no system call, and
- * ibv_destroy_srq() unmaps it.
+ * ibv_destroy_srq() unmaps it. An XRC SRQ is the same ring with a domain,
+ * a CQ and a number (the kernel's RNIC_CREATE_SRQ_XRC).
  */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "internal.h"
 
-struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
-			       struct ibv_srq_init_attr *srq_init_attr)
+/* The SRQ ibv_create_srq() and ibv_create_srq_ex() make; NULL and errno. */
+static struct ibv_srq *srq_create(struct ibv_pd *pd,
+				  struct ibv_srq_init_attr *srq_init_attr,
+				  struct ibv_xrcd *xrcd, struct ibv_cq *xrc_cq)
 {
 	struct ibv_srq_attr *attr = &srq_init_attr->attr;
 	struct rnic_create_srq cmd = {
@@ -26,6 +29,11 @@ struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 	struct rnic_srq *srq;
 	int ret;
 
+	if (xrcd) {
+		cmd.flags = RNIC_CREATE_SRQ_XRC;
+		cmd.xrcd_handle = to_rxrcd(xrcd)->handle;
+		cmd.cq_handle = xrc_cq->handle;
+	}
 	srq = calloc(1, sizeof(*srq));
 	if (!srq)
 		return NULL;
@@ -58,6 +66,8 @@ struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 	srq->ibsrq.srq_context = srq_init_attr->srq_context;
 	srq->ibsrq.pd = pd;
 	srq->ibsrq.handle = cmd.out_handle;
+	srq->xrc = xrcd != NULL;
+	srq->srq_num = cmd.out_srq_num;
 	attr->max_wr = cmd.out_max_wr;
 	attr->max_sge = cmd.out_max_sge;
 	return &srq->ibsrq;
@@ -73,6 +83,12 @@ err_free:
 	free(srq);
 	errno = ret;
 	return NULL;
+}
+
+struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
+			       struct ibv_srq_init_attr *srq_init_attr)
+{
+	return srq_create(pd, srq_init_attr, NULL, NULL);
 }
 
 int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
@@ -133,27 +149,62 @@ int ibv_destroy_srq(struct ibv_srq *ibsrq)
 }
 
 /*
+ * What ibv_create_srq_ex() asks for, checked: the objects of this
+ * context that the type needs. Tag matching is a feature rnic lacks; an
+ * XRC domain and CQ given to a basic SRQ are ignored, as by rdma-core.
+ */
+static int srq_ex_attr_check(struct ibv_context *context,
+			     const struct ibv_srq_init_attr_ex *attr,
+			     enum ibv_srq_type type)
+{
+	uint32_t xrc = IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ;
+
+	if (attr->comp_mask >= IBV_SRQ_INIT_ATTR_RESERVED ||
+	    attr->comp_mask & IBV_SRQ_INIT_ATTR_TM || type == IBV_SRQT_TM)
+		return EOPNOTSUPP;
+	if (type != IBV_SRQT_BASIC && type != IBV_SRQT_XRC)
+		return EINVAL;
+	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd ||
+	    attr->pd->context != context)
+		return EINVAL;
+	if (type == IBV_SRQT_XRC &&
+	    ((attr->comp_mask & xrc) != xrc || !attr->xrcd || !attr->cq ||
+	     attr->xrcd->context != context || attr->cq->context != context))
+		return EINVAL;
+	return 0;
+}
+
+/*
  * ibv_create_srq_ex() comes here for what is not a plain basic SRQ
- * (rdma-core's wrapper, and ours, call ibv_create_srq() for that): XRC
- * and tag-matching SRQs are features rnic lacks, and the XRC domain and
- * CQ only belong to them.
+ * (rdma-core's wrapper, and ours, call ibv_create_srq() for that).
  */
 struct ibv_srq *rnic_create_srq_ex(struct ibv_context *context,
 				   struct ibv_srq_init_attr_ex *attr)
 {
-	uint32_t basic = IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_TYPE;
+	enum ibv_srq_type type = attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE ?
+				 attr->srq_type : IBV_SRQT_BASIC;
+	int ret;
 
-	if (attr->comp_mask & ~basic ||
-	    (attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE &&
-	     attr->srq_type != IBV_SRQT_BASIC)) {
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
-	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd ||
-	    attr->pd->context != context) {
-		errno = EINVAL;
+	ret = srq_ex_attr_check(context, attr, type);
+	if (ret) {
+		errno = ret;
 		return NULL;
 	}
 	/* struct ibv_srq_init_attr_ex begins as struct ibv_srq_init_attr. */
-	return ibv_create_srq(attr->pd, (struct ibv_srq_init_attr *)attr);
+	if (type == IBV_SRQT_XRC)
+		return srq_create(attr->pd, (struct ibv_srq_init_attr *)attr,
+				  attr->xrcd, attr->cq);
+	return srq_create(attr->pd, (struct ibv_srq_init_attr *)attr, NULL,
+			  NULL);
+}
+
+/* Only XRC SRQs have a number: the one XRC senders name. */
+int rnic_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num)
+{
+	struct rnic_srq *srq = to_rsrq(ibsrq);
+
+	if (!srq->xrc)
+		return EINVAL;
+	*srq_num = srq->srq_num;
+	return 0;
 }

@@ -13,12 +13,16 @@
 #include <infiniband/verbs.h>
 
 /*
- * Structs rdma-core grew after the release the probe is compared with,
- * and passes with their size (so the library writes only the caller's
- * part): rnic has the newer, longer layout; their members still match.
+ * Structs whose size is not the release's the probe is compared with,
+ * though every member of it matches: those rdma-core grew later and
+ * passes with their size (so the library writes only the caller's part),
+ * where rnic has the newer, longer layout; and struct ibv_qp_init_attr,
+ * to which rnic appends the reference documents' OFED xrc_domain, read
+ * and written only for IBV_QPT_XRC (a type rdma-core has not).
  */
 static const char *const grown[] = {
 	"struct ibv_port_attr",
+	"struct ibv_qp_init_attr",
 };
 
 static void size(const char *type, size_t sz)
