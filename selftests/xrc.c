@@ -627,6 +627,7 @@ TEST_F(xrc, open_qp_in_fork_after_creator_closed)
 {
 	struct xrc_file f = { .fd = -1 };
 	int cup[2], cdown[2], oup[2], odown[2];
+	struct ibv_xrcd *px;
 	pid_t cpid, opid;
 	uint32_t qpn, v;
 
@@ -634,6 +635,9 @@ TEST_F(xrc, open_qp_in_fork_after_creator_closed)
 	cpid = spawn(creator, f.fd, cup, cdown);
 	ASSERT_LT(0, cpid);
 	ASSERT_TRUE(hear(cup[0], &qpn)) TH_LOG("creator: %d", reaped(cpid));
+	/* a third process: the creator's domain, found by the file */
+	px = xrcd_open(self->env.ctx[0], f.fd, 0);
+	ASSERT_NE(NULL, px) TH_LOG("open_xrcd: %s", strerror(errno));
 	opid = spawn(opener, f.fd, oup, odown);
 	ASSERT_LT(0, opid);
 	ASSERT_TRUE(hear(oup[0], &v)) TH_LOG("opener: %d", reaped(opid));
@@ -649,6 +653,10 @@ TEST_F(xrc, open_qp_in_fork_after_creator_closed)
 	EXPECT_EQ(CHILD_OK, reaped(opid));
 	/* The last handle went with the opener: the fixture's two remain. */
 	EXPECT_EQ(2, res_count(_metadata, &self->env, RNIC_RES_QP));
+	/* gone for the third process too */
+	EXPECT_EQ(NULL, tgt_open(px, qpn));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(0, ibv_close_xrcd(px));
 	close(cup[0]);
 	close(cup[1]);
 	close(cdown[0]);
