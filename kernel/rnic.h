@@ -767,6 +767,13 @@ void rnic_netdev_unbind(struct rnic_dev *rdev);
 int rnic_netdev_init(void);
 void rnic_netdev_exit(void);
 
+/* cm/: the connection manager (cm/cm.h) */
+struct rnic_pkt;
+int rnic_cm_init(void);
+void rnic_cm_exit(void);
+void rnic_cm_dev_remove(struct rnic_dev *rdev);
+void rnic_cm_gsi_rcv(struct rnic_dev *rdev, const struct rnic_pkt *pkt);
+
 /*
  * link/udp.c: the udp link's receive path, the rx_handler netdev.c gives
  * a bound netdev, and the timer of its held packets (struct rnic_held),

@@ -243,6 +243,7 @@ static void rnic_dev_stop(struct rnic_dev *rdev)
 	rnic_netdev_unbind(rdev);
 	rnic_port_remove(rdev);
 	rnic_dev_halt(rdev);
+	rnic_cm_dev_remove(rdev);
 	/* After the flush: a context that reacts sees every completion. */
 	rnic_dev_async_event(rdev, RNIC_EVENT_DEVICE_FATAL);
 	rnic_dbg_dev(rdev, "stopped\n");
@@ -653,11 +654,16 @@ static int __init rnic_init(void)
 	ret = register_pernet_subsys(&rnic_net_ops);
 	if (ret)
 		goto err_netdev;
-	ret = rnic_nl_init();
+	ret = rnic_cm_init();
 	if (ret)
 		goto err_pernet;
+	ret = rnic_nl_init();
+	if (ret)
+		goto err_cm;
 	return 0;
 
+err_cm:
+	rnic_cm_exit();
 err_pernet:
 	unregister_pernet_subsys(&rnic_net_ops);
 err_netdev:
@@ -679,6 +685,8 @@ static void __exit rnic_exit(void)
 	 * NETDEV_UNREGISTER for every netdev.
 	 */
 	rnic_dev_del_all();
+	/* No device is left to hand a MAD to the CM, no file is open. */
+	rnic_cm_exit();
 	unregister_pernet_subsys(&rnic_net_ops);
 	rnic_netdev_exit();
 	/*

@@ -13,9 +13,9 @@
  * the destination number (rnic_qp_lookup()). Two namespaces may use the
  * same addresses, and nothing crosses from one to the other; a GID that
  * leaves its device (address removed, netdev moved, device removed)
- * stops delivery at once. QP 1 of every device is its GSI endpoint,
- * which belongs to the link: until the connection manager exists, what
- * arrives there is dropped and counted. The packet is handed over in a
+ * stops delivery at once. QP 1 of every device is its GSI endpoint:
+ * what arrives there goes to the connection manager (rnic_cm_gsi_rcv()),
+ * which drops and counts what is not one of its MADs. The packet is handed over in a
  * function call; its payload stays in the sender's memory until the
  * receiver copies it into its own (struct rnic_payload). A packet with no
  * receiver is lost, as on a wire: the RC requester's timer finds out. A
@@ -94,18 +94,6 @@ static void rnic_link_rcv(struct rnic_qp *qp, void *arg)
 }
 
 /*
- * The GSI endpoint of @rdev (QP 1): the connection manager's MADs will
- * arrive here. There is no connection manager yet: drop, and count.
- */
-static void rnic_link_gsi_rcv(struct rnic_dev *rdev,
-			      const struct rnic_pkt *pkt)
-{
-	rnic_dev_count(rdev, RNIC_NL_COUNTER_GSI_DROPPED);
-	rnic_dbg_dev(rdev, "GSI: dropped opcode 0x%02x from QP %u at %pI6c\n",
-		     pkt->opcode, pkt->sqpn, pkt->av->sgid);
-}
-
-/*
  * Did @pkt arrive damaged at @rdev (fault injection, RNIC_PKT_CORRUPT)?
  * Then it is dropped first, as a wire receiver drops a bad ICRC.
  */
@@ -124,7 +112,7 @@ static bool rnic_link_corrupt(struct rnic_dev *rdev, const struct rnic_pkt *pkt)
  *	the netdev the packet arrived on (udp link)
  * @pkt: the packet, @pkt->link set
  *
- * QP 1 is the GSI endpoint: dropped and counted (gsi_dropped); a QP
+ * QP 1 is the GSI endpoint: the connection manager's; a QP
  * number the device does not have is counted in drop_no_qp.
  *
  * Context: BH disabled, in an RCU read-side critical section.
@@ -134,7 +122,7 @@ void rnic_link_deliver(struct rnic_dev *rdev, struct rnic_pkt *pkt)
 	struct rnic_qp *qp = pkt->dst;
 
 	if (pkt->dqpn == RNIC_QPN_GSI) {
-		rnic_link_gsi_rcv(rdev, pkt);
+		rnic_cm_gsi_rcv(rdev, pkt);
 		return;
 	}
 	/* A reply to a requester in its call: alive, no lookup needed. */

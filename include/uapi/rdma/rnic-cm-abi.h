@@ -106,7 +106,7 @@ enum rnic_cm_event_type {
 #define RNIC_CM_REJ_NO_QP		1
 #define RNIC_CM_REJ_INVALID_SERVICE_ID	8
 #define RNIC_CM_REJ_STALE_CONN		10
-#define RNIC_CM_REJ_TIMEOUT		26
+#define RNIC_CM_REJ_TIMEOUT		4
 #define RNIC_CM_REJ_CONSUMER_DEFINED	28
 
 /**

@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rnic: software RDMA NIC - the connection manager: CM ids, their event
+ * channels, addresses and the IB CM protocol.
+ *
+ * cm/cdev.c is the char device (/dev/infiniband/rnic_cm): files, ids,
+ * events and the ioctls; cm/addr.c turns IP addresses into rnic devices,
+ * GIDs and paths and keeps the port spaces; cm/proto.c speaks the IB CM
+ * protocol (REQ, REP, RTU, REJ, DREQ, DREP MADs) through the GSI endpoint
+ * (QP 1) of the devices, on whatever link the path takes.
+ *
+ * Directions: cdev.c calls addr.c and proto.c; proto.c calls addr.c and
+ * queues events through cdev.c's rnic_cm_event_queue(); the link hands
+ * MADs that arrive at QP 1 to rnic_cm_gsi_rcv(). The CM does not touch
+ * QPs: userspace moves them with the attributes it gets (INIT_QP_ATTR).
+ *
+ * Locking: one mutex, rnic_cm_lock, protects every id's fields below (but
+ * @ref), the tables of ids (by comm id, by remote comm id, by port) and
+ * every file's handle table. The ioctls and the work items (MADs that
+ * arrived, timers) take it; nothing in softirq does. A file's event
+ * queue has its own spinlock (struct rnic_cm_file), so that GET_EVENT
+ * and poll() do not wait for the protocol.
+ */
+#ifndef RNIC_CM_H
+#define RNIC_CM_H
+
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/kref.h>
+#include <linux/socket.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+
+#include <rdma/rnic-cm-abi.h>
+
+#include "verbs/verbs.h"
+#include "link/link.h"
+
+/* A MAD: a 24-byte header and 232 bytes of a message (IBTA 13.4.2). */
+#define RNIC_CM_MAD_SIZE	256
+/* The GSI's Q_Key (IBTA 9.6.1.1.2) */
+#define RNIC_CM_GSI_QKEY	0x80010000
+/* The Q_Key of UD ids' QPs (the kernel's RDMA_UDP_QKEY) */
+#define RNIC_CM_UDP_QKEY	0x01234567
+
+extern struct mutex rnic_cm_lock;
+extern struct workqueue_struct *rnic_cm_wq;
+extern struct list_head rnic_cm_all;
+
+/**
+ * struct rnic_cm_file - an open /dev/infiniband/rnic_cm: an event channel
+ * @ids: handle -> struct rnic_cm_id; rnic_cm_lock
+ * @net: the opener's network namespace (a counted reference)
+ * @lock: protects @events
+ * @events: queued struct rnic_cm_event, oldest first
+ * @wait: GET_EVENT and poll() wait here for @events
+ */
+struct rnic_cm_file {
+	struct xarray ids;
+	struct net *net;
+	spinlock_t lock; /* see above */
+	struct list_head events;
+	wait_queue_head_t wait;
+};
+
+/**
+ * enum rnic_cm_state - where an id is
+ * @RNIC_CM_IDLE: created (perhaps bound)
+ * @RNIC_CM_ADDR_RESOLVED: has a device, a source and a destination
+ * @RNIC_CM_ROUTE_RESOLVED: has a path (@av)
+ * @RNIC_CM_LISTEN: takes requests
+ * @RNIC_CM_REQ_SENT: active: the REQ is out, no REP yet
+ * @RNIC_CM_REP_RCVD: active: CONNECT_RESPONSE queued, ESTABLISH (the
+ *	RTU) not yet
+ * @RNIC_CM_REQ_RCVD: passive: CONNECT_REQUEST queued, not yet accepted
+ *	or rejected
+ * @RNIC_CM_REP_SENT: passive: accepted, the REP is out, no RTU yet
+ * @RNIC_CM_ESTABLISHED: connected
+ * @RNIC_CM_DREQ_SENT: disconnecting: the DREQ is out, no DREP yet
+ * @RNIC_CM_DREQ_RCVD: the peer's DREQ came: DISCONNECTED queued, the DREP
+ *	goes when userspace disconnects too
+ * @RNIC_CM_TIMEWAIT: disconnected; the connection's packets may still be
+ *	in flight, TIMEWAIT_EXIT comes when they cannot
+ * @RNIC_CM_DONE: the connection is over (or never was: rejected,
+ *	unreachable); only destroy is left
+ */
+enum rnic_cm_state {
+	RNIC_CM_IDLE,
+	RNIC_CM_ADDR_RESOLVED,
+	RNIC_CM_ROUTE_RESOLVED,
+	RNIC_CM_LISTEN,
+	RNIC_CM_REQ_SENT,
+	RNIC_CM_REP_RCVD,
+	RNIC_CM_REQ_RCVD,
+	RNIC_CM_REP_SENT,
+	RNIC_CM_ESTABLISHED,
+	RNIC_CM_DREQ_SENT,
+	RNIC_CM_DREQ_RCVD,
+	RNIC_CM_TIMEWAIT,
+	RNIC_CM_DONE,
+};
+
+/**
+ * struct rnic_cm_conn - what a connection's two sides agreed on
+ * @qpn: this side's QP
+ * @psn: this side's starting PSN (its RTS sq_psn; the peer's rq_psn)
+ * @remote_qpn: the peer's QP
+ * @remote_psn: the peer's starting PSN (this side's rq_psn)
+ * @responder_resources: READ/atomic requests this side takes in flight
+ *	(its max_dest_rd_atomic)
+ * @initiator_depth: ... this side sends (its max_rd_atomic)
+ * @retry_count: transport retries of this side's QP
+ * @rnr_retry_count: RNR retries of this side's QP
+ * @srq: this side's QP uses an SRQ
+ * @flow_control: end-to-end flow control, as sent
+ * @local_comm_id: this side's communication id (in rnic_cm_comm_ids)
+ * @remote_comm_id: the peer's
+ * @remote_guid: the peer's CA GUID (REQ/REP), network byte order
+ * @tid: the transaction id of the exchange in progress
+ * @resp_timeout_ms: how long to wait for the peer's answer to a message
+ * @max_retries: how often to send it again before giving up
+ * @retries: sent again so many times
+ * @mad: the last message sent that waits for an answer (REQ, REP,
+ *	DREQ), or the answer a duplicate gets (DREP, RTU, REJ)
+ */
+struct rnic_cm_conn {
+	u32 qpn;
+	u32 psn;
+	u32 remote_qpn;
+	u32 remote_psn;
+	u8 responder_resources;
+	u8 initiator_depth;
+	u8 retry_count;
+	u8 rnr_retry_count;
+	u8 srq;
+	u8 flow_control;
+	u32 local_comm_id;
+	u32 remote_comm_id;
+	__be64 remote_guid;
+	u64 tid;
+	u32 resp_timeout_ms;
+	u8 max_retries;
+	u8 retries;
+	u8 mad[RNIC_CM_MAD_SIZE];
+};
+
+/**
+ * struct rnic_cm_id - a CM id (librdmacm's struct rdma_cm_id)
+ * @ref: the file's handle table holds one while the id is findable,
+ *	each queued event one, a pending timer one, each request id its
+ *	listener's one
+ * @file: the owning file; NULL once destroyed
+ * @handle: index in @file's ids
+ * @uid: userspace's value for the id's events
+ * @ps: enum rnic_cm_port_space
+ * @qp_type: IBV_QPT_RC or IBV_QPT_UD
+ * @state: enum rnic_cm_state
+ * @reuseaddr: RNIC_CM_OPTION_ID_REUSEADDR
+ * @afonly: RNIC_CM_OPTION_ID_AFONLY
+ * @tos: RNIC_CM_OPTION_ID_TOS
+ * @ack_timeout: local ACK timeout code of the QP
+ * @src: source (bound) address; family 0 if none
+ * @dst: destination address; family 0 if none
+ * @bound: @src's port is taken in the port space (@bind_node)
+ * @bind_node: in rnic_cm_binds
+ * @rdev: the device the id is on (a device reference), or NULL
+ * @av: the path to the peer, its route chosen (RNIC_CM_ROUTE_RESOLVED
+ *	and later); @av.sgid_index is the GID of @src
+ * @mtu: the path MTU, an enum ibv_mtu value
+ * @backlog: a listener's requests not yet answered, at most
+ * @pending: a listener's requests not yet answered
+ * @listener: a request's listener (a reference), until accepted or
+ *	rejected
+ * @remote_node: in rnic_cm_remote (passive ids, by @conn.remote_comm_id)
+ * @conn: the connection
+ * @timer: retransmits @conn.mad, or ends the time wait; holds a
+ *	reference while pending
+ * @events_reported: events of the id read with GET_EVENT
+ * @dev_node: in rnic_cm_all, for DEVICE_REMOVAL
+ */
+struct rnic_cm_id {
+	struct kref ref;
+	struct rnic_cm_file *file;
+	u32 handle;
+	u64 uid;
+	u16 ps;
+	u8 qp_type;
+	u8 state;
+	bool reuseaddr;
+	bool afonly;
+	u8 tos;
+	u8 ack_timeout;
+	struct sockaddr_storage src;
+	struct sockaddr_storage dst;
+	bool bound;
+	struct hlist_node bind_node;
+	struct rnic_dev *rdev;
+	struct rnic_av av;
+	u8 mtu;
+	int backlog;
+	int pending;
+	struct rnic_cm_id *listener;
+	struct hlist_node remote_node;
+	struct rnic_cm_conn conn;
+	struct delayed_work timer;
+	u32 events_reported;
+	struct list_head dev_node;
+};
+
+/**
+ * struct rnic_cm_event - a queued event
+ * @node: in the file's events
+ * @id: the id (a reference)
+ * @desc: what GET_EVENT returns (its out_ part)
+ */
+struct rnic_cm_event {
+	struct list_head node;
+	struct rnic_cm_id *id;
+	struct rnic_cm_get_event desc;
+};
+
+/* cdev.c: files, ids, events */
+void rnic_cm_id_put(struct rnic_cm_id *id);
+struct rnic_cm_id *rnic_cm_id_create(struct rnic_cm_file *file, u16 ps,
+				     u8 qp_type, u64 uid);
+void rnic_cm_id_destroy(struct rnic_cm_id *id);
+struct rnic_cm_event *rnic_cm_event_alloc(struct rnic_cm_id *id, u32 event,
+					  int status);
+void rnic_cm_event_queue(struct rnic_cm_event *ev);
+void rnic_cm_event(struct rnic_cm_id *id, u32 event, int status);
+
+/* addr.c: addresses, devices, paths, port spaces */
+int rnic_cm_addr_check(const struct sockaddr_storage *addr);
+bool rnic_cm_addr_any(const struct sockaddr_storage *addr);
+u16 rnic_cm_port(const struct sockaddr_storage *addr);
+void rnic_cm_set_port(struct sockaddr_storage *addr, u16 port);
+void rnic_cm_addr_gid(const struct sockaddr_storage *addr, u8 *gid);
+void rnic_cm_gid_addr(const u8 *gid, u16 port, struct sockaddr_storage *addr);
+int rnic_cm_bind(struct rnic_cm_id *id, const struct sockaddr_storage *addr);
+void rnic_cm_unbind(struct rnic_cm_id *id);
+struct rnic_cm_id *rnic_cm_find_listener(struct net *net, u16 ps,
+					 const struct sockaddr_storage *addr);
+int rnic_cm_resolve_addr(struct rnic_cm_id *id,
+			 const struct sockaddr_storage *src,
+			 const struct sockaddr_storage *dst);
+int rnic_cm_resolve_route(struct rnic_cm_id *id);
+int rnic_cm_path(struct rnic_cm_id *id, const u8 *dgid, u8 hop_limit,
+		 u8 traffic_class, u32 flow_label);
+void rnic_cm_set_dev(struct rnic_cm_id *id, struct rnic_dev *rdev);
+int rnic_cm_set_sgid(struct rnic_cm_id *id, const u8 *gid);
+
+/* proto.c: the IB CM protocol */
+int rnic_cm_connect(struct rnic_cm_id *id,
+		    const struct rnic_cm_conn_param *param);
+int rnic_cm_accept(struct rnic_cm_id *id,
+		   const struct rnic_cm_conn_param *param);
+int rnic_cm_reject(struct rnic_cm_id *id, u16 reason, const u8 *pdata,
+		   u8 len);
+int rnic_cm_establish(struct rnic_cm_id *id);
+int rnic_cm_disconnect(struct rnic_cm_id *id, const u8 *pdata, u8 len);
+void rnic_cm_proto_destroy(struct rnic_cm_id *id);
+void rnic_cm_timer_fn(struct work_struct *work);
+int rnic_cm_init_qp_attr(struct rnic_cm_id *id, u32 qp_state,
+			 struct rnic_qp_attr *attr, u32 *mask);
+int rnic_cm_proto_init(void);
+void rnic_cm_proto_exit(void);
+
+#endif /* RNIC_CM_H */

@@ -1,0 +1,1289 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rnic: software RDMA NIC - the IB CM protocol (IBTA vol. 1 ch. 12) with
+ * the kernel rdma_cm's private data header, so that rnic connects to the
+ * kernel's rdma_cm over rdma_rxe as to itself.
+ *
+ * Messages are MADs (management class 0x07, class version 2, method
+ * SEND) carried as UD datagrams from QP 1 to QP 1 (Q_Key 0x80010000) of
+ * the devices, on the link the path takes: rnic_cm_mad_xmit() hands one
+ * to the link like any packet; the link hands one that arrived at QP 1
+ * to rnic_cm_gsi_rcv() (softirq), which copies it and queues a work item
+ * that handles it under rnic_cm_lock (rnic_cm_mad_work()).
+ *
+ * A connection, active side: CONNECT sends a REQ (REQ_SENT); the REP
+ * queues CONNECT_RESPONSE (REP_RCVD); ESTABLISH sends the RTU
+ * (ESTABLISHED). Passive side: a REQ makes a new id on the listener's
+ * file and queues CONNECT_REQUEST (REQ_RCVD); ACCEPT sends the REP
+ * (REP_SENT); the RTU queues ESTABLISHED. REJECT, or no listener, sends
+ * a REJ (REJECTED at the other side). DISCONNECT sends a DREQ (DREQ_SENT)
+ * or, after the peer's (DREQ_RCVD), the DREP; both sides then wait out
+ * the time in which packets of the connection can be in flight
+ * (TIMEWAIT) and get TIMEWAIT_EXIT.
+ *
+ * A message that waits for an answer (REQ, REP, DREQ) is kept in
+ * rnic_cm_conn.mad and sent again by the id's timer after the peer's
+ * response time, up to the retries the REQ names; then the id gives up
+ * (UNREACHABLE, CONNECT_ERROR, or DISCONNECTED). A duplicate of a
+ * message already answered gets the answer again (REP to a REQ, RTU to a
+ * REP, DREP to a DREQ). Every field of a received message is checked
+ * before it is used; what does not fit the id's state is dropped.
+ */
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <asm/unaligned.h>
+
+#include "cm/cm.h"
+#include "engine/engine.h"
+
+/* MAD header (IBTA 13.4.3) */
+#define RNIC_MAD_BASE_VERSION	1
+#define RNIC_MAD_CLASS_CM	0x07
+#define RNIC_MAD_CM_VERSION	2
+#define RNIC_MAD_METHOD_SEND	0x03
+#define RNIC_MAD_HDR_SIZE	24
+
+/* CM attribute ids (IBTA 12.6.1) */
+#define RNIC_CM_ATTR_REQ	0x0010
+#define RNIC_CM_ATTR_MRA	0x0011
+#define RNIC_CM_ATTR_REJ	0x0012
+#define RNIC_CM_ATTR_REP	0x0013
+#define RNIC_CM_ATTR_RTU	0x0014
+#define RNIC_CM_ATTR_DREQ	0x0015
+#define RNIC_CM_ATTR_DREP	0x0016
+
+/* REJ's "message rejected" */
+#define RNIC_CM_REJ_MSG_REQ	0
+#define RNIC_CM_REJ_MSG_REP	1
+
+/*
+ * Timing: the response timeout both sides ask for (4.096 us * 2^20, about
+ * 4.3 s) and the retries, the kernel rdma_cm's values; a module
+ * parameter makes them shorter for tests of a peer that is gone.
+ */
+#define RNIC_CM_RESPONSE_TIMEOUT 20
+static unsigned int cm_retries = 15;
+module_param(cm_retries, uint, 0644);
+MODULE_PARM_DESC(cm_retries, "times the CM sends a REQ, REP or DREQ again (default 15)");
+static unsigned int cm_timeout_ms = 4295;
+module_param(cm_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(cm_timeout_ms, "milliseconds the CM waits for an answer before sending again (default 4295)");
+
+/*
+ * A field of a message: its first byte (from the start of the message,
+ * after the MAD header), the bit it starts at (0: the byte's most
+ * significant) and its width, as IBTA's tables give them. Fields are big
+ * endian and at most 64 bits.
+ */
+struct rnic_cm_field {
+	u16 byte;
+	u8 bit;
+	u8 bits;
+};
+
+#define F(b, o, w) ((struct rnic_cm_field){ .byte = (b), .bit = (o), .bits = (w) })
+
+/* REQ (IBTA table 106) */
+#define REQ_LOCAL_COMM_ID	F(0, 0, 32)
+#define REQ_SERVICE_ID		F(8, 0, 64)
+#define REQ_LOCAL_CA_GUID	F(16, 0, 64)
+#define REQ_LOCAL_QKEY		F(28, 0, 32)
+#define REQ_LOCAL_QPN		F(32, 0, 24)
+#define REQ_RESP_RESOURCES	F(35, 0, 8)
+#define REQ_INIT_DEPTH		F(39, 0, 8)
+#define REQ_REMOTE_RESP_TIMEOUT	F(43, 0, 5)
+#define REQ_TRANSPORT		F(43, 5, 2)
+#define REQ_FLOW_CONTROL	F(43, 7, 1)
+#define REQ_STARTING_PSN	F(44, 0, 24)
+#define REQ_LOCAL_RESP_TIMEOUT	F(47, 0, 5)
+#define REQ_RETRY_COUNT		F(47, 5, 3)
+#define REQ_PKEY		F(48, 0, 16)
+#define REQ_PATH_MTU		F(50, 0, 4)
+#define REQ_RNR_RETRY		F(50, 5, 3)
+#define REQ_MAX_CM_RETRIES	F(51, 0, 4)
+#define REQ_SRQ			F(51, 4, 1)
+#define REQ_LOCAL_LID		F(52, 0, 16)
+#define REQ_REMOTE_LID		F(54, 0, 16)
+#define REQ_LOCAL_GID		56
+#define REQ_REMOTE_GID		72
+#define REQ_FLOW_LABEL		F(88, 0, 20)
+#define REQ_PACKET_RATE		F(91, 2, 6)
+#define REQ_TRAFFIC_CLASS	F(92, 0, 8)
+#define REQ_HOP_LIMIT		F(93, 0, 8)
+#define REQ_SL			F(94, 0, 4)
+#define REQ_LOCAL_ACK_TIMEOUT	F(95, 0, 5)
+#define REQ_PRIVATE_DATA	140
+#define REQ_PRIVATE_DATA_LEN	92
+
+/* REP (table 108) */
+#define REP_LOCAL_COMM_ID	F(0, 0, 32)
+#define REP_REMOTE_COMM_ID	F(4, 0, 32)
+#define REP_LOCAL_QKEY		F(8, 0, 32)
+#define REP_LOCAL_QPN		F(12, 0, 24)
+#define REP_STARTING_PSN	F(20, 0, 24)
+#define REP_RESP_RESOURCES	F(24, 0, 8)
+#define REP_INIT_DEPTH		F(25, 0, 8)
+#define REP_TARGET_ACK_DELAY	F(26, 0, 5)
+#define REP_FLOW_CONTROL	F(26, 7, 1)
+#define REP_RNR_RETRY		F(27, 0, 3)
+#define REP_SRQ			F(27, 3, 1)
+#define REP_LOCAL_CA_GUID	F(28, 0, 64)
+#define REP_PRIVATE_DATA	36
+#define REP_PRIVATE_DATA_LEN	196
+
+/* RTU, DREQ, DREP (tables 110, 112, 113) */
+#define MSG_LOCAL_COMM_ID	F(0, 0, 32)
+#define MSG_REMOTE_COMM_ID	F(4, 0, 32)
+#define RTU_PRIVATE_DATA	8
+#define RTU_PRIVATE_DATA_LEN	224
+#define DREQ_REMOTE_QPN		F(8, 0, 24)
+#define DREQ_PRIVATE_DATA	12
+#define DREQ_PRIVATE_DATA_LEN	220
+#define DREP_PRIVATE_DATA	8
+#define DREP_PRIVATE_DATA_LEN	224
+
+/* REJ (table 109) */
+#define REJ_MSG_REJECTED	F(8, 0, 2)
+#define REJ_INFO_LEN		F(9, 0, 7)
+#define REJ_REASON		F(10, 0, 16)
+#define REJ_PRIVATE_DATA	84
+#define REJ_PRIVATE_DATA_LEN	148
+
+/* MRA (table 107): only its comm ids are read */
+
+/*
+ * The kernel rdma_cm's header in front of a REQ's private data (IP port
+ * spaces): version 0, IP version in the high nibble, the active side's
+ * port, its address and the passive side's (IPv4 in the last 4 bytes).
+ */
+#define CMA_HDR_LEN		36
+#define CMA_VERSION		0x00
+
+static u64 rnic_cm_get(const u8 *msg, struct rnic_cm_field f)
+{
+	unsigned int nbytes = (f.bit + f.bits + 7) / 8, i;
+	u64 v = 0;
+
+	for (i = 0; i < nbytes; i++)
+		v = v << 8 | msg[f.byte + i];
+	v >>= nbytes * 8 - f.bit - f.bits;
+	return f.bits == 64 ? v : v & GENMASK_ULL(f.bits - 1, 0);
+}
+
+static void rnic_cm_put(u8 *msg, struct rnic_cm_field f, u64 val)
+{
+	unsigned int nbytes = (f.bit + f.bits + 7) / 8, i;
+	unsigned int shift = nbytes * 8 - f.bit - f.bits;
+	u64 mask = (f.bits == 64 ? ~0ULL : GENMASK_ULL(f.bits - 1, 0)) << shift;
+	u64 v = 0;
+
+	for (i = 0; i < nbytes; i++)
+		v = v << 8 | msg[f.byte + i];
+	v = (v & ~mask) | ((val << shift) & mask);
+	for (i = nbytes; i--; v >>= 8)
+		msg[f.byte + i] = v & 0xff;
+}
+
+/* The comm ids of this side's connections: local comm id -> id */
+static DEFINE_XARRAY_ALLOC1(rnic_cm_comm_ids);
+static u32 rnic_cm_comm_next;
+
+/* Passive ids by the peer's comm id, to find a REQ's duplicates */
+static DEFINE_HASHTABLE(rnic_cm_remote, 8);
+
+/* MADs received and not yet handled, at most RNIC_CM_MADS_MAX */
+static atomic_t rnic_cm_mads_queued = ATOMIC_INIT(0);
+#define RNIC_CM_MADS_MAX	1024
+
+static u8 *rnic_cm_msg(u8 *mad)
+{
+	return mad + RNIC_MAD_HDR_SIZE;
+}
+
+/* Start a MAD: the header of attribute @attr_id, transaction @tid. */
+static u8 *rnic_cm_mad_init(u8 *mad, u16 attr_id, u64 tid)
+{
+	memset(mad, 0, RNIC_CM_MAD_SIZE);
+	mad[0] = RNIC_MAD_BASE_VERSION;
+	mad[1] = RNIC_MAD_CLASS_CM;
+	mad[2] = RNIC_MAD_CM_VERSION;
+	mad[3] = RNIC_MAD_METHOD_SEND;
+	put_unaligned_be64(tid, mad + 8);
+	put_unaligned_be16(attr_id, mad + 16);
+	return rnic_cm_msg(mad);
+}
+
+/*
+ * Send a MAD from QP 1 of @rdev along @av to QP 1 of the peer.
+ * Return: 0 or what the link said (the message is lost; a retry or the
+ * peer's finds out).
+ */
+static int rnic_cm_mad_xmit(struct rnic_dev *rdev, const struct rnic_av *av,
+			    const u8 *mad)
+{
+	struct rnic_payload pl = { .inline_data = mad };
+	struct rnic_pkt pkt = {
+		.opcode = RNIC_TRANSPORT_UD | RNIC_SEND_ONLY,
+		.dqpn = RNIC_QPN_GSI,
+		.sqpn = RNIC_QPN_GSI,
+		.qkey = RNIC_CM_GSI_QKEY,
+		.npkts = 1,
+		.av = av,
+		.dev = rdev,
+		.len = RNIC_CM_MAD_SIZE,
+		.payload = &pl,
+	};
+	int ret;
+
+	if (!READ_ONCE(rdev->live))
+		return -ENODEV;
+	rcu_read_lock();
+	local_bh_disable();
+	ret = rnic_link_xmit(&pkt);
+	local_bh_enable();
+	rcu_read_unlock();
+	return ret;
+}
+
+static void rnic_cm_send(struct rnic_cm_id *id, const u8 *mad)
+{
+	rnic_cm_mad_xmit(id->rdev, &id->av, mad);
+}
+
+/* Arm the id's timer (one reference while pending). */
+static void rnic_cm_timer_arm(struct rnic_cm_id *id, unsigned long ms)
+{
+	if (!delayed_work_pending(&id->timer))
+		kref_get(&id->ref);
+	mod_delayed_work(rnic_cm_wq, &id->timer, msecs_to_jiffies(ms));
+}
+
+static void rnic_cm_timer_cancel(struct rnic_cm_id *id)
+{
+	if (cancel_delayed_work(&id->timer))
+		rnic_cm_id_put(id);
+}
+
+/* Send the message that waits for an answer, and wait for it. */
+static void rnic_cm_send_wait(struct rnic_cm_id *id)
+{
+	id->conn.retries = 0;
+	rnic_cm_send(id, id->conn.mad);
+	rnic_cm_timer_arm(id, id->conn.resp_timeout_ms);
+}
+
+static void rnic_cm_comm_id_free(struct rnic_cm_id *id)
+{
+	if (id->conn.local_comm_id) {
+		xa_erase(&rnic_cm_comm_ids, id->conn.local_comm_id);
+		id->conn.local_comm_id = 0;
+	}
+	hash_del(&id->remote_node);
+}
+
+static int rnic_cm_comm_id_alloc(struct rnic_cm_id *id)
+{
+	int ret = xa_alloc_cyclic(&rnic_cm_comm_ids, &id->conn.local_comm_id,
+				  id, xa_limit_32b, &rnic_cm_comm_next,
+				  GFP_KERNEL);
+
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * The time packets of a connection may still be in flight after it
+ * ends: twice the QP's ACK timeout, at least 100 ms.
+ */
+static unsigned long rnic_cm_timewait_ms(const struct rnic_cm_id *id)
+{
+	u64 us = 4ULL << id->ack_timeout;
+
+	return max_t(u64, 100, 2 * us / 1000);
+}
+
+/* The connection is over: wait out its packets, then TIMEWAIT_EXIT. */
+static void rnic_cm_enter_timewait(struct rnic_cm_id *id)
+{
+	id->state = RNIC_CM_TIMEWAIT;
+	rnic_cm_timer_arm(id, rnic_cm_timewait_ms(id));
+}
+
+/* Fill an event's connection parameters from a message's fields. */
+static void rnic_cm_event_pdata(struct rnic_cm_event *ev, const u8 *pdata,
+				unsigned int len)
+{
+	if (!ev)
+		return;
+	memcpy(ev->desc.out_conn.private_data, pdata, len);
+	ev->desc.out_conn.private_data_len = len;
+}
+
+/* A REJ: to the id's peer, or (@id NULL) to the sender of a REQ. */
+static void rnic_cm_fill_rej(u8 *mad, u64 tid, u32 local, u32 remote,
+			     u8 msg_rejected, u16 reason, const u8 *pdata,
+			     u8 len)
+{
+	u8 *msg = rnic_cm_mad_init(mad, RNIC_CM_ATTR_REJ, tid);
+
+	rnic_cm_put(msg, MSG_LOCAL_COMM_ID, local);
+	rnic_cm_put(msg, MSG_REMOTE_COMM_ID, remote);
+	rnic_cm_put(msg, REJ_MSG_REJECTED, msg_rejected);
+	rnic_cm_put(msg, REJ_REASON, reason);
+	if (len)
+		memcpy(msg + REJ_PRIVATE_DATA, pdata, len);
+}
+
+/**
+ * rnic_cm_connect() - send a REQ for an id whose route is resolved
+ * @id: the id
+ * @param: the QP and parameters, checked
+ *
+ * Context: rnic_cm_lock held.
+ * Return: 0, -EINVAL (state, or a UD id: SIDR is not done yet, so
+ * -EOPNOTSUPP), -ENOMEM.
+ */
+int rnic_cm_connect(struct rnic_cm_id *id,
+		    const struct rnic_cm_conn_param *param)
+{
+	struct rnic_cm_conn *c = &id->conn;
+	u8 *msg, *hdr;
+	int ret;
+
+	if (id->qp_type == RNIC_QPT_UD || id->ps == RNIC_CM_PS_IB)
+		return -EOPNOTSUPP;
+	if (id->state != RNIC_CM_ROUTE_RESOLVED)
+		return -EINVAL;
+	ret = rnic_cm_comm_id_alloc(id);
+	if (ret)
+		return ret;
+	c->qpn = param->qp_num;
+	c->psn = get_random_u32() & RNIC_PSN_MASK;
+	c->responder_resources = min_t(u8, param->responder_resources,
+				       RNIC_MAX_RD_ATOM);
+	c->initiator_depth = min_t(u8, param->initiator_depth,
+				   RNIC_MAX_RD_ATOM);
+	c->retry_count = param->retry_count;
+	c->rnr_retry_count = param->rnr_retry_count;
+	c->srq = param->srq;
+	c->flow_control = param->flow_control;
+	c->tid = (u64)get_random_u32() << 32 | c->local_comm_id;
+	c->resp_timeout_ms = READ_ONCE(cm_timeout_ms);
+	c->max_retries = min(READ_ONCE(cm_retries), 15U);
+
+	msg = rnic_cm_mad_init(c->mad, RNIC_CM_ATTR_REQ, c->tid);
+	rnic_cm_put(msg, REQ_LOCAL_COMM_ID, c->local_comm_id);
+	rnic_cm_put(msg, REQ_SERVICE_ID,
+		    (u64)id->ps << 16 | rnic_cm_port(&id->dst));
+	rnic_cm_put(msg, REQ_LOCAL_CA_GUID, be64_to_cpu(id->rdev->node_guid));
+	rnic_cm_put(msg, REQ_LOCAL_QPN, c->qpn);
+	rnic_cm_put(msg, REQ_RESP_RESOURCES, c->responder_resources);
+	rnic_cm_put(msg, REQ_INIT_DEPTH, c->initiator_depth);
+	rnic_cm_put(msg, REQ_REMOTE_RESP_TIMEOUT, RNIC_CM_RESPONSE_TIMEOUT);
+	rnic_cm_put(msg, REQ_TRANSPORT, 0);	/* RC */
+	rnic_cm_put(msg, REQ_FLOW_CONTROL, c->flow_control);
+	rnic_cm_put(msg, REQ_STARTING_PSN, c->psn);
+	rnic_cm_put(msg, REQ_LOCAL_RESP_TIMEOUT, RNIC_CM_RESPONSE_TIMEOUT);
+	rnic_cm_put(msg, REQ_RETRY_COUNT, c->retry_count);
+	rnic_cm_put(msg, REQ_PKEY, RNIC_PKEY_DEFAULT);
+	rnic_cm_put(msg, REQ_PATH_MTU, id->mtu);
+	rnic_cm_put(msg, REQ_RNR_RETRY, c->rnr_retry_count);
+	rnic_cm_put(msg, REQ_MAX_CM_RETRIES, c->max_retries);
+	rnic_cm_put(msg, REQ_SRQ, c->srq);
+	/* RoCE has no LIDs: the permissive LID, as the kernel's CM sends */
+	rnic_cm_put(msg, REQ_LOCAL_LID, 0xffff);
+	rnic_cm_put(msg, REQ_REMOTE_LID, 0xffff);
+	memcpy(msg + REQ_LOCAL_GID, id->av.sgid, 16);
+	memcpy(msg + REQ_REMOTE_GID, id->av.dgid, 16);
+	rnic_cm_put(msg, REQ_FLOW_LABEL, id->av.flow_label);
+	rnic_cm_put(msg, REQ_PACKET_RATE, id->av.static_rate);
+	rnic_cm_put(msg, REQ_TRAFFIC_CLASS, id->av.traffic_class);
+	rnic_cm_put(msg, REQ_HOP_LIMIT, id->av.hop_limit);
+	rnic_cm_put(msg, REQ_SL, id->av.sl);
+	rnic_cm_put(msg, REQ_LOCAL_ACK_TIMEOUT, id->ack_timeout);
+
+	hdr = msg + REQ_PRIVATE_DATA;
+	if (id->ps != RNIC_CM_PS_IB) {
+		hdr[0] = CMA_VERSION;
+		hdr[1] = (id->src.ss_family == AF_INET ? 4 : 6) << 4;
+		put_unaligned_be16(rnic_cm_port(&id->src), hdr + 2);
+		memcpy(hdr + 4, id->av.sgid, 16);
+		memcpy(hdr + 20, id->av.dgid, 16);
+		if (id->src.ss_family == AF_INET) {
+			memset(hdr + 4, 0, 12);
+			memset(hdr + 20, 0, 12);
+		}
+		hdr += CMA_HDR_LEN;
+	}
+	memcpy(hdr, param->private_data, param->private_data_len);
+
+	id->state = RNIC_CM_REQ_SENT;
+	rnic_cm_send_wait(id);
+	return 0;
+}
+
+/* The REP of an accepted request, from the id's agreed parameters. */
+static void rnic_cm_fill_rep(struct rnic_cm_id *id, const u8 *pdata, u8 len)
+{
+	struct rnic_cm_conn *c = &id->conn;
+	u8 *msg = rnic_cm_mad_init(c->mad, RNIC_CM_ATTR_REP, c->tid);
+
+	rnic_cm_put(msg, REP_LOCAL_COMM_ID, c->local_comm_id);
+	rnic_cm_put(msg, REP_REMOTE_COMM_ID, c->remote_comm_id);
+	rnic_cm_put(msg, REP_LOCAL_QPN, c->qpn);
+	rnic_cm_put(msg, REP_STARTING_PSN, c->psn);
+	rnic_cm_put(msg, REP_RESP_RESOURCES, c->responder_resources);
+	rnic_cm_put(msg, REP_INIT_DEPTH, c->initiator_depth);
+	rnic_cm_put(msg, REP_FLOW_CONTROL, c->flow_control);
+	rnic_cm_put(msg, REP_RNR_RETRY, c->rnr_retry_count);
+	rnic_cm_put(msg, REP_SRQ, c->srq);
+	rnic_cm_put(msg, REP_LOCAL_CA_GUID, be64_to_cpu(id->rdev->node_guid));
+	memcpy(msg + REP_PRIVATE_DATA, pdata, len);
+}
+
+/* A request's id is answered: its listener's backlog has room again. */
+static void rnic_cm_request_done(struct rnic_cm_id *id)
+{
+	if (!id->listener)
+		return;
+	id->listener->pending--;
+	rnic_cm_id_put(id->listener);
+	id->listener = NULL;
+}
+
+/**
+ * rnic_cm_accept() - accept a connection request: send the REP
+ * @id: a request's id
+ * @param: its QP (in RTS already, with INIT_QP_ATTR's attributes) and
+ *	parameters, checked
+ *
+ * Context: rnic_cm_lock held.
+ * Return: 0 or -EINVAL (state).
+ */
+int rnic_cm_accept(struct rnic_cm_id *id,
+		   const struct rnic_cm_conn_param *param)
+{
+	struct rnic_cm_conn *c = &id->conn;
+
+	if (id->state != RNIC_CM_REQ_RCVD)
+		return -EINVAL;
+	c->qpn = param->qp_num;
+	/* at most what the peer sends / takes */
+	c->responder_resources = min(param->responder_resources,
+				     c->responder_resources);
+	c->initiator_depth = min(param->initiator_depth, c->initiator_depth);
+	c->retry_count = param->retry_count;
+	c->rnr_retry_count = param->rnr_retry_count;
+	c->srq = param->srq;
+	c->flow_control = param->flow_control;
+	rnic_cm_fill_rep(id, param->private_data, param->private_data_len);
+	rnic_cm_request_done(id);
+	id->state = RNIC_CM_REP_SENT;
+	rnic_cm_send_wait(id);
+	return 0;
+}
+
+/**
+ * rnic_cm_reject() - reject a connection request (or a response)
+ * @id: a request's id, or an active id after CONNECT_RESPONSE
+ * @reason: the IB CM reason
+ * @pdata: private data
+ * @len: its bytes, checked
+ *
+ * Context: rnic_cm_lock held.
+ * Return: 0 or -EINVAL (state).
+ */
+int rnic_cm_reject(struct rnic_cm_id *id, u16 reason, const u8 *pdata, u8 len)
+{
+	struct rnic_cm_conn *c = &id->conn;
+	u8 which;
+
+	if (id->state == RNIC_CM_REQ_RCVD)
+		which = RNIC_CM_REJ_MSG_REQ;
+	else if (id->state == RNIC_CM_REP_RCVD)
+		which = RNIC_CM_REJ_MSG_REP;
+	else
+		return -EINVAL;
+	rnic_cm_fill_rej(c->mad, c->tid, c->local_comm_id, c->remote_comm_id,
+			 which, reason, pdata, len);
+	rnic_cm_send(id, c->mad);
+	rnic_cm_request_done(id);
+	rnic_cm_comm_id_free(id);
+	id->state = RNIC_CM_DONE;
+	return 0;
+}
+
+/* Fill and send the RTU (active side, after the REP). */
+static void rnic_cm_send_rtu(struct rnic_cm_id *id)
+{
+	struct rnic_cm_conn *c = &id->conn;
+	u8 *msg = rnic_cm_mad_init(c->mad, RNIC_CM_ATTR_RTU, c->tid);
+
+	rnic_cm_put(msg, MSG_LOCAL_COMM_ID, c->local_comm_id);
+	rnic_cm_put(msg, MSG_REMOTE_COMM_ID, c->remote_comm_id);
+	rnic_cm_send(id, c->mad);
+}
+
+/**
+ * rnic_cm_establish() - the connection is up: the active side sends the
+ *	RTU; the passive side (rdma_notify() of COMM_EST) takes it as come
+ * @id: an id in REP_RCVD, or REP_SENT
+ *
+ * Context: rnic_cm_lock held.
+ * Return: 0 or -EINVAL (state).
+ */
+int rnic_cm_establish(struct rnic_cm_id *id)
+{
+	if (id->state == RNIC_CM_REP_RCVD) {
+		rnic_cm_send_rtu(id);
+		id->state = RNIC_CM_ESTABLISHED;
+		return 0;
+	}
+	if (id->state == RNIC_CM_REP_SENT) {
+		rnic_cm_timer_cancel(id);
+		id->state = RNIC_CM_ESTABLISHED;
+		rnic_cm_event(id, RNIC_CM_EVENT_ESTABLISHED, 0);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* Fill and send a DREP to the id's peer. */
+static void rnic_cm_send_drep(struct rnic_cm_id *id, u64 tid, const u8 *pdata,
+			      u8 len)
+{
+	struct rnic_cm_conn *c = &id->conn;
+	u8 *msg = rnic_cm_mad_init(c->mad, RNIC_CM_ATTR_DREP, tid);
+
+	rnic_cm_put(msg, MSG_LOCAL_COMM_ID, c->local_comm_id);
+	rnic_cm_put(msg, MSG_REMOTE_COMM_ID, c->remote_comm_id);
+	memcpy(msg + DREP_PRIVATE_DATA, pdata, len);
+	rnic_cm_send(id, c->mad);
+}
+
+/* Fill the DREQ and send it, waiting for the DREP. */
+static void rnic_cm_send_dreq(struct rnic_cm_id *id, const u8 *pdata, u8 len)
+{
+	struct rnic_cm_conn *c = &id->conn;
+	u8 *msg;
+
+	c->tid = (u64)get_random_u32() << 32 | c->local_comm_id;
+	msg = rnic_cm_mad_init(c->mad, RNIC_CM_ATTR_DREQ, c->tid);
+	rnic_cm_put(msg, MSG_LOCAL_COMM_ID, c->local_comm_id);
+	rnic_cm_put(msg, MSG_REMOTE_COMM_ID, c->remote_comm_id);
+	rnic_cm_put(msg, DREQ_REMOTE_QPN, c->remote_qpn);
+	memcpy(msg + DREQ_PRIVATE_DATA, pdata, len);
+	id->state = RNIC_CM_DREQ_SENT;
+	rnic_cm_send_wait(id);
+}
+
+/**
+ * rnic_cm_disconnect() - end a connection
+ * @id: a connected id (or one whose peer asked first: the DREP goes)
+ * @pdata: private data for the DREQ or DREP
+ * @len: its bytes, checked
+ *
+ * Context: rnic_cm_lock held.
+ * Return: 0 or -EINVAL (not connected).
+ */
+int rnic_cm_disconnect(struct rnic_cm_id *id, const u8 *pdata, u8 len)
+{
+	switch (id->state) {
+	case RNIC_CM_ESTABLISHED:
+	case RNIC_CM_REP_SENT:
+	case RNIC_CM_REP_RCVD:
+		rnic_cm_timer_cancel(id);
+		rnic_cm_send_dreq(id, pdata, len);
+		return 0;
+	case RNIC_CM_DREQ_RCVD:
+		rnic_cm_send_drep(id, id->conn.tid, pdata, len);
+		rnic_cm_enter_timewait(id);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/**
+ * rnic_cm_proto_destroy() - end what an id being destroyed has going
+ * @id: the id
+ *
+ * As the IB CM does when its id goes: an unanswered request or response
+ * is rejected, a connection gets a DREQ (not waited for), the timer is
+ * stopped, the comm id freed.
+ *
+ * Context: rnic_cm_lock held.
+ */
+void rnic_cm_proto_destroy(struct rnic_cm_id *id)
+{
+	rnic_cm_timer_cancel(id);
+	switch (id->state) {
+	case RNIC_CM_REQ_RCVD:
+	case RNIC_CM_REP_RCVD:
+		rnic_cm_reject(id, RNIC_CM_REJ_CONSUMER_DEFINED, NULL, 0);
+		break;
+	case RNIC_CM_REQ_SENT:
+		rnic_cm_fill_rej(id->conn.mad, id->conn.tid,
+				 id->conn.local_comm_id, 0, RNIC_CM_REJ_MSG_REQ,
+				 RNIC_CM_REJ_TIMEOUT, NULL, 0);
+		rnic_cm_send(id, id->conn.mad);
+		break;
+	case RNIC_CM_ESTABLISHED:
+	case RNIC_CM_REP_SENT:
+		rnic_cm_send_dreq(id, NULL, 0);
+		rnic_cm_timer_cancel(id);
+		break;
+	case RNIC_CM_DREQ_RCVD:
+		rnic_cm_send_drep(id, id->conn.tid, NULL, 0);
+		break;
+	}
+	rnic_cm_request_done(id);
+	rnic_cm_comm_id_free(id);
+	id->state = RNIC_CM_DONE;
+}
+
+/* The id gives up on the message it sent: no answer after the retries. */
+static void rnic_cm_give_up(struct rnic_cm_id *id)
+{
+	struct rnic_cm_conn *c = &id->conn;
+
+	switch (id->state) {
+	case RNIC_CM_REQ_SENT:
+	case RNIC_CM_REP_SENT:
+		rnic_cm_fill_rej(c->mad, c->tid, c->local_comm_id,
+				 c->remote_comm_id,
+				 id->state == RNIC_CM_REQ_SENT ?
+				 RNIC_CM_REJ_MSG_REQ : RNIC_CM_REJ_MSG_REP,
+				 RNIC_CM_REJ_TIMEOUT, NULL, 0);
+		rnic_cm_send(id, c->mad);
+		rnic_cm_event(id, id->state == RNIC_CM_REQ_SENT ?
+			      RNIC_CM_EVENT_UNREACHABLE :
+			      RNIC_CM_EVENT_CONNECT_ERROR, -ETIMEDOUT);
+		rnic_cm_comm_id_free(id);
+		id->state = RNIC_CM_DONE;
+		break;
+	case RNIC_CM_DREQ_SENT:
+		rnic_cm_event(id, RNIC_CM_EVENT_DISCONNECTED, 0);
+		rnic_cm_enter_timewait(id);
+		break;
+	}
+}
+
+/**
+ * rnic_cm_timer_fn() - an id's timer: send the waiting message again,
+ *	give up on it, or end the time wait
+ * @work: rnic_cm_id.timer
+ *
+ * Holds the id's reference the arming took, and drops it.
+ */
+void rnic_cm_timer_fn(struct work_struct *work)
+{
+	struct rnic_cm_id *id = container_of(to_delayed_work(work),
+					     struct rnic_cm_id, timer);
+
+	mutex_lock(&rnic_cm_lock);
+	if (!id->file || delayed_work_pending(&id->timer)) {
+		/* destroyed, or re-armed since: not this run's business */
+	} else if (id->state == RNIC_CM_TIMEWAIT) {
+		rnic_cm_comm_id_free(id);
+		id->state = RNIC_CM_DONE;
+		rnic_cm_event(id, RNIC_CM_EVENT_TIMEWAIT_EXIT, 0);
+	} else if (id->state == RNIC_CM_REQ_SENT ||
+		   id->state == RNIC_CM_REP_SENT ||
+		   id->state == RNIC_CM_DREQ_SENT) {
+		if (id->conn.retries++ < id->conn.max_retries) {
+			rnic_cm_send(id, id->conn.mad);
+			kref_get(&id->ref);
+			queue_delayed_work(rnic_cm_wq, &id->timer,
+					   msecs_to_jiffies(id->conn.resp_timeout_ms));
+		} else {
+			rnic_cm_give_up(id);
+		}
+	}
+	mutex_unlock(&rnic_cm_lock);
+	rnic_cm_id_put(id);
+}
+
+/**
+ * struct rnic_cm_mad_work - a MAD that arrived at QP 1
+ * @work: handled by rnic_cm_mad_work()
+ * @rdev: the device it came to (a reference)
+ * @sgid: the sender's GID
+ * @dgid: the GID it was sent to (one of @rdev's)
+ * @hop_limit: the packet's hop limit / TTL
+ * @traffic_class: its traffic class / TOS
+ * @mad: the MAD
+ */
+struct rnic_cm_mad_work {
+	struct work_struct work;
+	struct rnic_dev *rdev;
+	u8 sgid[16];
+	u8 dgid[16];
+	u8 hop_limit;
+	u8 traffic_class;
+	u8 mad[RNIC_CM_MAD_SIZE];
+};
+
+/* The id of this side a message names by its remote comm id */
+static struct rnic_cm_id *rnic_cm_lookup(const struct rnic_cm_mad_work *w,
+					 const u8 *msg)
+{
+	struct rnic_cm_id *id;
+
+	id = xa_load(&rnic_cm_comm_ids, rnic_cm_get(msg, MSG_REMOTE_COMM_ID));
+	/* the peer's comm id too, once known, and the device it came to */
+	if (!id || id->rdev != w->rdev ||
+	    (id->conn.remote_comm_id &&
+	     id->conn.remote_comm_id != rnic_cm_get(msg, MSG_LOCAL_COMM_ID)))
+		return NULL;
+	return id;
+}
+
+/* REJ to the sender of a REQ that no id takes */
+static void rnic_cm_reject_req(const struct rnic_cm_mad_work *w,
+			       const u8 *req, u16 reason)
+{
+	struct rnic_ah_attr attr = {
+		.hop_limit = 64, .is_global = 1, .port_num = 1,
+	};
+	struct rnic_av av;
+	u8 mad[RNIC_CM_MAD_SIZE];
+	int index;
+
+	for (index = 0; index < RNIC_GID_TABLE_LEN; index++)
+		if (w->rdev->port.gids[index].valid &&
+		    !memcmp(w->rdev->port.gids[index].raw, w->dgid, 16))
+			break;
+	if (index == RNIC_GID_TABLE_LEN)
+		return;
+	attr.sgid_index = index;
+	memcpy(attr.dgid, w->sgid, 16);
+	if (rnic_av_from_attr(w->rdev, &attr, &av))
+		return;
+	rnic_cm_fill_rej(mad, get_unaligned_be64(w->mad + 8), 0,
+			 rnic_cm_get(req, REQ_LOCAL_COMM_ID),
+			 RNIC_CM_REJ_MSG_REQ, reason, NULL, 0);
+	rnic_cm_mad_xmit(w->rdev, &av, mad);
+}
+
+/* A duplicate of a REQ this side has: answer again what it answered. */
+static bool rnic_cm_req_duplicate(const struct rnic_cm_mad_work *w,
+				  const u8 *msg)
+{
+	u32 remote = rnic_cm_get(msg, REQ_LOCAL_COMM_ID);
+	__be64 guid = cpu_to_be64(rnic_cm_get(msg, REQ_LOCAL_CA_GUID));
+	struct rnic_cm_id *id;
+
+	hash_for_each_possible(rnic_cm_remote, id, remote_node, remote)
+		if (id->conn.remote_comm_id == remote &&
+		    id->conn.remote_guid == guid) {
+			if (id->state == RNIC_CM_REP_SENT)
+				rnic_cm_send(id, id->conn.mad);
+			return true;
+		}
+	return false;
+}
+
+/* The addresses a REQ's rdma_cm header names (IP port spaces) */
+static int rnic_cm_req_addrs(const u8 *hdr, u16 port,
+			     struct sockaddr_storage *src,
+			     struct sockaddr_storage *dst)
+{
+	u8 sgid[16], dgid[16];
+	u8 ipv = hdr[1] >> 4;
+
+	if (hdr[0] != CMA_VERSION || (ipv != 4 && ipv != 6))
+		return -EINVAL;
+	memcpy(sgid, hdr + 4, 16);
+	memcpy(dgid, hdr + 20, 16);
+	if (ipv == 4) {
+		/* IPv4-mapped, whatever the pad bytes said */
+		memset(sgid, 0, 10);
+		memset(sgid + 10, 0xff, 2);
+		memset(dgid, 0, 10);
+		memset(dgid + 10, 0xff, 2);
+	}
+	rnic_cm_gid_addr(sgid, get_unaligned_be16(hdr + 2), src);
+	rnic_cm_gid_addr(dgid, port, dst);
+	return 0;
+}
+
+/* A REQ for a listener: the new id, its CONNECT_REQUEST queued. */
+static void rnic_cm_rcv_req(const struct rnic_cm_mad_work *w, const u8 *msg)
+{
+	u64 sid = rnic_cm_get(msg, REQ_SERVICE_ID);
+	struct sockaddr_storage src, dst;
+	struct rnic_cm_id *l, *id;
+	struct rnic_cm_event *ev;
+	struct rnic_cm_conn *c;
+	u16 ps = sid >> 16 & 0xffff;
+	u8 ulen;
+	int ret;
+
+	if (rnic_cm_req_duplicate(w, msg))
+		return;
+	if (sid >> 32 || rnic_cm_get(msg, REQ_TRANSPORT) != 0 ||
+	    ps != RNIC_CM_PS_TCP ||
+	    rnic_cm_req_addrs(msg + REQ_PRIVATE_DATA, sid & 0xffff, &src,
+			      &dst)) {
+		rnic_cm_reject_req(w, msg, RNIC_CM_REJ_INVALID_SERVICE_ID);
+		return;
+	}
+	l = rnic_cm_find_listener(rnic_dev_net(w->rdev), ps, &dst);
+	if (!l) {
+		rnic_cm_reject_req(w, msg, RNIC_CM_REJ_INVALID_SERVICE_ID);
+		return;
+	}
+	if (l->pending >= l->backlog) {
+		rnic_cm_reject_req(w, msg, RNIC_CM_REJ_CONSUMER_DEFINED);
+		return;
+	}
+	id = rnic_cm_id_create(l->file, l->ps, l->qp_type, l->uid);
+	if (IS_ERR(id))
+		return;
+	rnic_cm_set_dev(id, w->rdev);
+	ret = rnic_cm_comm_id_alloc(id);
+	if (!ret)
+		ret = rnic_cm_set_sgid(id, w->dgid);
+	if (!ret)
+		ret = rnic_cm_path(id, w->sgid,
+				   rnic_cm_get(msg, REQ_HOP_LIMIT),
+				   rnic_cm_get(msg, REQ_TRAFFIC_CLASS),
+				   rnic_cm_get(msg, REQ_FLOW_LABEL));
+	if (ret) {
+		rnic_cm_reject_req(w, msg, RNIC_CM_REJ_CONSUMER_DEFINED);
+		rnic_cm_id_destroy(id);
+		return;
+	}
+	id->src = dst;
+	id->dst = src;
+	c = &id->conn;
+	c->remote_comm_id = rnic_cm_get(msg, REQ_LOCAL_COMM_ID);
+	c->remote_guid = cpu_to_be64(rnic_cm_get(msg, REQ_LOCAL_CA_GUID));
+	c->remote_qpn = rnic_cm_get(msg, REQ_LOCAL_QPN);
+	c->remote_psn = rnic_cm_get(msg, REQ_STARTING_PSN);
+	c->psn = get_random_u32() & RNIC_PSN_MASK;
+	/* the most this side may take / send: what the peer sends / takes */
+	c->responder_resources = min_t(u8, rnic_cm_get(msg, REQ_INIT_DEPTH),
+				       RNIC_MAX_RD_ATOM);
+	c->initiator_depth = min_t(u8, rnic_cm_get(msg, REQ_RESP_RESOURCES),
+				   RNIC_MAX_RD_ATOM);
+	c->retry_count = rnic_cm_get(msg, REQ_RETRY_COUNT);
+	c->rnr_retry_count = rnic_cm_get(msg, REQ_RNR_RETRY);
+	c->srq = rnic_cm_get(msg, REQ_SRQ);
+	c->tid = get_unaligned_be64(w->mad + 8);
+	c->max_retries = min_t(u8, rnic_cm_get(msg, REQ_MAX_CM_RETRIES),
+			       READ_ONCE(cm_retries));
+	c->resp_timeout_ms = READ_ONCE(cm_timeout_ms);
+	id->mtu = min_t(u8, id->mtu, max_t(u8, RNIC_MTU_256,
+					   rnic_cm_get(msg, REQ_PATH_MTU)));
+	id->ack_timeout = max_t(u8, 1, rnic_cm_get(msg, REQ_LOCAL_ACK_TIMEOUT));
+	hash_add(rnic_cm_remote, &id->remote_node, c->remote_comm_id);
+	kref_get(&l->ref);
+	id->listener = l;
+	l->pending++;
+	id->state = RNIC_CM_REQ_RCVD;
+
+	ev = rnic_cm_event_alloc(id, RNIC_CM_EVENT_CONNECT_REQUEST, 0);
+	if (ev) {
+		ev->desc.out_uid = l->uid;
+		ev->desc.out_listen_id = l->handle;
+		ev->desc.out_conn.qp_num = c->remote_qpn;
+		ev->desc.out_conn.responder_resources =
+			rnic_cm_get(msg, REQ_RESP_RESOURCES);
+		ev->desc.out_conn.initiator_depth =
+			rnic_cm_get(msg, REQ_INIT_DEPTH);
+		ev->desc.out_conn.flow_control = rnic_cm_get(msg, REQ_FLOW_CONTROL);
+		ev->desc.out_conn.retry_count = c->retry_count;
+		ev->desc.out_conn.rnr_retry_count = c->rnr_retry_count;
+		ev->desc.out_conn.srq = c->srq;
+		ulen = REQ_PRIVATE_DATA_LEN - CMA_HDR_LEN;
+		rnic_cm_event_pdata(ev, msg + REQ_PRIVATE_DATA +
+				    REQ_PRIVATE_DATA_LEN - ulen, ulen);
+	}
+	rnic_cm_event_queue(ev);
+}
+
+/* The REP: the peer accepted; CONNECT_RESPONSE. A duplicate: the RTU again. */
+static void rnic_cm_rcv_rep(const struct rnic_cm_mad_work *w, const u8 *msg)
+{
+	struct rnic_cm_id *id;
+	struct rnic_cm_event *ev;
+	struct rnic_cm_conn *c;
+
+	id = xa_load(&rnic_cm_comm_ids, rnic_cm_get(msg, REP_REMOTE_COMM_ID));
+	if (!id || id->rdev != w->rdev)
+		return;
+	c = &id->conn;
+	if (id->state == RNIC_CM_ESTABLISHED &&
+	    c->remote_comm_id == rnic_cm_get(msg, REP_LOCAL_COMM_ID)) {
+		rnic_cm_send_rtu(id);
+		return;
+	}
+	if (id->state != RNIC_CM_REQ_SENT)
+		return;
+	rnic_cm_timer_cancel(id);
+	c->remote_comm_id = rnic_cm_get(msg, REP_LOCAL_COMM_ID);
+	c->remote_guid = cpu_to_be64(rnic_cm_get(msg, REP_LOCAL_CA_GUID));
+	c->remote_qpn = rnic_cm_get(msg, REP_LOCAL_QPN);
+	c->remote_psn = rnic_cm_get(msg, REP_STARTING_PSN);
+	/* never more than asked for */
+	c->initiator_depth = min_t(u8, c->initiator_depth,
+				   rnic_cm_get(msg, REP_RESP_RESOURCES));
+	c->responder_resources = min_t(u8, c->responder_resources,
+				       rnic_cm_get(msg, REP_INIT_DEPTH));
+	id->state = RNIC_CM_REP_RCVD;
+
+	ev = rnic_cm_event_alloc(id, RNIC_CM_EVENT_CONNECT_RESPONSE, 0);
+	if (ev) {
+		ev->desc.out_conn.qp_num = c->remote_qpn;
+		ev->desc.out_conn.responder_resources =
+			rnic_cm_get(msg, REP_RESP_RESOURCES);
+		ev->desc.out_conn.initiator_depth =
+			rnic_cm_get(msg, REP_INIT_DEPTH);
+		ev->desc.out_conn.flow_control = rnic_cm_get(msg, REP_FLOW_CONTROL);
+		ev->desc.out_conn.rnr_retry_count = rnic_cm_get(msg, REP_RNR_RETRY);
+		ev->desc.out_conn.srq = rnic_cm_get(msg, REP_SRQ);
+		rnic_cm_event_pdata(ev, msg + REP_PRIVATE_DATA,
+				    REP_PRIVATE_DATA_LEN);
+	}
+	rnic_cm_event_queue(ev);
+}
+
+static void rnic_cm_rcv_rtu(const struct rnic_cm_mad_work *w, const u8 *msg)
+{
+	struct rnic_cm_id *id = rnic_cm_lookup(w, msg);
+	struct rnic_cm_event *ev;
+
+	if (!id || id->state != RNIC_CM_REP_SENT)
+		return;
+	rnic_cm_timer_cancel(id);
+	id->state = RNIC_CM_ESTABLISHED;
+	ev = rnic_cm_event_alloc(id, RNIC_CM_EVENT_ESTABLISHED, 0);
+	if (ev)
+		ev->desc.out_conn.qp_num = id->conn.remote_qpn;
+	rnic_cm_event_pdata(ev, msg + RTU_PRIVATE_DATA, RTU_PRIVATE_DATA_LEN);
+	rnic_cm_event_queue(ev);
+}
+
+/* The peer rejected this side's REQ or REP, or gave up on it. */
+static void rnic_cm_rcv_rej(const struct rnic_cm_mad_work *w, const u8 *msg)
+{
+	struct rnic_cm_id *id;
+	struct rnic_cm_event *ev;
+	u16 reason = rnic_cm_get(msg, REJ_REASON);
+	u32 event;
+
+	id = xa_load(&rnic_cm_comm_ids, rnic_cm_get(msg, MSG_REMOTE_COMM_ID));
+	if (!id || id->rdev != w->rdev)
+		return;
+	/* a REJ of a REQ may not know this side's comm id: 0 */
+	if (id->conn.remote_comm_id && rnic_cm_get(msg, MSG_LOCAL_COMM_ID) &&
+	    id->conn.remote_comm_id != rnic_cm_get(msg, MSG_LOCAL_COMM_ID))
+		return;
+	switch (id->state) {
+	case RNIC_CM_REQ_SENT:
+	case RNIC_CM_REP_RCVD:
+		event = reason == RNIC_CM_REJ_TIMEOUT ?
+			RNIC_CM_EVENT_UNREACHABLE : RNIC_CM_EVENT_REJECTED;
+		break;
+	case RNIC_CM_REP_SENT:
+		event = RNIC_CM_EVENT_CONNECT_ERROR;
+		break;
+	case RNIC_CM_ESTABLISHED:
+		/* the peer gave up on it after all: as a disconnect */
+		event = RNIC_CM_EVENT_DISCONNECTED;
+		break;
+	default:
+		return;
+	}
+	rnic_cm_timer_cancel(id);
+	ev = rnic_cm_event_alloc(id, event,
+				 event == RNIC_CM_EVENT_REJECTED ? reason :
+				 event == RNIC_CM_EVENT_DISCONNECTED ? 0 :
+				 -ECONNRESET);
+	rnic_cm_event_pdata(ev, msg + REJ_PRIVATE_DATA, REJ_PRIVATE_DATA_LEN);
+	rnic_cm_event_queue(ev);
+	rnic_cm_comm_id_free(id);
+	id->state = RNIC_CM_DONE;
+}
+
+/* The peer's DREQ: DISCONNECTED; the DREP when this side disconnects. */
+static void rnic_cm_rcv_dreq(const struct rnic_cm_mad_work *w, const u8 *msg)
+{
+	struct rnic_cm_id *id = rnic_cm_lookup(w, msg);
+	struct rnic_cm_event *ev;
+	u64 tid = get_unaligned_be64(w->mad + 8);
+
+	if (!id)
+		return;
+	switch (id->state) {
+	case RNIC_CM_REP_SENT:
+	case RNIC_CM_ESTABLISHED:
+		break;
+	case RNIC_CM_DREQ_SENT:
+		/* both asked: answer, and the DISCONNECTED is this one */
+		rnic_cm_timer_cancel(id);
+		rnic_cm_send_drep(id, tid, NULL, 0);
+		rnic_cm_event(id, RNIC_CM_EVENT_DISCONNECTED, 0);
+		rnic_cm_enter_timewait(id);
+		return;
+	case RNIC_CM_TIMEWAIT:
+		/* our DREP was lost: it again */
+		rnic_cm_send_drep(id, tid, NULL, 0);
+		return;
+	default:
+		return;
+	}
+	rnic_cm_timer_cancel(id);
+	id->conn.tid = tid;
+	id->state = RNIC_CM_DREQ_RCVD;
+	ev = rnic_cm_event_alloc(id, RNIC_CM_EVENT_DISCONNECTED, 0);
+	rnic_cm_event_pdata(ev, msg + DREQ_PRIVATE_DATA, DREQ_PRIVATE_DATA_LEN);
+	rnic_cm_event_queue(ev);
+}
+
+static void rnic_cm_rcv_drep(const struct rnic_cm_mad_work *w, const u8 *msg)
+{
+	struct rnic_cm_id *id = rnic_cm_lookup(w, msg);
+	struct rnic_cm_event *ev;
+
+	if (!id || id->state != RNIC_CM_DREQ_SENT)
+		return;
+	rnic_cm_timer_cancel(id);
+	ev = rnic_cm_event_alloc(id, RNIC_CM_EVENT_DISCONNECTED, 0);
+	rnic_cm_event_pdata(ev, msg + DREP_PRIVATE_DATA, DREP_PRIVATE_DATA_LEN);
+	rnic_cm_event_queue(ev);
+	rnic_cm_enter_timewait(id);
+}
+
+/* An MRA: the peer needs longer; wait again from now, retries anew. */
+static void rnic_cm_rcv_mra(const struct rnic_cm_mad_work *w, const u8 *msg)
+{
+	struct rnic_cm_id *id;
+
+	id = xa_load(&rnic_cm_comm_ids, rnic_cm_get(msg, MSG_REMOTE_COMM_ID));
+	if (!id || id->rdev != w->rdev ||
+	    (id->state != RNIC_CM_REQ_SENT && id->state != RNIC_CM_REP_SENT))
+		return;
+	id->conn.retries = 0;
+	rnic_cm_timer_arm(id, id->conn.resp_timeout_ms);
+}
+
+/* Handle a MAD that arrived, under rnic_cm_lock. */
+static void rnic_cm_mad_work(struct work_struct *work)
+{
+	struct rnic_cm_mad_work *w = container_of(work, struct rnic_cm_mad_work,
+						  work);
+	const u8 *msg = w->mad + RNIC_MAD_HDR_SIZE;
+
+	mutex_lock(&rnic_cm_lock);
+	switch (get_unaligned_be16(w->mad + 16)) {
+	case RNIC_CM_ATTR_REQ:
+		rnic_cm_rcv_req(w, msg);
+		break;
+	case RNIC_CM_ATTR_MRA:
+		rnic_cm_rcv_mra(w, msg);
+		break;
+	case RNIC_CM_ATTR_REJ:
+		rnic_cm_rcv_rej(w, msg);
+		break;
+	case RNIC_CM_ATTR_REP:
+		rnic_cm_rcv_rep(w, msg);
+		break;
+	case RNIC_CM_ATTR_RTU:
+		rnic_cm_rcv_rtu(w, msg);
+		break;
+	case RNIC_CM_ATTR_DREQ:
+		rnic_cm_rcv_dreq(w, msg);
+		break;
+	case RNIC_CM_ATTR_DREP:
+		rnic_cm_rcv_drep(w, msg);
+		break;
+	}
+	mutex_unlock(&rnic_cm_lock);
+	put_device(&w->rdev->dev);
+	kfree(w);
+	atomic_dec(&rnic_cm_mads_queued);
+}
+
+/* Is @mad a CM MAD this side handles (SEND of a known attribute)? */
+static bool rnic_cm_mad_valid(const u8 *mad)
+{
+	u16 attr = get_unaligned_be16(mad + 16);
+
+	return mad[0] == RNIC_MAD_BASE_VERSION &&
+	       mad[1] == RNIC_MAD_CLASS_CM &&
+	       mad[2] == RNIC_MAD_CM_VERSION &&
+	       mad[3] == RNIC_MAD_METHOD_SEND &&
+	       attr >= RNIC_CM_ATTR_REQ && attr <= RNIC_CM_ATTR_DREP;
+}
+
+/**
+ * rnic_cm_gsi_rcv() - a packet arrived at QP 1 of a device
+ * @rdev: the device
+ * @pkt: the packet
+ *
+ * A UD SEND of one MAD with the GSI's Q_Key is copied and queued for
+ * rnic_cm_mad_work(); anything else, or more MADs than the CM has
+ * queued room for, is dropped and counted (gsi_dropped). The Q_Key
+ * keeps unprivileged local users' UD QPs out: a controlled Q_Key needs
+ * CAP_NET_RAW.
+ *
+ * Context: BH disabled, in an RCU read-side critical section.
+ */
+void rnic_cm_gsi_rcv(struct rnic_dev *rdev, const struct rnic_pkt *pkt)
+{
+	struct rnic_cm_mad_work *w;
+
+	if (pkt->opcode != (RNIC_TRANSPORT_UD | RNIC_SEND_ONLY) ||
+	    pkt->len != RNIC_CM_MAD_SIZE || pkt->qkey != RNIC_CM_GSI_QKEY)
+		goto drop;
+	if (atomic_inc_return(&rnic_cm_mads_queued) > RNIC_CM_MADS_MAX)
+		goto drop_dec;
+	w = kmalloc(sizeof(*w), GFP_ATOMIC);
+	if (!w)
+		goto drop_dec;
+	if (pkt->skb)
+		skb_copy_bits(pkt->skb, pkt->skb_off, w->mad, RNIC_CM_MAD_SIZE);
+	else
+		rnic_payload_copy_out(w->mad, pkt->payload, RNIC_CM_MAD_SIZE);
+	if (!rnic_cm_mad_valid(w->mad)) {
+		kfree(w);
+		goto drop_dec;
+	}
+	memcpy(w->sgid, pkt->av->sgid, 16);
+	memcpy(w->dgid, pkt->av->dgid, 16);
+	w->hop_limit = pkt->av->hop_limit;
+	w->traffic_class = pkt->av->traffic_class;
+	get_device(&rdev->dev);
+	w->rdev = rdev;
+	INIT_WORK(&w->work, rnic_cm_mad_work);
+	queue_work(rnic_cm_wq, &w->work);
+	return;
+
+drop_dec:
+	atomic_dec(&rnic_cm_mads_queued);
+drop:
+	rnic_dev_count(rdev, RNIC_NL_COUNTER_GSI_DROPPED);
+}
+
+/**
+ * rnic_cm_init_qp_attr() - the attributes that move an id's QP to a state
+ * @id: the id
+ * @qp_state: RNIC_QPS_INIT, RTR or RTS
+ * @attr: filled (zeroed by the caller)
+ * @mask: the enum rnic_qp_attr_mask bits of @attr to set
+ *
+ * Context: rnic_cm_lock held.
+ * Return: 0, or -EINVAL (a state the id has no attributes for yet).
+ */
+int rnic_cm_init_qp_attr(struct rnic_cm_id *id, u32 qp_state,
+			 struct rnic_qp_attr *attr, u32 *mask)
+{
+	const struct rnic_cm_conn *c = &id->conn;
+	struct rnic_ah_attr *ah = &attr->ah_attr;
+
+	if (!id->rdev)
+		return -EINVAL;
+	attr->qp_state = qp_state;
+	switch (qp_state) {
+	case RNIC_QPS_INIT:
+		attr->pkey_index = 0;
+		attr->port_num = 1;
+		*mask = RNIC_QP_STATE | RNIC_QP_PKEY_INDEX | RNIC_QP_PORT;
+		if (id->qp_type == RNIC_QPT_UD) {
+			attr->qkey = RNIC_CM_UDP_QKEY;
+			*mask |= RNIC_QP_QKEY;
+		} else {
+			attr->qp_access_flags = RNIC_ACCESS_REMOTE_WRITE |
+						RNIC_ACCESS_REMOTE_READ |
+						RNIC_ACCESS_REMOTE_ATOMIC;
+			*mask |= RNIC_QP_ACCESS_FLAGS;
+		}
+		return 0;
+	case RNIC_QPS_RTR:
+		if (id->qp_type == RNIC_QPT_UD) {
+			*mask = RNIC_QP_STATE;
+			return 0;
+		}
+		if (id->state != RNIC_CM_REQ_RCVD && id->state != RNIC_CM_REP_RCVD &&
+		    id->state != RNIC_CM_REP_SENT &&
+		    id->state != RNIC_CM_ESTABLISHED)
+			return -EINVAL;
+		attr->path_mtu = id->mtu;
+		attr->dest_qp_num = c->remote_qpn;
+		attr->rq_psn = c->remote_psn;
+		attr->max_dest_rd_atomic = c->responder_resources;
+		attr->min_rnr_timer = 12;	/* 0.64 ms, the kernel CM's */
+		memcpy(ah->dgid, id->av.dgid, 16);
+		ah->flow_label = id->av.flow_label;
+		ah->sgid_index = id->av.sgid_index;
+		ah->hop_limit = id->av.hop_limit;
+		ah->traffic_class = id->av.traffic_class;
+		ah->sl = id->av.sl;
+		ah->is_global = 1;
+		ah->port_num = 1;
+		ah->static_rate = id->av.static_rate;
+		*mask = RNIC_QP_STATE | RNIC_QP_AV | RNIC_QP_PATH_MTU |
+			RNIC_QP_DEST_QPN | RNIC_QP_RQ_PSN |
+			RNIC_QP_MAX_DEST_RD_ATOMIC | RNIC_QP_MIN_RNR_TIMER;
+		return 0;
+	case RNIC_QPS_RTS:
+		if (id->qp_type == RNIC_QPT_UD) {
+			attr->sq_psn = 0;
+			*mask = RNIC_QP_STATE | RNIC_QP_SQ_PSN;
+			return 0;
+		}
+		if (id->state != RNIC_CM_REQ_RCVD && id->state != RNIC_CM_REP_RCVD &&
+		    id->state != RNIC_CM_REP_SENT &&
+		    id->state != RNIC_CM_ESTABLISHED)
+			return -EINVAL;
+		attr->sq_psn = c->psn;
+		attr->timeout = id->ack_timeout;
+		attr->retry_cnt = c->retry_count;
+		attr->rnr_retry = c->rnr_retry_count;
+		attr->max_rd_atomic = c->initiator_depth;
+		*mask = RNIC_QP_STATE | RNIC_QP_SQ_PSN | RNIC_QP_TIMEOUT |
+			RNIC_QP_RETRY_CNT | RNIC_QP_RNR_RETRY |
+			RNIC_QP_MAX_QP_RD_ATOMIC;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/**
+ * rnic_cm_dev_remove() - a device goes: its ids get DEVICE_REMOVAL
+ * @rdev: the device, no longer live
+ *
+ * Their connections end without a word to the peers (the device cannot
+ * send any more); userspace destroys the ids.
+ *
+ * Context: process; takes rnic_cm_lock.
+ */
+void rnic_cm_dev_remove(struct rnic_dev *rdev)
+{
+	struct rnic_cm_id *id;
+
+	mutex_lock(&rnic_cm_lock);
+	list_for_each_entry(id, &rnic_cm_all, dev_node) {
+		if (id->rdev != rdev || id->state == RNIC_CM_DONE)
+			continue;
+		rnic_cm_timer_cancel(id);
+		rnic_cm_request_done(id);
+		rnic_cm_comm_id_free(id);
+		if (id->state != RNIC_CM_LISTEN)
+			id->state = RNIC_CM_DONE;
+		rnic_cm_event(id, RNIC_CM_EVENT_DEVICE_REMOVAL, 0);
+	}
+	mutex_unlock(&rnic_cm_lock);
+}
+
+int rnic_cm_proto_init(void)
+{
+	rnic_cm_comm_next = get_random_u32() | 1;
+	return 0;
+}
+
+void rnic_cm_proto_exit(void)
+{
+	WARN_ON(!xa_empty(&rnic_cm_comm_ids));
+}

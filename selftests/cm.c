@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The connection manager's char device (/dev/infiniband/rnic_cm) through
+ * its raw ioctls: the IB CM handshake between two event channels on one
+ * host (REQ, REP, RTU, DREQ, DREP as MADs over QP 1 of the device on the
+ * local link), what each side is told (events, private data, the QP
+ * attributes that make the two QPs agree), rejects, a port nobody listens
+ * on, a full backlog, a closed channel, and the errors of the ABI.
+ * librnic's librdmacm API on top is tested by rdmacm.c.
+ *
+ * One device bound to a dummy netdev with 10.80.0.1/24.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <rdma/rnic-cm-abi.h>
+
+#include "rnic_test.h"
+
+#define DEV	"t_cm_a"
+#define NETDEV	"t_cm0"
+#define PORT	7471
+
+FIXTURE(cm) {
+	struct rnic_genl *g;
+	int srv;	/* the passive side's event channel */
+	int cli;	/* the active side's */
+};
+
+FIXTURE_SETUP(cm)
+{
+	rnic_fixture_setup(_metadata, &self->g, NULL, NULL, NULL);
+	rnic_sh("ip link del " NETDEV " 2>/dev/null");
+	ASSERT_EQ(0, rnic_sh("ip link add " NETDEV " type dummy && "
+			     "ip link set " NETDEV " up && "
+			     "ip addr add 10.80.0.1/24 dev " NETDEV));
+	do_link_add(self->g, DEV, NETDEV);
+	self->srv = open(RNIC_CM_DEV_PATH, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->srv);
+	self->cli = open(RNIC_CM_DEV_PATH, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->cli);
+}
+
+FIXTURE_TEARDOWN(cm)
+{
+	close(self->srv);
+	close(self->cli);
+	rnic_fixture_teardown(_metadata, self->g, NULL);
+	rnic_sh("ip link del " NETDEV " 2>/dev/null");
+}
+
+static struct rnic_cm_sockaddr cm_sin(const char *ip, int port)
+{
+	struct rnic_cm_sockaddr a = { 0 };
+	struct sockaddr_in *sin = (struct sockaddr_in *)&a;
+
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons(port);
+	inet_pton(AF_INET, ip, &sin->sin_addr);
+	return a;
+}
+
+static int cm_port_of(const struct rnic_cm_sockaddr *a)
+{
+	return ntohs(((const struct sockaddr_in *)a)->sin_port);
+}
+
+static int _cm_create(int fd, __u64 uid, __u32 *id)
+{
+	struct rnic_cm_create_id c = {
+		.size = sizeof(c), .uid = uid, .ps = RNIC_CM_PS_TCP,
+		.qp_type = RNIC_QPT_RC,
+	};
+	int ret = _rnic_ioctl(fd, RNIC_CM_IOCTL_CREATE_ID, &c);
+
+	*id = c.out_id;
+	return ret;
+}
+
+static int _cm_bind(int fd, __u32 id, const char *ip, int port)
+{
+	struct rnic_cm_bind_addr b = {
+		.size = sizeof(b), .id = id, .addr = cm_sin(ip, port),
+	};
+
+	return _rnic_ioctl(fd, RNIC_CM_IOCTL_BIND_ADDR, &b);
+}
+
+static int _cm_listen(int fd, __u32 id, int backlog)
+{
+	struct rnic_cm_listen l = {
+		.size = sizeof(l), .id = id, .backlog = backlog,
+	};
+
+	return _rnic_ioctl(fd, RNIC_CM_IOCTL_LISTEN, &l);
+}
+
+/* The next event of @fd within 5 s: 0, or -ETIMEDOUT / -errno. */
+static int cm_get_event(int fd, struct rnic_cm_get_event *ev)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	if (poll(&p, 1, 5000) != 1)
+		return -ETIMEDOUT;
+	memset(ev, 0, sizeof(*ev));
+	ev->size = sizeof(*ev);
+	return _rnic_ioctl(fd, RNIC_CM_IOCTL_GET_EVENT, ev);
+}
+
+#define expect_event(fd, ev, type) do {					\
+	ASSERT_EQ(0, cm_get_event(fd, ev));				\
+	ASSERT_EQ(type, (ev)->out_event)				\
+		TH_LOG("event %u status %d", (ev)->out_event,		\
+		       (ev)->out_status);				\
+} while (0)
+
+static int _cm_init_qp_attr(int fd, __u32 id, __u32 state,
+			    struct rnic_cm_init_qp_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->id = id;
+	a->qp_state = state;
+	return _rnic_ioctl(fd, RNIC_CM_IOCTL_INIT_QP_ATTR, a);
+}
+
+/* A listener on PORT of @self->srv; an active id resolved to it. */
+static void cm_prepare(struct __test_metadata *_metadata, int srv, int cli,
+		       __u32 *listener, __u32 *active, int port)
+{
+	struct rnic_cm_resolve_addr ra = { .size = sizeof(ra) };
+	struct rnic_cm_resolve_route rr = { .size = sizeof(rr) };
+	struct rnic_cm_get_event ev;
+
+	ASSERT_EQ(0, _cm_create(srv, 100, listener));
+	ASSERT_EQ(0, _cm_bind(srv, *listener, "10.80.0.1", PORT));
+	ASSERT_EQ(0, _cm_listen(srv, *listener, 8));
+	ASSERT_EQ(0, _cm_create(cli, 200, active));
+	ra.id = *active;
+	ra.timeout_ms = 2000;
+	ra.dst_addr = cm_sin("10.80.0.1", port);
+	do_ioctl(cli, RNIC_CM_IOCTL_RESOLVE_ADDR, &ra);
+	expect_event(cli, &ev, RNIC_CM_EVENT_ADDR_RESOLVED);
+	ASSERT_EQ(200, ev.out_uid);
+	ASSERT_EQ(*active, ev.out_id);
+	rr.id = *active;
+	rr.timeout_ms = 2000;
+	do_ioctl(cli, RNIC_CM_IOCTL_RESOLVE_ROUTE, &rr);
+	expect_event(cli, &ev, RNIC_CM_EVENT_ROUTE_RESOLVED);
+}
+
+static int _cm_connect(int fd, __u32 id, __u32 qpn, const char *pdata)
+{
+	struct rnic_cm_connect c = {
+		.size = sizeof(c), .id = id,
+		.conn = {
+			.qp_num = qpn, .responder_resources = 4,
+			.initiator_depth = 4, .retry_count = 7,
+			.rnr_retry_count = 7,
+			.private_data_len = strlen(pdata),
+		},
+	};
+
+	memcpy(c.conn.private_data, pdata, strlen(pdata));
+	return _rnic_ioctl(fd, RNIC_CM_IOCTL_CONNECT, &c);
+}
+
+/* The handshake, a transfer's worth of checks, and the disconnect. */
+TEST_F(cm, connect_accept_disconnect)
+{
+	struct rnic_cm_init_qp_attr crtr, crts, srtr, srts;
+	struct rnic_cm_accept acc = { .size = sizeof(acc) };
+	struct rnic_cm_disconnect dis = { .size = sizeof(dis) };
+	struct rnic_cm_query q = { .size = sizeof(q) };
+	struct rnic_cm_destroy_id d = { .size = sizeof(d) };
+	struct rnic_cm_id_cmd est = { .size = sizeof(est) };
+	struct rnic_cm_get_event ev;
+	__u32 l, a, p;
+
+	cm_prepare(_metadata, self->srv, self->cli, &l, &a, PORT);
+	q.id = a;
+	do_ioctl(self->cli, RNIC_CM_IOCTL_QUERY, &q);
+	ASSERT_STREQ(DEV, q.out_dev_name);
+	ASSERT_EQ(1, q.out_num_paths);
+	ASSERT_EQ(1, q.out_port_num);
+	ASSERT_NE(0, cm_port_of(&q.out_src_addr));
+	ASSERT_EQ(PORT, cm_port_of(&q.out_dst_addr));
+
+	ASSERT_EQ(0, _cm_connect(self->cli, a, 0x111, "hello"));
+	expect_event(self->srv, &ev, RNIC_CM_EVENT_CONNECT_REQUEST);
+	ASSERT_EQ(100, ev.out_uid);
+	ASSERT_EQ(l, ev.out_listen_id);
+	ASSERT_NE(l, ev.out_id);
+	ASSERT_EQ(0x111, ev.out_conn.qp_num);
+	ASSERT_EQ(4, ev.out_conn.responder_resources);
+	ASSERT_EQ(RNIC_CM_REQ_PRIVATE_DATA, ev.out_conn.private_data_len);
+	ASSERT_EQ(0, memcmp(ev.out_conn.private_data, "hello", 6));
+	p = ev.out_id;
+	q.id = p;
+	do_ioctl(self->srv, RNIC_CM_IOCTL_QUERY, &q);
+	ASSERT_EQ(PORT, cm_port_of(&q.out_src_addr));
+	ASSERT_NE(0, cm_port_of(&q.out_dst_addr));
+
+	ASSERT_EQ(0, _cm_init_qp_attr(self->srv, p, RNIC_QPS_RTR, &srtr));
+	ASSERT_EQ(0x111, srtr.out_attr.dest_qp_num);
+	ASSERT_EQ(4, srtr.out_attr.max_dest_rd_atomic);
+	ASSERT_TRUE(srtr.out_attr_mask & RNIC_QP_AV);
+	ASSERT_EQ(0, _cm_init_qp_attr(self->srv, p, RNIC_QPS_RTS, &srts));
+	acc.id = p;
+	acc.uid = 300;
+	acc.conn.qp_num = 0x222;
+	acc.conn.responder_resources = 2;
+	acc.conn.initiator_depth = 2;
+	acc.conn.retry_count = 7;
+	acc.conn.rnr_retry_count = 7;
+	acc.conn.private_data_len = 6;
+	memcpy(acc.conn.private_data, "world", 6);
+	do_ioctl(self->srv, RNIC_CM_IOCTL_ACCEPT, &acc);
+
+	expect_event(self->cli, &ev, RNIC_CM_EVENT_CONNECT_RESPONSE);
+	ASSERT_EQ(0x222, ev.out_conn.qp_num);
+	ASSERT_EQ(0, memcmp(ev.out_conn.private_data, "world", 6));
+	ASSERT_EQ(0, _cm_init_qp_attr(self->cli, a, RNIC_QPS_RTR, &crtr));
+	ASSERT_EQ(0, _cm_init_qp_attr(self->cli, a, RNIC_QPS_RTS, &crts));
+	ASSERT_EQ(0x222, crtr.out_attr.dest_qp_num);
+	/* each side receives from the PSN the other sends from */
+	ASSERT_EQ(crts.out_attr.sq_psn, srtr.out_attr.rq_psn);
+	ASSERT_EQ(srts.out_attr.sq_psn, crtr.out_attr.rq_psn);
+	/* the peer takes 2 in flight: the client sends no more */
+	ASSERT_EQ(2, crts.out_attr.max_rd_atomic);
+	ASSERT_EQ(7, crts.out_attr.retry_cnt);
+	est.id = a;
+	do_ioctl(self->cli, RNIC_CM_IOCTL_ESTABLISH, &est);
+	expect_event(self->srv, &ev, RNIC_CM_EVENT_ESTABLISHED);
+	ASSERT_EQ(300, ev.out_uid);
+	ASSERT_EQ(p, ev.out_id);
+
+	dis.id = a;
+	do_ioctl(self->cli, RNIC_CM_IOCTL_DISCONNECT, &dis);
+	expect_event(self->srv, &ev, RNIC_CM_EVENT_DISCONNECTED);
+	dis.id = p;
+	do_ioctl(self->srv, RNIC_CM_IOCTL_DISCONNECT, &dis);
+	expect_event(self->cli, &ev, RNIC_CM_EVENT_DISCONNECTED);
+	/* a second disconnect has nothing to end */
+	do_err_ioctl(EINVAL, self->srv, RNIC_CM_IOCTL_DISCONNECT, &dis);
+	expect_event(self->cli, &ev, RNIC_CM_EVENT_TIMEWAIT_EXIT);
+	expect_event(self->srv, &ev, RNIC_CM_EVENT_TIMEWAIT_EXIT);
+
+	d.id = a;
+	do_ioctl(self->cli, RNIC_CM_IOCTL_DESTROY_ID, &d);
+	ASSERT_EQ(5, d.out_events_reported);
+	d.id = p;
+	do_ioctl(self->srv, RNIC_CM_IOCTL_DESTROY_ID, &d);
+	ASSERT_EQ(4, d.out_events_reported);
+	do_err_ioctl(ENOENT, self->srv, RNIC_CM_IOCTL_DESTROY_ID, &d);
+}
+
+TEST_F(cm, reject_with_private_data)
+{
+	struct rnic_cm_reject rej = { .size = sizeof(rej) };
+	struct rnic_cm_get_event ev;
+	__u32 l, a;
+
+	cm_prepare(_metadata, self->srv, self->cli, &l, &a, PORT);
+	ASSERT_EQ(0, _cm_connect(self->cli, a, 0x111, "hi"));
+	expect_event(self->srv, &ev, RNIC_CM_EVENT_CONNECT_REQUEST);
+	rej.id = ev.out_id;
+	rej.private_data_len = 3;
+	memcpy(rej.private_data, "no", 3);
+	do_ioctl(self->srv, RNIC_CM_IOCTL_REJECT, &rej);
+	expect_event(self->cli, &ev, RNIC_CM_EVENT_REJECTED);
+	ASSERT_EQ(RNIC_CM_REJ_CONSUMER_DEFINED, ev.out_status);
+	ASSERT_EQ(0, memcmp(ev.out_conn.private_data, "no", 3));
+	/* too much private data for a REJ */
+	rej.private_data_len = RNIC_CM_REJ_PRIVATE_DATA + 1;
+	do_err_ioctl(EINVAL, self->srv, RNIC_CM_IOCTL_REJECT, &rej);
+}
+
+TEST_F(cm, no_listener_is_rejected)
+{
+	struct rnic_cm_get_event ev;
+	__u32 l, a;
+
+	cm_prepare(_metadata, self->srv, self->cli, &l, &a, PORT + 1);
+	ASSERT_EQ(0, _cm_connect(self->cli, a, 0x111, ""));
+	expect_event(self->cli, &ev, RNIC_CM_EVENT_REJECTED);
+	ASSERT_EQ(RNIC_CM_REJ_INVALID_SERVICE_ID, ev.out_status);
+}
+
+TEST_F(cm, backlog_full_is_rejected)
+{
+	struct rnic_cm_resolve_addr ra = { .size = sizeof(ra) };
+	struct rnic_cm_resolve_route rr = { .size = sizeof(rr) };
+	struct rnic_cm_get_event ev;
+	__u32 l, a, b;
+
+	cm_prepare(_metadata, self->srv, self->cli, &l, &a, PORT);
+	ASSERT_EQ(0, _cm_listen(self->srv, l, 1));
+	ASSERT_EQ(0, _cm_connect(self->cli, a, 0x111, ""));
+	expect_event(self->srv, &ev, RNIC_CM_EVENT_CONNECT_REQUEST);
+	ASSERT_EQ(0, _cm_create(self->cli, 201, &b));
+	ra.id = b;
+	ra.dst_addr = cm_sin("10.80.0.1", PORT);
+	do_ioctl(self->cli, RNIC_CM_IOCTL_RESOLVE_ADDR, &ra);
+	expect_event(self->cli, &ev, RNIC_CM_EVENT_ADDR_RESOLVED);
+	rr.id = b;
+	do_ioctl(self->cli, RNIC_CM_IOCTL_RESOLVE_ROUTE, &rr);
+	expect_event(self->cli, &ev, RNIC_CM_EVENT_ROUTE_RESOLVED);
+	ASSERT_EQ(0, _cm_connect(self->cli, b, 0x112, ""));
+	expect_event(self->cli, &ev, RNIC_CM_EVENT_REJECTED);
+	ASSERT_EQ(b, ev.out_id);
+	ASSERT_EQ(RNIC_CM_REJ_CONSUMER_DEFINED, ev.out_status);
+}
+
+/* Closing a channel disconnects its connections: the peer is told. */
+TEST_F(cm, close_disconnects_the_peer)
+{
+	struct rnic_cm_accept acc = { .size = sizeof(acc) };
+	struct rnic_cm_id_cmd est = { .size = sizeof(est) };
+	struct rnic_cm_get_event ev;
+	__u32 l, a;
+
+	cm_prepare(_metadata, self->srv, self->cli, &l, &a, PORT);
+	ASSERT_EQ(0, _cm_connect(self->cli, a, 0x111, ""));
+	expect_event(self->srv, &ev, RNIC_CM_EVENT_CONNECT_REQUEST);
+	acc.id = ev.out_id;
+	acc.conn.qp_num = 0x222;
+	do_ioctl(self->srv, RNIC_CM_IOCTL_ACCEPT, &acc);
+	expect_event(self->cli, &ev, RNIC_CM_EVENT_CONNECT_RESPONSE);
+	est.id = a;
+	do_ioctl(self->cli, RNIC_CM_IOCTL_ESTABLISH, &est);
+	expect_event(self->srv, &ev, RNIC_CM_EVENT_ESTABLISHED);
+	close(self->cli);
+	self->cli = open(RNIC_CM_DEV_PATH, O_RDWR | O_CLOEXEC);
+	expect_event(self->srv, &ev, RNIC_CM_EVENT_DISCONNECTED);
+}
+
+TEST_F(cm, abi_errors)
+{
+	struct rnic_cm_bind_addr b = { .size = sizeof(b) };
+	struct rnic_cm_create_id c = { .size = sizeof(c) };
+	struct rnic_cm_get_event ev = { .size = sizeof(ev) };
+	struct rnic_cm_init_qp_attr qa;
+	__u32 x, y;
+	int fl;
+
+	ASSERT_EQ(0, _cm_create(self->srv, 1, &x));
+	ASSERT_EQ(0, _cm_create(self->cli, 2, &y));
+	/* a port taken on one address; an address no device has */
+	ASSERT_EQ(0, _cm_bind(self->srv, x, "10.80.0.1", PORT));
+	ASSERT_EQ(-EADDRINUSE, _cm_bind(self->cli, y, "0.0.0.0", PORT));
+	ASSERT_EQ(-EADDRNOTAVAIL, _cm_bind(self->cli, y, "10.99.0.1", PORT));
+	b.id = y;
+	b.addr = cm_sin("10.80.0.1", PORT + 3);
+	memcpy(&b.addr, &(sa_family_t){ AF_UNIX }, sizeof(sa_family_t));
+	do_err_ioctl(EINVAL, self->cli, RNIC_CM_IOCTL_BIND_ADDR, &b);
+	/* bound already */
+	ASSERT_EQ(-EINVAL, _cm_bind(self->srv, x, "10.80.0.1", PORT + 2));
+	/* handles are the file's */
+	ASSERT_EQ(-ENOENT, _cm_listen(self->cli, x + 100, 1));
+	/* a TCP id is RC */
+	c.ps = RNIC_CM_PS_TCP;
+	c.qp_type = RNIC_QPT_UD;
+	do_err_ioctl(EINVAL, self->srv, RNIC_CM_IOCTL_CREATE_ID, &c);
+	/* no QP attributes before the address is known */
+	ASSERT_EQ(-EINVAL, _cm_init_qp_attr(self->cli, y, RNIC_QPS_INIT, &qa));
+	/* nothing queued on a non-blocking file */
+	fl = fcntl(self->cli, F_GETFL);
+	ASSERT_EQ(0, fcntl(self->cli, F_SETFL, fl | O_NONBLOCK));
+	do_err_ioctl(EAGAIN, self->cli, RNIC_CM_IOCTL_GET_EVENT, &ev);
+	/* the verbs' ioctl numbers are not the CM's */
+	do_err_ioctl(ENOTTY, self->cli, RNIC_IOCTL_ALLOC_PD, &ev);
+}
+
+TEST_HARNESS_MAIN
