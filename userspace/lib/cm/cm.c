@@ -356,11 +356,12 @@ int rdma_get_cm_event(struct rdma_event_channel *channel,
 		}
 		/*
 		 * The id is found by its handle on this file, never from the
-		 * uid the kernel echoes; an event of an id the library no
-		 * longer knows is dropped.
+		 * uid the kernel echoes (a request's id carries its
+		 * listener's until accepted); an event of an id the library
+		 * no longer knows is dropped.
 		 */
 		cid = cm_table_find(channel->fd, k.out_id);
-		if (!cid || k.out_uid != (uintptr_t)cid)
+		if (!cid)
 			continue;
 		evt->ev.id = &cid->id;
 		cm_process(cid, evt, &k);
