@@ -25,8 +25,9 @@
 #   4. librdmacm (rdmacm-utils, and perftest -R), through the compat
 #      librdmacm.so.1 on rnic's connection manager: Debian's rping -V
 #      against itself and against rnic-rping, each side as server and as
-#      client; ucmatose with two connections; ib_send_bw and ib_write_bw
-#      connecting with rdma_cm (-R).
+#      client; rdma_server and rdma_client against rnic-cm-client and
+#      rnic-cm-server; ucmatose with two connections; ib_send_bw and
+#      ib_write_bw connecting with rdma_cm (-R).
 #
 # A program that needs a name@node the compat libibverbs.so.1 does not
 # export yet (its own imports and those of the provider libraries it
@@ -310,6 +311,14 @@ cm_port=$((cm_port + 1))
 cm_pair "ucmatose, 2 connections" "^test complete" "^test complete" \
 	"rnic-run ucmatose -b 127.0.0.1 -p $cm_port -c 2 -C 10" \
 	"rnic-run ucmatose -s 127.0.0.1 -p $cm_port -c 2 -C 10"
+cm_port=$((cm_port + 1))
+cm_pair "rdma_server, rnic-cm-client" "end 0" "end 0" \
+	"rnic-run rdma_server -s 127.0.0.1 -p $cm_port" \
+	"rnic-run rnic-cm-client -s 127.0.0.1 -p $cm_port"
+cm_port=$((cm_port + 1))
+cm_pair "rnic-cm-server, rdma_client" "end 0" "end 0" \
+	"rnic-run rnic-cm-server -s 127.0.0.1 -p $cm_port" \
+	"rnic-run rdma_client -s 127.0.0.1 -p $cm_port"
 for t in send write; do
 	cm_port=$((cm_port + 1))
 	cm_pair "ib_${t}_bw -R" "$bw" "$bw" \

@@ -278,7 +278,7 @@ int rdma_create_id(struct rdma_event_channel *channel,
  * @pd: the PD of its QP (NULL: the device's PD the library allocates)
  * @qp_init_attr: if not NULL, the id gets a QP made with these attributes
  *	(a passive id: each id of rdma_get_request() does); CQs are made
- *	when they name none
+ *	when they name none; qp_type is set to @res's ai_qp_type
  *
  * RETURN: 0, or -1 with errno set (the failed step's errno).
  */

@@ -137,6 +137,7 @@ static int cm_ep_passive(struct cm_id *cid, struct rdma_addrinfo *res,
 		if (!cid->qp_init_attr)
 			return -1;
 		*cid->qp_init_attr = *qp_init_attr;
+		cid->qp_init_attr->qp_type = (enum ibv_qp_type)res->ai_qp_type;
 	}
 	return 0;
 }
@@ -152,9 +153,11 @@ static int cm_ep_active(struct cm_id *cid, struct rdma_addrinfo *res,
 		return -1;
 	if (pd)
 		cid->id.pd = pd;
-	if (qp_init_attr && rdma_create_qp(&cid->id, pd, qp_init_attr))
-		return -1;
-	return 0;
+	if (!qp_init_attr)
+		return 0;
+	/* The QP type is the endpoint's, as librdmacm sets it. */
+	qp_init_attr->qp_type = (enum ibv_qp_type)res->ai_qp_type;
+	return rdma_create_qp(&cid->id, pd, qp_init_attr);
 }
 
 int rdma_create_ep(struct rdma_cm_id **id, struct rdma_addrinfo *res,

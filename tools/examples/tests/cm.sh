@@ -1,14 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 #
-# rnic-rping on the host, without a connection manager: its options, its
-# usage errors, and the error when there is no /dev/infiniband/rnic_cm
-# (RNIC_DEV_DIR points at an empty directory). The pings themselves run in
-# the VM (selftests). TAP output.
+# The connection manager's examples on the host, without a connection
+# manager: rnic-rping's and rnic-cm-client/-server's options, their usage
+# errors, and the error when there is no /dev/infiniband/rnic_cm
+# (RNIC_DEV_DIR points at an empty directory). The connections themselves
+# run in the VM (tests/vm.sh). TAP output.
 #
-# RPING: the rnic-rping to test.
+# BIN: the directory of the programs to test.
 
-RPING=${RPING:?RPING must name rnic-rping}
+BIN=${BIN:?BIN must name the directory of rnic-rping}
+RPING=$BIN/rnic-rping
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/rnic-rping-test.XXXXXX") || exit 1
 trap 'rm -rf "$TMP"' EXIT
 export RNIC_DEV_DIR="$TMP" RNIC_SYSFS_DIR="$TMP"
@@ -85,5 +87,38 @@ check "no connection manager: the client fails with ENODEV" \
 run -s -V -S 65536
 check "no connection manager: the server fails with ENODEV" \
 	'[ $rc = 1 ] && [ -z "$out" ] && case $err in rdma_create_event_channel:*"No such device"*) true ;; *) false ;; esac'
+
+# cm_run PROGRAM ARGS...: like run, for rnic-cm-client or -server
+cm_run() {
+	prog=$1
+	shift
+	timeout 10 "$BIN/$prog" "$@" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	out=$(cat "$TMP/out")
+	err=$(cat "$TMP/err")
+}
+
+for prog in rnic-cm-client rnic-cm-server; do
+	cm_run $prog -h
+	check "$prog -h: usage on stdout, status 0" \
+		'[ $rc = 0 ] && [ -z "$err" ] && case $out in Usage:*) true ;; *) false ;; esac'
+	cm_run $prog -x
+	check "$prog -x: status 1, usage on stderr" \
+		'[ $rc = 1 ] && [ -z "$out" ] && case $err in *Usage:*) true ;; *) false ;; esac'
+	cm_run $prog -s 127.0.0.1 extra
+	check "$prog with an extra argument: status 1, usage on stderr" \
+		'[ $rc = 1 ] && [ -z "$out" ] && case $err in *Usage:*) true ;; *) false ;; esac'
+done
+cm_run rnic-cm-client
+check "rnic-cm-client without -s: status 1, usage on stderr" \
+	'[ $rc = 1 ] && case $err in *"-s is needed"*Usage:*) true ;; *) false ;; esac'
+cm_run rnic-cm-client -s 127.0.0.1 -p 7471
+check "no connection manager: rnic-cm-client fails with ENODEV" \
+	'[ $rc = 1 ] && [ "$out" = "rnic-cm-client: start
+rnic-cm-client: end -1" ] && case $err in "rdma_create_ep: No such device") true ;; *) false ;; esac'
+cm_run rnic-cm-server -s 127.0.0.1
+check "no connection manager: rnic-cm-server fails with ENODEV" \
+	'[ $rc = 1 ] && [ "$out" = "rnic-cm-server: start
+rnic-cm-server: end -1" ] && case $err in "rdma_create_ep: No such device") true ;; *) false ;; esac'
 
 tap_end
