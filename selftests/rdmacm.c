@@ -7,8 +7,10 @@
  * and ends with DISCONNECTED on both sides; a reject carries its private
  * data (REJECTED, status 28); a port nobody listens on is REJECTED with
  * status 8; rdma_create_ep()/rdma_get_request() make a synchronous pair;
- * rdma_destroy_id() waits for the events not yet acknowledged; and the
- * device accounts no object once the ids are gone. raw ioctls of the
+ * rdma_destroy_id() waits for the events not yet acknowledged; a channel
+ * works non-blocking and in epoll; rdma_migrate_id() moves an id's events
+ * and makes it synchronous; and the device accounts no object once the
+ * ids are gone. raw ioctls of the
  * char device are tested by cm.c.
  *
  * One device bound to a dummy netdev with 10.82.0.1/24.
@@ -16,6 +18,7 @@
 #include <arpa/inet.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sys/epoll.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <rdma/rdma_cma.h>
@@ -561,6 +564,79 @@ TEST_F(rdmacm, destroy_waits_for_unacked_events)
 	EXPECT_TRUE(done.tv_sec > la.acked.tv_sec ||
 		    (done.tv_sec == la.acked.tv_sec &&
 		     done.tv_nsec >= la.acked.tv_nsec));
+	rdma_destroy_event_channel(ch);
+}
+
+/* An O_NONBLOCK channel: EAGAIN while empty; epoll says when it is not. */
+TEST_F(rdmacm, nonblocking_channel_and_epoll)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct sockaddr_in sin = sin_of(PORT + 5);
+	struct epoll_event eev = { .events = EPOLLIN }, got;
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *id;
+	int ep;
+
+	ASSERT_NE(NULL, ch);
+	ASSERT_EQ(0, fcntl(ch->fd, F_SETFL, fcntl(ch->fd, F_GETFL) | O_NONBLOCK));
+	errno = 0;
+	EXPECT_EQ(-1, rdma_get_cm_event(ch, &ev));
+	EXPECT_EQ(EAGAIN, errno);
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	ASSERT_LE(0, ep);
+	ASSERT_EQ(0, epoll_ctl(ep, EPOLL_CTL_ADD, ch->fd, &eev));
+	EXPECT_EQ(0, epoll_wait(ep, &got, 1, 0));
+	ASSERT_EQ(0, rdma_create_id(ch, &id, NULL, RDMA_PS_TCP));
+	ASSERT_EQ(0, rdma_resolve_addr(id, NULL, (struct sockaddr *)&sin,
+				       2000));
+	ASSERT_EQ(1, epoll_wait(ep, &got, 1, EV_TIMEOUT_MS));
+	ASSERT_EQ(0, rdma_get_cm_event(ch, &ev));
+	EXPECT_EQ(RDMA_CM_EVENT_ADDR_RESOLVED, ev->event);
+	EXPECT_EQ(id, ev->id);
+	EXPECT_EQ(0, rdma_ack_cm_event(ev));
+	errno = 0;
+	EXPECT_EQ(-1, rdma_get_cm_event(ch, &ev));
+	EXPECT_EQ(EAGAIN, errno);
+	close(ep);
+	EXPECT_EQ(0, rdma_destroy_id(id));
+	rdma_destroy_event_channel(ch);
+}
+
+/*
+ * rdma_migrate_id(): the id's next event comes on the new channel; with
+ * NULL the id becomes synchronous (rdma_connect() waits and reports the
+ * reject).
+ */
+TEST_F(rdmacm, migrate_id)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_event_channel *ch2 = rdma_create_event_channel();
+	struct sockaddr_in sin = sin_of(PORT + 6);
+	struct pollfd pfd;
+	struct rdma_cm_id *id;
+
+	ASSERT_NE(NULL, ch);
+	ASSERT_NE(NULL, ch2);
+	ASSERT_EQ(0, rdma_create_id(ch, &id, NULL, RDMA_PS_TCP));
+	ASSERT_EQ(0, rdma_resolve_addr(id, NULL, (struct sockaddr *)&sin,
+				       2000));
+	ASSERT_TRUE(ack_ev(ch, RDMA_CM_EVENT_ADDR_RESOLVED));
+	ASSERT_EQ(0, rdma_migrate_id(id, ch2));
+	EXPECT_EQ(ch2, id->channel);
+	ASSERT_EQ(0, rdma_resolve_route(id, 2000));
+	ASSERT_TRUE(ack_ev(ch2, RDMA_CM_EVENT_ROUTE_RESOLVED));
+	pfd = (struct pollfd){ .fd = ch->fd, .events = POLLIN };
+	EXPECT_EQ(0, poll(&pfd, 1, 0));
+	ASSERT_EQ(0, rdma_migrate_id(id, NULL));
+	EXPECT_NE(ch2, id->channel);
+	errno = 0;
+	EXPECT_EQ(-1, rdma_connect(id, NULL));
+	EXPECT_EQ(ECONNREFUSED, errno);
+	ASSERT_NE(NULL, id->event);
+	EXPECT_EQ(RDMA_CM_EVENT_REJECTED, id->event->event);
+	EXPECT_EQ(8, id->event->status);
+	EXPECT_EQ(0, rdma_destroy_id(id));
+	rdma_destroy_event_channel(ch2);
 	rdma_destroy_event_channel(ch);
 }
 
