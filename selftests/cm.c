@@ -65,16 +65,21 @@ static int cm_port_of(const struct rnic_cm_sockaddr *a)
 	return ntohs(((const struct sockaddr_in *)a)->sin_port);
 }
 
-static int _cm_create(int fd, __u64 uid, __u32 *id)
+static int _cm_create_ps(int fd, __u64 uid, __u16 ps, __u32 *id)
 {
 	struct rnic_cm_create_id c = {
-		.size = sizeof(c), .uid = uid, .ps = RNIC_CM_PS_TCP,
-		.qp_type = RNIC_QPT_RC,
+		.size = sizeof(c), .uid = uid, .ps = ps,
+		.qp_type = ps == RNIC_CM_PS_TCP ? RNIC_QPT_RC : RNIC_QPT_UD,
 	};
 	int ret = _rnic_ioctl(fd, RNIC_CM_IOCTL_CREATE_ID, &c);
 
 	*id = c.out_id;
 	return ret;
+}
+
+static int _cm_create(int fd, __u64 uid, __u32 *id)
+{
+	return _cm_create_ps(fd, uid, RNIC_CM_PS_TCP, id);
 }
 
 static int _cm_bind(int fd, __u32 id, const char *ip, int port)
@@ -124,18 +129,22 @@ static int _cm_init_qp_attr(int fd, __u32 id, __u32 state,
 	return _rnic_ioctl(fd, RNIC_CM_IOCTL_INIT_QP_ATTR, a);
 }
 
-/* A listener on PORT of @self->srv; an active id resolved to it. */
-static void cm_prepare(struct __test_metadata *_metadata, int srv, int cli,
-		       __u32 *listener, __u32 *active, int port)
+/*
+ * A listener of port space @ps on PORT of @srv; an id of @cli resolved
+ * to @port.
+ */
+static void cm_prepare_ps(struct __test_metadata *_metadata, int srv,
+			  int cli, __u32 *listener, __u32 *active, int port,
+			  __u16 ps)
 {
 	struct rnic_cm_resolve_addr ra = { .size = sizeof(ra) };
 	struct rnic_cm_resolve_route rr = { .size = sizeof(rr) };
 	struct rnic_cm_get_event ev;
 
-	ASSERT_EQ(0, _cm_create(srv, 100, listener));
+	ASSERT_EQ(0, _cm_create_ps(srv, 100, ps, listener));
 	ASSERT_EQ(0, _cm_bind(srv, *listener, "10.80.0.1", PORT));
 	ASSERT_EQ(0, _cm_listen(srv, *listener, 8));
-	ASSERT_EQ(0, _cm_create(cli, 200, active));
+	ASSERT_EQ(0, _cm_create_ps(cli, 200, ps, active));
 	ra.id = *active;
 	ra.timeout_ms = 2000;
 	ra.dst_addr = cm_sin("10.80.0.1", port);
@@ -147,6 +156,13 @@ static void cm_prepare(struct __test_metadata *_metadata, int srv, int cli,
 	rr.timeout_ms = 2000;
 	do_ioctl(cli, RNIC_CM_IOCTL_RESOLVE_ROUTE, &rr);
 	expect_event(cli, &ev, RNIC_CM_EVENT_ROUTE_RESOLVED);
+}
+
+static void cm_prepare(struct __test_metadata *_metadata, int srv, int cli,
+		       __u32 *listener, __u32 *active, int port)
+{
+	cm_prepare_ps(_metadata, srv, cli, listener, active, port,
+		      RNIC_CM_PS_TCP);
 }
 
 static int _cm_connect(int fd, __u32 id, __u32 qpn, const char *pdata)
@@ -333,6 +349,74 @@ TEST_F(cm, close_disconnects_the_peer)
 	close(self->cli);
 	self->cli = open(RNIC_CM_DEV_PATH, O_RDWR | O_CLOEXEC);
 	expect_event(self->srv, &ev, RNIC_CM_EVENT_DISCONNECTED);
+}
+
+/* UD ids: SIDR_REQ and SIDR_REP give the client the server's QP. */
+TEST_F(cm, ud_sidr)
+{
+	struct rnic_cm_accept acc = { .size = sizeof(acc) };
+	const __u8 gid[16] = { [10] = 0xff, [11] = 0xff, 10, 80, 0, 1 };
+	struct rnic_cm_init_qp_attr qa;
+	struct rnic_cm_get_event ev;
+	__u32 l, a;
+
+	cm_prepare_ps(_metadata, self->srv, self->cli, &l, &a, PORT,
+		      RNIC_CM_PS_UDP);
+	ASSERT_EQ(0, _cm_init_qp_attr(self->cli, a, RNIC_QPS_INIT, &qa));
+	ASSERT_EQ(RNIC_CM_UDP_QKEY, qa.out_attr.qkey);
+	ASSERT_TRUE(qa.out_attr_mask & RNIC_QP_QKEY);
+	ASSERT_EQ(0, _cm_connect(self->cli, a, 0x111, "ud hello"));
+	expect_event(self->srv, &ev, RNIC_CM_EVENT_CONNECT_REQUEST);
+	ASSERT_EQ(l, ev.out_listen_id);
+	ASSERT_EQ(0, memcmp(ev.out_conn.private_data, "ud hello", 9));
+	ASSERT_EQ(RNIC_CM_SIDR_REQ_PRIVATE_DATA,
+		  ev.out_conn.private_data_len);
+	acc.id = ev.out_id;
+	acc.conn.qp_num = 0x333;
+	acc.conn.private_data_len = 3;
+	memcpy(acc.conn.private_data, "ok", 3);
+	do_ioctl(self->srv, RNIC_CM_IOCTL_ACCEPT, &acc);
+	expect_event(self->cli, &ev, RNIC_CM_EVENT_ESTABLISHED);
+	ASSERT_EQ(0x333, ev.out_ud.qp_num);
+	ASSERT_EQ(RNIC_CM_UDP_QKEY, ev.out_ud.qkey);
+	ASSERT_EQ(0, memcmp(ev.out_ud.ah_attr.dgid, gid, 16));
+	ASSERT_EQ(1, ev.out_ud.ah_attr.is_global);
+	ASSERT_EQ(0, memcmp(ev.out_conn.private_data, "ok", 3));
+
+}
+
+/* A SIDR_REQ nobody listens for: UNREACHABLE, SIDR status 1. */
+TEST_F(cm, ud_sidr_no_listener)
+{
+	struct rnic_cm_get_event ev;
+	__u32 l, a;
+
+	cm_prepare_ps(_metadata, self->srv, self->cli, &l, &a, PORT + 1,
+		      RNIC_CM_PS_UDP);
+	ASSERT_EQ(0, _cm_connect(self->cli, a, 0x111, ""));
+	expect_event(self->cli, &ev, RNIC_CM_EVENT_UNREACHABLE);
+	ASSERT_EQ(1, ev.out_status);
+}
+
+TEST_F(cm, ud_sidr_reject)
+{
+	struct rnic_cm_reject rej = { .size = sizeof(rej) };
+	struct rnic_cm_get_event ev;
+	__u32 l, a;
+
+	cm_prepare_ps(_metadata, self->srv, self->cli, &l, &a, PORT,
+		      RNIC_CM_PS_UDP);
+	ASSERT_EQ(0, _cm_connect(self->cli, a, 0x111, ""));
+	expect_event(self->srv, &ev, RNIC_CM_EVENT_CONNECT_REQUEST);
+	rej.id = ev.out_id;
+	rej.private_data_len = RNIC_CM_SIDR_REP_PRIVATE_DATA + 1;
+	do_err_ioctl(EINVAL, self->srv, RNIC_CM_IOCTL_REJECT, &rej);
+	rej.private_data_len = 4;
+	memcpy(rej.private_data, "bye", 4);
+	do_ioctl(self->srv, RNIC_CM_IOCTL_REJECT, &rej);
+	expect_event(self->cli, &ev, RNIC_CM_EVENT_UNREACHABLE);
+	ASSERT_EQ(2, ev.out_status);
+	ASSERT_EQ(0, memcmp(ev.out_conn.private_data, "bye", 4));
 }
 
 TEST_F(cm, abi_errors)

@@ -451,8 +451,8 @@ static int rnic_cm_connect_cmd(struct rnic_cm_ucmd *ucmd)
 
 	if (cmd->__reserved)
 		return -EINVAL;
-	ret = rnic_cm_conn_check(&cmd->conn, id->ps == RNIC_CM_PS_IB ?
-				 RNIC_CM_REQ_PRIVATE_DATA_IB :
+	ret = rnic_cm_conn_check(&cmd->conn, id->qp_type == RNIC_QPT_UD ?
+				 RNIC_CM_SIDR_REQ_PRIVATE_DATA :
 				 RNIC_CM_REQ_PRIVATE_DATA);
 	if (ret)
 		return ret;
@@ -467,7 +467,9 @@ static int rnic_cm_accept_cmd(struct rnic_cm_ucmd *ucmd)
 
 	if (cmd->__reserved)
 		return -EINVAL;
-	ret = rnic_cm_conn_check(&cmd->conn, RNIC_CM_REP_PRIVATE_DATA);
+	ret = rnic_cm_conn_check(&cmd->conn, id->qp_type == RNIC_QPT_UD ?
+				 RNIC_CM_SIDR_REP_PRIVATE_DATA :
+				 RNIC_CM_REP_PRIVATE_DATA);
 	if (ret)
 		return ret;
 	ret = rnic_cm_accept(id, &cmd->conn);
@@ -482,7 +484,9 @@ static int rnic_cm_reject_cmd(struct rnic_cm_ucmd *ucmd)
 	struct rnic_cm_id *id = ucmd->id;
 
 	if (cmd->__reserved ||
-	    cmd->private_data_len > RNIC_CM_REJ_PRIVATE_DATA)
+	    cmd->private_data_len > (id->qp_type == RNIC_QPT_UD ?
+				     RNIC_CM_SIDR_REP_PRIVATE_DATA :
+				     RNIC_CM_REJ_PRIVATE_DATA))
 		return -EINVAL;
 	return rnic_cm_reject(id, cmd->reason ?: RNIC_CM_REJ_CONSUMER_DEFINED,
 			      cmd->private_data, cmd->private_data_len);

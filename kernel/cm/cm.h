@@ -41,8 +41,6 @@
 #define RNIC_CM_MAD_SIZE	256
 /* The GSI's Q_Key (IBTA 9.6.1.1.2) */
 #define RNIC_CM_GSI_QKEY	0x80010000
-/* The Q_Key of UD ids' QPs (the kernel's RDMA_UDP_QKEY) */
-#define RNIC_CM_UDP_QKEY	0x01234567
 
 extern struct mutex rnic_cm_lock;
 extern struct workqueue_struct *rnic_cm_wq;

@@ -47,7 +47,8 @@
  *   this namespace that does not allow reuse).
  * - EADDRNOTAVAIL: an address no rnic device of the namespace has.
  * - EACCES: a port below 1024 without CAP_NET_BIND_SERVICE.
- * - EOPNOTSUPP: what this kernel does not do yet (multicast, SIDR).
+ * - EOPNOTSUPP: what this kernel does not do yet (multicast, the IB port
+ *   space's connect).
  *
  * Asynchronous failures (no route, no answer, a reject) are events, with
  * a negative errno or an IB CM reject reason in ``out_status`` as the
@@ -109,22 +110,26 @@ enum rnic_cm_event_type {
 #define RNIC_CM_REJ_TIMEOUT		4
 #define RNIC_CM_REJ_CONSUMER_DEFINED	28
 
+/** RNIC_CM_UDP_QKEY - the Q_Key of UD ids' QPs (the kernel rdma_cm's) */
+#define RNIC_CM_UDP_QKEY 0x01234567
+
 /**
  * RNIC_CM_PRIVATE_DATA_MAX - size of a private data buffer
  *
  * What a message carries is less (the IB CM's limits): CONNECT 56 bytes
- * (RNIC_CM_PS_IB ids: 92; the rest of a REQ's 92 is the rdma_cm header
- * that makes rnic interoperate with the kernel's rdma_cm), ACCEPT 196,
- * REJECT 148, DISCONNECT 220.
+ * (the rest of a REQ's 92 is the rdma_cm header that makes rnic
+ * interoperate with the kernel's rdma_cm), ACCEPT 196, REJECT 148,
+ * DISCONNECT 220; on UD ids (SIDR) CONNECT 180 and ACCEPT and REJECT 136.
  */
 #define RNIC_CM_PRIVATE_DATA_MAX 256
 
 /* Private data bytes each message carries for the user. */
 #define RNIC_CM_REQ_PRIVATE_DATA	56
-#define RNIC_CM_REQ_PRIVATE_DATA_IB	92
 #define RNIC_CM_REP_PRIVATE_DATA	196
 #define RNIC_CM_REJ_PRIVATE_DATA	148
 #define RNIC_CM_DREQ_PRIVATE_DATA	220
+#define RNIC_CM_SIDR_REQ_PRIVATE_DATA	180
+#define RNIC_CM_SIDR_REP_PRIVATE_DATA	136
 
 /**
  * struct rnic_cm_sockaddr - an address: a struct sockaddr_in or struct
@@ -419,6 +424,11 @@ struct rnic_cm_listen {
  * RTR and RTS with RNIC_CM_IOCTL_INIT_QP_ATTR, then ESTABLISH), REJECTED
  * (out_status the reason, private data the peer's), or UNREACHABLE
  * (no answer after the IB CM's retries: out_status -ETIMEDOUT).
+ *
+ * A UD id sends a SIDR_REQ (@conn: only the private data counts). Then
+ * ESTABLISHED with the peer's QP, Q_Key and address in out_ud, or
+ * UNREACHABLE: out_status the SIDR status (1: nobody listens, 2: the
+ * peer rejected) or -ETIMEDOUT.
  */
 struct rnic_cm_connect {
 	__u32 size;
@@ -439,7 +449,9 @@ struct rnic_cm_connect {
  * @conn: the QP (moved to RTR and RTS already) and parameters
  *
  * Sends a REP. Then ESTABLISHED (the RTU arrived) or CONNECT_ERROR (no
- * RTU after the retries: out_status -ETIMEDOUT).
+ * RTU after the retries: out_status -ETIMEDOUT). A UD request's id sends
+ * the SIDR_REP with its QP (@conn.qp_num) and RNIC_CM_UDP_QKEY; no event
+ * follows.
  */
 struct rnic_cm_accept {
 	__u32 size;
@@ -455,9 +467,10 @@ struct rnic_cm_accept {
  * @size: sizeof(struct rnic_cm_reject)
  * @flags: must be 0
  * @id: a connection request's id
- * @reason: 0: RNIC_CM_REJ_CONSUMER_DEFINED
+ * @reason: 0: RNIC_CM_REJ_CONSUMER_DEFINED (a UD request's id answers
+ *	with SIDR status 2, reject, whatever the reason)
  * @private_data_len: bytes of @private_data, RNIC_CM_REJ_PRIVATE_DATA
- *	at most
+ *	at most (a UD request's: RNIC_CM_SIDR_REP_PRIVATE_DATA)
  * @__reserved: must be 0
  * @private_data: what the peer's REJECTED event carries
  */
