@@ -129,21 +129,14 @@ static int _cm_init_qp_attr(int fd, __u32 id, __u32 state,
 	return _rnic_ioctl(fd, RNIC_CM_IOCTL_INIT_QP_ATTR, a);
 }
 
-/*
- * A listener of port space @ps on PORT of @srv; an id of @cli resolved
- * to @port.
- */
-static void cm_prepare_ps(struct __test_metadata *_metadata, int srv,
-			  int cli, __u32 *listener, __u32 *active, int port,
-			  __u16 ps)
+/* An id of @cli, port space @ps, resolved to 10.80.0.1:@port. */
+static void cm_resolve(struct __test_metadata *_metadata, int cli,
+		       __u32 *active, int port, __u16 ps)
 {
 	struct rnic_cm_resolve_addr ra = { .size = sizeof(ra) };
 	struct rnic_cm_resolve_route rr = { .size = sizeof(rr) };
 	struct rnic_cm_get_event ev;
 
-	ASSERT_EQ(0, _cm_create_ps(srv, 100, ps, listener));
-	ASSERT_EQ(0, _cm_bind(srv, *listener, "10.80.0.1", PORT));
-	ASSERT_EQ(0, _cm_listen(srv, *listener, 8));
 	ASSERT_EQ(0, _cm_create_ps(cli, 200, ps, active));
 	ra.id = *active;
 	ra.timeout_ms = 2000;
@@ -156,6 +149,20 @@ static void cm_prepare_ps(struct __test_metadata *_metadata, int srv,
 	rr.timeout_ms = 2000;
 	do_ioctl(cli, RNIC_CM_IOCTL_RESOLVE_ROUTE, &rr);
 	expect_event(cli, &ev, RNIC_CM_EVENT_ROUTE_RESOLVED);
+}
+
+/*
+ * A listener of port space @ps on PORT of @srv; an id of @cli resolved
+ * to @port.
+ */
+static void cm_prepare_ps(struct __test_metadata *_metadata, int srv,
+			  int cli, __u32 *listener, __u32 *active, int port,
+			  __u16 ps)
+{
+	ASSERT_EQ(0, _cm_create_ps(srv, 100, ps, listener));
+	ASSERT_EQ(0, _cm_bind(srv, *listener, "10.80.0.1", PORT));
+	ASSERT_EQ(0, _cm_listen(srv, *listener, 8));
+	cm_resolve(_metadata, cli, active, port, ps);
 }
 
 static void cm_prepare(struct __test_metadata *_metadata, int srv, int cli,
@@ -417,6 +424,187 @@ TEST_F(cm, ud_sidr_reject)
 	expect_event(self->cli, &ev, RNIC_CM_EVENT_UNREACHABLE);
 	ASSERT_EQ(2, ev.out_status);
 	ASSERT_EQ(0, memcmp(ev.out_conn.private_data, "bye", 4));
+}
+
+/* One event of @fd within 5 s, of @type: 0 or -1. */
+static int cm_want(int fd, __u32 type, __u32 *id)
+{
+	struct rnic_cm_get_event ev;
+
+	if (cm_get_event(fd, &ev) || ev.out_event != type)
+		return -1;
+	if (id)
+		*id = ev.out_id;
+	return 0;
+}
+
+static int _cm_id_cmd(int fd, unsigned long cmd, __u32 id)
+{
+	struct rnic_cm_disconnect d = { .size = sizeof(d), .id = id };
+
+	/* struct rnic_cm_id_cmd is struct rnic_cm_disconnect's start */
+	if (cmd == RNIC_CM_IOCTL_ESTABLISH)
+		d.size = sizeof(struct rnic_cm_id_cmd);
+	return _rnic_ioctl(fd, cmd, &d);
+}
+
+static int _cm_destroy(int fd, __u32 id)
+{
+	struct rnic_cm_destroy_id d = { .size = sizeof(d), .id = id };
+
+	return _rnic_ioctl(fd, RNIC_CM_IOCTL_DESTROY_ID, &d);
+}
+
+/*
+ * A whole connection's life to listener port @port of @srv from @cli:
+ * resolve, connect, accept, establish, disconnect (both), destroy.
+ * Return: 0, or -1 at the first step that went wrong.
+ */
+static int cm_cycle(int srv, int cli, int port)
+{
+	struct rnic_cm_resolve_addr ra = { .size = sizeof(ra) };
+	struct rnic_cm_resolve_route rr = { .size = sizeof(rr) };
+	struct rnic_cm_accept acc = { .size = sizeof(acc) };
+	__u32 a, p;
+
+	if (_cm_create(cli, 7, &a))
+		return -1;
+	ra.id = a;
+	ra.dst_addr = cm_sin("10.80.0.1", port);
+	rr.id = a;
+	acc.conn.qp_num = 0x222;
+	if (_rnic_ioctl(cli, RNIC_CM_IOCTL_RESOLVE_ADDR, &ra) ||
+	    cm_want(cli, RNIC_CM_EVENT_ADDR_RESOLVED, NULL) ||
+	    _rnic_ioctl(cli, RNIC_CM_IOCTL_RESOLVE_ROUTE, &rr) ||
+	    cm_want(cli, RNIC_CM_EVENT_ROUTE_RESOLVED, NULL) ||
+	    _cm_connect(cli, a, 0x111, "x") ||
+	    cm_want(srv, RNIC_CM_EVENT_CONNECT_REQUEST, &p))
+		return -1;
+	acc.id = p;
+	if (_rnic_ioctl(srv, RNIC_CM_IOCTL_ACCEPT, &acc) ||
+	    cm_want(cli, RNIC_CM_EVENT_CONNECT_RESPONSE, NULL) ||
+	    _cm_id_cmd(cli, RNIC_CM_IOCTL_ESTABLISH, a) ||
+	    cm_want(srv, RNIC_CM_EVENT_ESTABLISHED, NULL) ||
+	    _cm_id_cmd(cli, RNIC_CM_IOCTL_DISCONNECT, a) ||
+	    cm_want(srv, RNIC_CM_EVENT_DISCONNECTED, NULL) ||
+	    _cm_id_cmd(srv, RNIC_CM_IOCTL_DISCONNECT, p) ||
+	    cm_want(cli, RNIC_CM_EVENT_DISCONNECTED, NULL))
+		return -1;
+	/* in time wait: destroying ends it */
+	return _cm_destroy(cli, a) || _cm_destroy(srv, p) ? -1 : 0;
+}
+
+/* Many connections, one after the other, with nothing left behind. */
+TEST_F(cm, churn)
+{
+	__u32 l;
+	int i;
+
+	ASSERT_EQ(0, _cm_create(self->srv, 1, &l));
+	ASSERT_EQ(0, _cm_bind(self->srv, l, "10.80.0.1", PORT));
+	ASSERT_EQ(0, _cm_listen(self->srv, l, 8));
+	for (i = 0; i < 2000; i++)
+		ASSERT_EQ(0, cm_cycle(self->srv, self->cli, PORT))
+			TH_LOG("cycle %d", i);
+}
+
+/* The child: both sides of connections, one after the other, forever. */
+static void cm_churn_child(void *arg)
+{
+	int srv = open(RNIC_CM_DEV_PATH, O_RDWR);
+	int cli = open(RNIC_CM_DEV_PATH, O_RDWR);
+	int port = *(int *)arg + getpid() % 1000;
+	__u32 l;
+
+	if (srv < 0 || cli < 0 || _cm_create(srv, 1, &l) ||
+	    _cm_bind(srv, l, "10.80.0.1", port) || _cm_listen(srv, l, 8))
+		return;
+	while (!cm_cycle(srv, cli, port))
+		;
+}
+
+/*
+ * Processes killed at any point of the handshake leave nothing behind
+ * (the unload's leak check counts the ids) and break nothing: a
+ * connection afterwards works.
+ */
+TEST_F(cm, killed_mid_handshake)
+{
+	int base = 20000;
+	__u32 l;
+
+	rnic_kill_at_random(_metadata, 300, 30000, cm_churn_child, &base);
+	ASSERT_EQ(0, _cm_create(self->srv, 1, &l));
+	ASSERT_EQ(0, _cm_bind(self->srv, l, "10.80.0.1", PORT));
+	ASSERT_EQ(0, _cm_listen(self->srv, l, 8));
+	ASSERT_EQ(0, cm_cycle(self->srv, self->cli, PORT));
+}
+
+static void cm_params(int timeout_ms, int retries)
+{
+	rnic_put_file("/sys/module/rnic/parameters/cm_timeout_ms", "%d",
+		      timeout_ms);
+	rnic_put_file("/sys/module/rnic/parameters/cm_retries", "%d",
+		      retries);
+}
+
+static int cm_drop(struct rnic_genl *g, uint32_t ppm)
+{
+	struct rnic_link_fault f = { .has = 1u << RNIC_NL_FAULT_DROP };
+
+	f.val[RNIC_NL_FAULT_DROP] = ppm;
+	return rnic_link_set_fault(g, DEV, &f);
+}
+
+/*
+ * A lost REQ is sent again after the response timeout; a peer that
+ * never answers is UNREACHABLE (-ETIMEDOUT) after the retries.
+ */
+TEST_F(cm, lost_mads)
+{
+	struct rnic_cm_get_event ev;
+	__u32 l, a;
+
+	cm_params(300, 2);
+	cm_prepare(_metadata, self->srv, self->cli, &l, &a, PORT);
+	ASSERT_EQ(0, cm_drop(self->g, 1000000));
+	ASSERT_EQ(0, _cm_connect(self->cli, a, 0x111, ""));
+	usleep(100000);
+	ASSERT_EQ(0, cm_drop(self->g, 0));
+	/* the second REQ gets through */
+	expect_event(self->srv, &ev, RNIC_CM_EVENT_CONNECT_REQUEST);
+
+	ASSERT_EQ(0, _cm_destroy(self->cli, a));
+	cm_resolve(_metadata, self->cli, &a, PORT, RNIC_CM_PS_TCP);
+	ASSERT_EQ(0, cm_drop(self->g, 1000000));
+	ASSERT_EQ(0, _cm_connect(self->cli, a, 0x111, ""));
+	/* three REQs, 300 ms apart, then the give-up */
+	expect_event(self->cli, &ev, RNIC_CM_EVENT_UNREACHABLE);
+	ASSERT_EQ(-ETIMEDOUT, ev.out_status);
+	cm_params(4295, 15);
+}
+
+/* A device that goes away: DEVICE_REMOVAL on both sides' ids. */
+TEST_F(cm, device_removal)
+{
+	struct rnic_cm_get_event ev;
+	__u32 l, a, p;
+
+	cm_prepare(_metadata, self->srv, self->cli, &l, &a, PORT);
+	ASSERT_EQ(0, _cm_connect(self->cli, a, 0x111, ""));
+	expect_event(self->srv, &ev, RNIC_CM_EVENT_CONNECT_REQUEST);
+	p = ev.out_id;
+	ASSERT_EQ(0, rnic_link_del(self->g, DEV));
+	expect_event(self->cli, &ev, RNIC_CM_EVENT_DEVICE_REMOVAL);
+	ASSERT_EQ(a, ev.out_id);
+	/* the listener, bound to the device's address, and the request */
+	expect_event(self->srv, &ev, RNIC_CM_EVENT_DEVICE_REMOVAL);
+	ASSERT_EQ(l, ev.out_id);
+	expect_event(self->srv, &ev, RNIC_CM_EVENT_DEVICE_REMOVAL);
+	ASSERT_EQ(p, ev.out_id);
+	ASSERT_EQ(0, _cm_destroy(self->cli, a));
+	ASSERT_EQ(0, _cm_destroy(self->srv, p));
+	ASSERT_EQ(0, _cm_destroy(self->srv, l));
 }
 
 TEST_F(cm, abi_errors)

@@ -27,6 +27,8 @@
 /* Protects every id, the CM's tables and the files' handle tables (cm.h) */
 DEFINE_MUTEX(rnic_cm_lock);
 struct workqueue_struct *rnic_cm_wq;
+/* Ids alive, for the leak check at unload */
+static atomic_t rnic_cm_nids = ATOMIC_INIT(0);
 
 static void rnic_cm_id_free(struct kref *ref)
 {
@@ -37,6 +39,7 @@ static void rnic_cm_id_free(struct kref *ref)
 	if (id->rdev)
 		put_device(&id->rdev->dev);
 	kfree(id);
+	atomic_dec(&rnic_cm_nids);
 }
 
 /* Context: process (the last put may drop a device reference). */
@@ -82,6 +85,7 @@ struct rnic_cm_id *rnic_cm_id_create(struct rnic_cm_file *file, u16 ps,
 		kfree(id);
 		return ERR_PTR(ret);
 	}
+	atomic_inc(&rnic_cm_nids);
 	return id;
 }
 
@@ -936,4 +940,7 @@ void rnic_cm_exit(void)
 	misc_deregister(&rnic_cm_misc);
 	destroy_workqueue(rnic_cm_wq);
 	rnic_cm_proto_exit();
+	if (atomic_read(&rnic_cm_nids))
+		pr_err("rnic: leak: %d CM ids at unload\n",
+		       atomic_read(&rnic_cm_nids));
 }
