@@ -389,7 +389,6 @@ TEST_F(cm, ud_sidr)
 	ASSERT_EQ(0, memcmp(ev.out_ud.ah_attr.dgid, gid, 16));
 	ASSERT_EQ(1, ev.out_ud.ah_attr.is_global);
 	ASSERT_EQ(0, memcmp(ev.out_conn.private_data, "ok", 3));
-
 }
 
 /* A SIDR_REQ nobody listens for: UNREACHABLE, SIDR status 1. */
@@ -605,6 +604,60 @@ TEST_F(cm, device_removal)
 	ASSERT_EQ(0, _cm_destroy(self->cli, a));
 	ASSERT_EQ(0, _cm_destroy(self->srv, p));
 	ASSERT_EQ(0, _cm_destroy(self->srv, l));
+}
+
+static int _cm_mcast(int fd, unsigned long cmd, __u32 id, const char *ip,
+		     __u32 join_flags, __u64 uid)
+{
+	struct rnic_cm_join_mcast j = {
+		.size = sizeof(j), .id = id, .join_flags = join_flags,
+		.uid = uid, .addr = cm_sin(ip, 0),
+	};
+
+	return _rnic_ioctl(fd, cmd, &j);
+}
+
+#define JOIN RNIC_CM_IOCTL_JOIN_MCAST
+#define LEAVE RNIC_CM_IOCTL_LEAVE_MCAST
+#define FULL RNIC_CM_MC_JOIN_FULLMEMBER
+
+/* RoCE multicast: the group's GID is its address; joined at once. */
+TEST_F(cm, multicast_join_leave)
+{
+	const __u8 mgid[16] = { [10] = 0xff, [11] = 0xff, 239, 80, 0, 1 };
+	struct rnic_cm_get_event ev;
+	__u32 u, r;
+
+	ASSERT_EQ(0, _cm_create_ps(self->cli, 5, RNIC_CM_PS_UDP, &u));
+	/* not on a device yet */
+	ASSERT_EQ(-EINVAL, _cm_mcast(self->cli, JOIN, u, "239.80.0.1", FULL,
+				     77));
+	ASSERT_EQ(0, _cm_bind(self->cli, u, "10.80.0.1", 0));
+	ASSERT_EQ(0, _cm_mcast(self->cli, JOIN, u, "239.80.0.1", FULL, 77));
+	expect_event(self->cli, &ev, RNIC_CM_EVENT_MULTICAST_JOIN);
+	ASSERT_EQ(77, ev.out_uid);
+	ASSERT_EQ(u, ev.out_id);
+	ASSERT_EQ(0xffffff, ev.out_ud.qp_num);
+	ASSERT_EQ(RNIC_CM_UDP_QKEY, ev.out_ud.qkey);
+	ASSERT_EQ(0, memcmp(ev.out_ud.ah_attr.dgid, mgid, 16));
+	ASSERT_EQ(-EADDRINUSE, _cm_mcast(self->cli, JOIN, u, "239.80.0.1",
+					 FULL, 78));
+	ASSERT_EQ(-EINVAL, _cm_mcast(self->cli, JOIN, u, "10.80.0.9", FULL,
+				     78));
+	ASSERT_EQ(-EOPNOTSUPP, _cm_mcast(self->cli, JOIN, u, "239.80.0.2",
+					 0x2, 78));
+	ASSERT_EQ(0, _cm_mcast(self->cli, LEAVE, u, "239.80.0.1", 0, 0));
+	ASSERT_EQ(-EADDRNOTAVAIL, _cm_mcast(self->cli, LEAVE, u,
+					    "239.80.0.1", 0, 0));
+	/* joined at destroy: left */
+	ASSERT_EQ(0, _cm_mcast(self->cli, JOIN, u, "239.80.0.3",
+			       RNIC_CM_MC_JOIN_SENDONLY_FULLMEMBER, 79));
+	ASSERT_EQ(0, _cm_destroy(self->cli, u));
+	/* an RC id has no groups */
+	ASSERT_EQ(0, _cm_create(self->cli, 6, &r));
+	ASSERT_EQ(0, _cm_bind(self->cli, r, "10.80.0.1", 0));
+	ASSERT_EQ(-EINVAL, _cm_mcast(self->cli, JOIN, r, "239.80.0.1", FULL,
+				     1));
 }
 
 TEST_F(cm, abi_errors)

@@ -78,6 +78,7 @@ struct rnic_cm_id *rnic_cm_id_create(struct rnic_cm_file *file, u16 ps,
 	INIT_HLIST_NODE(&id->bind_node);
 	INIT_HLIST_NODE(&id->remote_node);
 	INIT_LIST_HEAD(&id->dev_node);
+	INIT_LIST_HEAD(&id->mcs);
 	INIT_DELAYED_WORK(&id->timer, rnic_cm_timer_fn);
 	ret = xa_alloc(&file->ids, &id->handle, id, xa_limit_31b,
 		       GFP_KERNEL_ACCOUNT);
@@ -154,6 +155,7 @@ void rnic_cm_id_destroy(struct rnic_cm_id *id)
 	if (id->state == RNIC_CM_LISTEN)
 		rnic_cm_destroy_unread(file, id);
 	rnic_cm_proto_destroy(id);
+	rnic_cm_leave_all(id);
 	rnic_cm_unbind(id);
 	list_del_init(&id->dev_node);
 	id->file = NULL;
@@ -581,6 +583,35 @@ static int rnic_cm_set_option(struct rnic_cm_ucmd *ucmd)
 	return -EOPNOTSUPP;
 }
 
+static int rnic_cm_join_mcast(struct rnic_cm_ucmd *ucmd)
+{
+	struct rnic_cm_join_mcast *cmd = ucmd->cmd;
+	struct sockaddr_storage addr;
+	int ret;
+
+	if (cmd->join_flags != RNIC_CM_MC_JOIN_FULLMEMBER &&
+	    cmd->join_flags != RNIC_CM_MC_JOIN_SENDONLY_FULLMEMBER)
+		return cmd->join_flags ? -EOPNOTSUPP : -EINVAL;
+	ret = rnic_cm_addr_in(&addr, &cmd->addr, false);
+	if (ret)
+		return ret;
+	return rnic_cm_join(ucmd->id, &addr, cmd->uid);
+}
+
+static int rnic_cm_leave_mcast(struct rnic_cm_ucmd *ucmd)
+{
+	struct rnic_cm_join_mcast *cmd = ucmd->cmd;
+	struct sockaddr_storage addr;
+	int ret;
+
+	if (cmd->join_flags || cmd->uid)
+		return -EINVAL;
+	ret = rnic_cm_addr_in(&addr, &cmd->addr, false);
+	if (ret)
+		return ret;
+	return rnic_cm_leave(ucmd->id, &addr);
+}
+
 /* The file behind @fd, if it is an rnic_cm file. */
 static struct rnic_cm_file *rnic_cm_fdget(struct fd *f, int fd);
 
@@ -694,6 +725,9 @@ static const struct rnic_cm_ioctl_op rnic_cm_ioctl_ops[] = {
 	RNIC_CM_OP(SET_OPTION, rnic_cm_set_option, struct rnic_cm_set_option),
 	RNIC_CM_FILE_OP(MIGRATE_ID, rnic_cm_migrate_id,
 			struct rnic_cm_migrate_id),
+	RNIC_CM_OP(JOIN_MCAST, rnic_cm_join_mcast, struct rnic_cm_join_mcast),
+	RNIC_CM_OP(LEAVE_MCAST, rnic_cm_leave_mcast,
+		   struct rnic_cm_join_mcast),
 };
 
 #define RNIC_CM_ID_AT_HDR(type) \
@@ -712,6 +746,7 @@ RNIC_CM_ID_AT_HDR(struct rnic_cm_disconnect);
 RNIC_CM_ID_AT_HDR(struct rnic_cm_notify);
 RNIC_CM_ID_AT_HDR(struct rnic_cm_init_qp_attr);
 RNIC_CM_ID_AT_HDR(struct rnic_cm_set_option);
+RNIC_CM_ID_AT_HDR(struct rnic_cm_join_mcast);
 
 /*
  * GET_EVENT: wait for the oldest event (unless O_NONBLOCK), hand it out

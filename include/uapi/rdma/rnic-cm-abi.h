@@ -47,8 +47,8 @@
  *   this namespace that does not allow reuse).
  * - EADDRNOTAVAIL: an address no rnic device of the namespace has.
  * - EACCES: a port below 1024 without CAP_NET_BIND_SERVICE.
- * - EOPNOTSUPP: what this kernel does not do yet (multicast, the IB port
- *   space's connect).
+ * - EOPNOTSUPP: what this kernel does not do yet (the IB port space's
+ *   connect, multicast join flags other than full member).
  *
  * Asynchronous failures (no route, no answer, a reject) are events, with
  * a negative errno or an IB CM reject reason in ``out_status`` as the
@@ -200,6 +200,8 @@ struct rnic_cm_ud_param {
  * @RNIC_CM_CMD_GET_EVENT: &struct rnic_cm_get_event
  * @RNIC_CM_CMD_SET_OPTION: &struct rnic_cm_set_option
  * @RNIC_CM_CMD_MIGRATE_ID: &struct rnic_cm_migrate_id
+ * @RNIC_CM_CMD_JOIN_MCAST: &struct rnic_cm_join_mcast
+ * @RNIC_CM_CMD_LEAVE_MCAST: &struct rnic_cm_join_mcast
  * @RNIC_CM_CMD_BASE: the first number
  */
 enum rnic_cm_cmd {
@@ -221,6 +223,8 @@ enum rnic_cm_cmd {
 	RNIC_CM_CMD_GET_EVENT,
 	RNIC_CM_CMD_SET_OPTION,
 	RNIC_CM_CMD_MIGRATE_ID,
+	RNIC_CM_CMD_JOIN_MCAST,
+	RNIC_CM_CMD_LEAVE_MCAST,
 };
 
 /**
@@ -561,7 +565,9 @@ struct rnic_cm_init_qp_attr {
  * @out_conn: CONNECT_REQUEST, CONNECT_RESPONSE, ESTABLISHED, REJECTED,
  *	DISCONNECTED: the peer's parameters and private data (responder
  *	resources and initiator depth as the peer sent them)
- * @out_ud: UD ids: how to reach the peer
+ * @out_ud: UD ids: how to reach the peer (MULTICAST_JOIN: the group)
+ *
+ * MULTICAST_JOIN and MULTICAST_ERROR carry the join's uid in @out_uid.
  */
 struct rnic_cm_get_event {
 	__u32 size;
@@ -629,6 +635,43 @@ struct rnic_cm_migrate_id {
 	__u32 out_events_reported;
 };
 
+/* join_flags of struct rnic_cm_join_mcast, librdmacm's values */
+#define RNIC_CM_MC_JOIN_FULLMEMBER	0x1
+#define RNIC_CM_MC_JOIN_SENDONLY_FULLMEMBER 0x8
+
+/* groups an id may be joined to at once */
+#define RNIC_CM_MC_MAX			64
+
+/**
+ * struct rnic_cm_join_mcast - RNIC_CM_IOCTL_JOIN_MCAST
+ *	(rdma_join_multicast) and RNIC_CM_IOCTL_LEAVE_MCAST
+ *	(rdma_leave_multicast)
+ * @size: sizeof(struct rnic_cm_join_mcast)
+ * @flags: must be 0
+ * @id: a UD id on a device (its address bound or resolved)
+ * @join_flags: RNIC_CM_MC_JOIN_FULLMEMBER or
+ *	RNIC_CM_MC_JOIN_SENDONLY_FULLMEMBER; leave: must be 0
+ * @uid: join: what the group's events carry in out_uid; leave: must be 0
+ * @addr: the group: an IPv4 (224.0.0.0/4) or IPv6 (ff00::/8) multicast
+ *	address of the id's family
+ *
+ * RoCE has no subnet administrator: the group's GID is its address as a
+ * GID (::ffff:a.b.c.d for IPv4), and joining succeeds at once:
+ * MULTICAST_JOIN is queued with out_ud: QP 0xffffff, RNIC_CM_UDP_QKEY
+ * and the group's address, for ibv_attach_mcast() and ibv_create_ah().
+ * Joining a group the id is in is EADDRINUSE, more than RNIC_CM_MC_MAX
+ * groups ENOSPC; leaving a group not joined is EADDRNOTAVAIL. Destroying
+ * the id leaves its groups.
+ */
+struct rnic_cm_join_mcast {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 join_flags;
+	__aligned_u64 uid;
+	struct rnic_cm_sockaddr addr;
+};
+
 #define RNIC_CM_IOCTL_CREATE_ID _IO(RNIC_IOCTL_MAGIC, RNIC_CM_CMD_CREATE_ID)
 #define RNIC_CM_IOCTL_DESTROY_ID _IO(RNIC_IOCTL_MAGIC, RNIC_CM_CMD_DESTROY_ID)
 #define RNIC_CM_IOCTL_BIND_ADDR _IO(RNIC_IOCTL_MAGIC, RNIC_CM_CMD_BIND_ADDR)
@@ -652,5 +695,9 @@ struct rnic_cm_migrate_id {
 	_IO(RNIC_IOCTL_MAGIC, RNIC_CM_CMD_SET_OPTION)
 #define RNIC_CM_IOCTL_MIGRATE_ID \
 	_IO(RNIC_IOCTL_MAGIC, RNIC_CM_CMD_MIGRATE_ID)
+#define RNIC_CM_IOCTL_JOIN_MCAST \
+	_IO(RNIC_IOCTL_MAGIC, RNIC_CM_CMD_JOIN_MCAST)
+#define RNIC_CM_IOCTL_LEAVE_MCAST \
+	_IO(RNIC_IOCTL_MAGIC, RNIC_CM_CMD_LEAVE_MCAST)
 
 #endif /* _UAPI_RDMA_RNIC_CM_ABI_H */
