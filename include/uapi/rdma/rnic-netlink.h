@@ -273,8 +273,10 @@ enum rnic_nl_attr {
  * @RNIC_NL_COUNTER_DROP_LENGTH: UD datagrams longer than the receiving
  *	QP's path MTU
  * @RNIC_NL_COUNTER_GSI_DROPPED: packets that arrived for QP 1, the
- *	device's GSI endpoint, and were dropped: rnic has no connection
- *	manager yet to take them
+ *	device's GSI endpoint, and that the connection manager dropped: not
+ *	a UD SEND of one 256-byte CM MAD (class 0x07, version 2, method
+ *	SEND, a CM attribute) with the GSI's Q_Key, or more than it had
+ *	room to queue
  * @RNIC_NL_COUNTER_DROP_BAD_HEADER: RoCEv2 packets (UDP port 4791 to a GID
  *	of the device) the udp link dropped because a header lies: the IP
  *	header (checksum, lengths, options, a fragment), the UDP length, the
