@@ -305,6 +305,9 @@ enum rnic_nl_attr {
  * @RNIC_NL_COUNTER_FAULT_RETRY_EXC: RC work requests of its requesters
  *	whose packets were all dropped because of RNIC_NL_FAULT_RETRY_EXC;
  *	those packets never reach the link (SENT_PKTS does not count them)
+ * @RNIC_NL_COUNTER_DROP_NO_WQE: UD datagrams and UC messages the
+ *	receiving QP dropped because no receive WQE was posted (RC answers
+ *	with an RNR NAK instead, SEND_RNR_ERR)
  *
  * Each counter is a u64 that counts from 0 since the device was created
  * and only grows. Userspace must skip counters it does not know. The
@@ -344,6 +347,7 @@ enum rnic_nl_counter {
 	RNIC_NL_COUNTER_FAULT_RNR,
 	RNIC_NL_COUNTER_FAULT_REM_ACCESS,
 	RNIC_NL_COUNTER_FAULT_RETRY_EXC,
+	RNIC_NL_COUNTER_DROP_NO_WQE,
 
 	__RNIC_NL_COUNTER_MAX,
 	RNIC_NL_COUNTER_MAX = __RNIC_NL_COUNTER_MAX - 1
@@ -389,6 +393,7 @@ enum rnic_nl_counter {
 	[RNIC_NL_COUNTER_FAULT_RNR] = "fault_rnr",	\
 	[RNIC_NL_COUNTER_FAULT_REM_ACCESS] = "fault_rem_access",	\
 	[RNIC_NL_COUNTER_FAULT_RETRY_EXC] = "fault_retry_exc",	\
+	[RNIC_NL_COUNTER_DROP_NO_WQE] = "drop_no_wqe",	\
 }
 
 /** RNIC_FAULT_PPM_MAX - a fault rate of 100%, in parts per million. */
