@@ -3,9 +3,10 @@
  * The device counters of RNIC_NL_CMD_STAT_GET count exactly what the data
  * path did: UD datagrams sent and received, and each reason a datagram
  * was dropped (a wrong Q_Key, a QP that is gone, a QP that does not
- * receive yet, no receive posted: UD and UC alike); an RC SEND that finds no receive is an RNR NAK sent, an
- * RNR NAK received and, with no RNR retry, a work request failed. Every
- * other counter stays where it was.
+ * receive yet, no receive posted: UD and UC alike); an RC SEND that
+ * finds no receive is an RNR NAK sent, an RNR NAK received and, with no
+ * RNR retry, a work request failed. Every other counter stays where it
+ * was.
  */
 #include "rnic_dp_test.h"
 
