@@ -65,16 +65,21 @@ static int cm_port_of(const struct rnic_cm_sockaddr *a)
 	return ntohs(((const struct sockaddr_in *)a)->sin_port);
 }
 
-static int _cm_create(int fd, __u64 uid, __u32 *id)
+static int _cm_create_ps(int fd, __u64 uid, __u16 ps, __u32 *id)
 {
 	struct rnic_cm_create_id c = {
-		.size = sizeof(c), .uid = uid, .ps = RNIC_CM_PS_TCP,
-		.qp_type = RNIC_QPT_RC,
+		.size = sizeof(c), .uid = uid, .ps = ps,
+		.qp_type = ps == RNIC_CM_PS_TCP ? RNIC_QPT_RC : RNIC_QPT_UD,
 	};
 	int ret = _rnic_ioctl(fd, RNIC_CM_IOCTL_CREATE_ID, &c);
 
 	*id = c.out_id;
 	return ret;
+}
+
+static int _cm_create(int fd, __u64 uid, __u32 *id)
+{
+	return _cm_create_ps(fd, uid, RNIC_CM_PS_TCP, id);
 }
 
 static int _cm_bind(int fd, __u32 id, const char *ip, int port)
@@ -124,18 +129,15 @@ static int _cm_init_qp_attr(int fd, __u32 id, __u32 state,
 	return _rnic_ioctl(fd, RNIC_CM_IOCTL_INIT_QP_ATTR, a);
 }
 
-/* A listener on PORT of @self->srv; an active id resolved to it. */
-static void cm_prepare(struct __test_metadata *_metadata, int srv, int cli,
-		       __u32 *listener, __u32 *active, int port)
+/* An id of @cli, port space @ps, resolved to 10.80.0.1:@port. */
+static void cm_resolve(struct __test_metadata *_metadata, int cli,
+		       __u32 *active, int port, __u16 ps)
 {
 	struct rnic_cm_resolve_addr ra = { .size = sizeof(ra) };
 	struct rnic_cm_resolve_route rr = { .size = sizeof(rr) };
 	struct rnic_cm_get_event ev;
 
-	ASSERT_EQ(0, _cm_create(srv, 100, listener));
-	ASSERT_EQ(0, _cm_bind(srv, *listener, "10.80.0.1", PORT));
-	ASSERT_EQ(0, _cm_listen(srv, *listener, 8));
-	ASSERT_EQ(0, _cm_create(cli, 200, active));
+	ASSERT_EQ(0, _cm_create_ps(cli, 200, ps, active));
 	ra.id = *active;
 	ra.timeout_ms = 2000;
 	ra.dst_addr = cm_sin("10.80.0.1", port);
@@ -147,6 +149,27 @@ static void cm_prepare(struct __test_metadata *_metadata, int srv, int cli,
 	rr.timeout_ms = 2000;
 	do_ioctl(cli, RNIC_CM_IOCTL_RESOLVE_ROUTE, &rr);
 	expect_event(cli, &ev, RNIC_CM_EVENT_ROUTE_RESOLVED);
+}
+
+/*
+ * A listener of port space @ps on PORT of @srv; an id of @cli resolved
+ * to @port.
+ */
+static void cm_prepare_ps(struct __test_metadata *_metadata, int srv,
+			  int cli, __u32 *listener, __u32 *active, int port,
+			  __u16 ps)
+{
+	ASSERT_EQ(0, _cm_create_ps(srv, 100, ps, listener));
+	ASSERT_EQ(0, _cm_bind(srv, *listener, "10.80.0.1", PORT));
+	ASSERT_EQ(0, _cm_listen(srv, *listener, 8));
+	cm_resolve(_metadata, cli, active, port, ps);
+}
+
+static void cm_prepare(struct __test_metadata *_metadata, int srv, int cli,
+		       __u32 *listener, __u32 *active, int port)
+{
+	cm_prepare_ps(_metadata, srv, cli, listener, active, port,
+		      RNIC_CM_PS_TCP);
 }
 
 static int _cm_connect(int fd, __u32 id, __u32 qpn, const char *pdata)
@@ -333,6 +356,308 @@ TEST_F(cm, close_disconnects_the_peer)
 	close(self->cli);
 	self->cli = open(RNIC_CM_DEV_PATH, O_RDWR | O_CLOEXEC);
 	expect_event(self->srv, &ev, RNIC_CM_EVENT_DISCONNECTED);
+}
+
+/* UD ids: SIDR_REQ and SIDR_REP give the client the server's QP. */
+TEST_F(cm, ud_sidr)
+{
+	struct rnic_cm_accept acc = { .size = sizeof(acc) };
+	const __u8 gid[16] = { [10] = 0xff, [11] = 0xff, 10, 80, 0, 1 };
+	struct rnic_cm_init_qp_attr qa;
+	struct rnic_cm_get_event ev;
+	__u32 l, a;
+
+	cm_prepare_ps(_metadata, self->srv, self->cli, &l, &a, PORT,
+		      RNIC_CM_PS_UDP);
+	ASSERT_EQ(0, _cm_init_qp_attr(self->cli, a, RNIC_QPS_INIT, &qa));
+	ASSERT_EQ(RNIC_CM_UDP_QKEY, qa.out_attr.qkey);
+	ASSERT_TRUE(qa.out_attr_mask & RNIC_QP_QKEY);
+	ASSERT_EQ(0, _cm_connect(self->cli, a, 0x111, "ud hello"));
+	expect_event(self->srv, &ev, RNIC_CM_EVENT_CONNECT_REQUEST);
+	ASSERT_EQ(l, ev.out_listen_id);
+	ASSERT_EQ(0, memcmp(ev.out_conn.private_data, "ud hello", 9));
+	ASSERT_EQ(RNIC_CM_SIDR_REQ_PRIVATE_DATA,
+		  ev.out_conn.private_data_len);
+	acc.id = ev.out_id;
+	acc.conn.qp_num = 0x333;
+	acc.conn.private_data_len = 3;
+	memcpy(acc.conn.private_data, "ok", 3);
+	do_ioctl(self->srv, RNIC_CM_IOCTL_ACCEPT, &acc);
+	expect_event(self->cli, &ev, RNIC_CM_EVENT_ESTABLISHED);
+	ASSERT_EQ(0x333, ev.out_ud.qp_num);
+	ASSERT_EQ(RNIC_CM_UDP_QKEY, ev.out_ud.qkey);
+	ASSERT_EQ(0, memcmp(ev.out_ud.ah_attr.dgid, gid, 16));
+	ASSERT_EQ(1, ev.out_ud.ah_attr.is_global);
+	ASSERT_EQ(0, memcmp(ev.out_conn.private_data, "ok", 3));
+}
+
+/* A SIDR_REQ nobody listens for: UNREACHABLE, SIDR status 1. */
+TEST_F(cm, ud_sidr_no_listener)
+{
+	struct rnic_cm_get_event ev;
+	__u32 l, a;
+
+	cm_prepare_ps(_metadata, self->srv, self->cli, &l, &a, PORT + 1,
+		      RNIC_CM_PS_UDP);
+	ASSERT_EQ(0, _cm_connect(self->cli, a, 0x111, ""));
+	expect_event(self->cli, &ev, RNIC_CM_EVENT_UNREACHABLE);
+	ASSERT_EQ(1, ev.out_status);
+}
+
+TEST_F(cm, ud_sidr_reject)
+{
+	struct rnic_cm_reject rej = { .size = sizeof(rej) };
+	struct rnic_cm_get_event ev;
+	__u32 l, a;
+
+	cm_prepare_ps(_metadata, self->srv, self->cli, &l, &a, PORT,
+		      RNIC_CM_PS_UDP);
+	ASSERT_EQ(0, _cm_connect(self->cli, a, 0x111, ""));
+	expect_event(self->srv, &ev, RNIC_CM_EVENT_CONNECT_REQUEST);
+	rej.id = ev.out_id;
+	rej.private_data_len = RNIC_CM_SIDR_REP_PRIVATE_DATA + 1;
+	do_err_ioctl(EINVAL, self->srv, RNIC_CM_IOCTL_REJECT, &rej);
+	rej.private_data_len = 4;
+	memcpy(rej.private_data, "bye", 4);
+	do_ioctl(self->srv, RNIC_CM_IOCTL_REJECT, &rej);
+	expect_event(self->cli, &ev, RNIC_CM_EVENT_UNREACHABLE);
+	ASSERT_EQ(2, ev.out_status);
+	ASSERT_EQ(0, memcmp(ev.out_conn.private_data, "bye", 4));
+}
+
+/* One event of @fd within 5 s, of @type: 0 or -1. */
+static int cm_want(int fd, __u32 type, __u32 *id)
+{
+	struct rnic_cm_get_event ev;
+
+	if (cm_get_event(fd, &ev) || ev.out_event != type)
+		return -1;
+	if (id)
+		*id = ev.out_id;
+	return 0;
+}
+
+static int _cm_id_cmd(int fd, unsigned long cmd, __u32 id)
+{
+	struct rnic_cm_disconnect d = { .size = sizeof(d), .id = id };
+
+	/* struct rnic_cm_id_cmd is struct rnic_cm_disconnect's start */
+	if (cmd == RNIC_CM_IOCTL_ESTABLISH)
+		d.size = sizeof(struct rnic_cm_id_cmd);
+	return _rnic_ioctl(fd, cmd, &d);
+}
+
+static int _cm_destroy(int fd, __u32 id)
+{
+	struct rnic_cm_destroy_id d = { .size = sizeof(d), .id = id };
+
+	return _rnic_ioctl(fd, RNIC_CM_IOCTL_DESTROY_ID, &d);
+}
+
+/*
+ * A whole connection's life to listener port @port of @srv from @cli:
+ * resolve, connect, accept, establish, disconnect (both), destroy.
+ * Return: 0, or -1 at the first step that went wrong.
+ */
+static int cm_cycle(int srv, int cli, int port)
+{
+	struct rnic_cm_resolve_addr ra = { .size = sizeof(ra) };
+	struct rnic_cm_resolve_route rr = { .size = sizeof(rr) };
+	struct rnic_cm_accept acc = { .size = sizeof(acc) };
+	__u32 a, p;
+
+	if (_cm_create(cli, 7, &a))
+		return -1;
+	ra.id = a;
+	ra.dst_addr = cm_sin("10.80.0.1", port);
+	rr.id = a;
+	acc.conn.qp_num = 0x222;
+	if (_rnic_ioctl(cli, RNIC_CM_IOCTL_RESOLVE_ADDR, &ra) ||
+	    cm_want(cli, RNIC_CM_EVENT_ADDR_RESOLVED, NULL) ||
+	    _rnic_ioctl(cli, RNIC_CM_IOCTL_RESOLVE_ROUTE, &rr) ||
+	    cm_want(cli, RNIC_CM_EVENT_ROUTE_RESOLVED, NULL) ||
+	    _cm_connect(cli, a, 0x111, "x") ||
+	    cm_want(srv, RNIC_CM_EVENT_CONNECT_REQUEST, &p))
+		return -1;
+	acc.id = p;
+	if (_rnic_ioctl(srv, RNIC_CM_IOCTL_ACCEPT, &acc) ||
+	    cm_want(cli, RNIC_CM_EVENT_CONNECT_RESPONSE, NULL) ||
+	    _cm_id_cmd(cli, RNIC_CM_IOCTL_ESTABLISH, a) ||
+	    cm_want(srv, RNIC_CM_EVENT_ESTABLISHED, NULL) ||
+	    _cm_id_cmd(cli, RNIC_CM_IOCTL_DISCONNECT, a) ||
+	    cm_want(srv, RNIC_CM_EVENT_DISCONNECTED, NULL) ||
+	    _cm_id_cmd(srv, RNIC_CM_IOCTL_DISCONNECT, p) ||
+	    cm_want(cli, RNIC_CM_EVENT_DISCONNECTED, NULL))
+		return -1;
+	/* in time wait: destroying ends it */
+	return _cm_destroy(cli, a) || _cm_destroy(srv, p) ? -1 : 0;
+}
+
+/* Many connections, one after the other, with nothing left behind. */
+TEST_F(cm, churn)
+{
+	__u32 l;
+	int i;
+
+	ASSERT_EQ(0, _cm_create(self->srv, 1, &l));
+	ASSERT_EQ(0, _cm_bind(self->srv, l, "10.80.0.1", PORT));
+	ASSERT_EQ(0, _cm_listen(self->srv, l, 8));
+	for (i = 0; i < 2000; i++)
+		ASSERT_EQ(0, cm_cycle(self->srv, self->cli, PORT))
+			TH_LOG("cycle %d", i);
+}
+
+/* The child: both sides of connections, one after the other, forever. */
+static void cm_churn_child(void *arg)
+{
+	int srv = open(RNIC_CM_DEV_PATH, O_RDWR);
+	int cli = open(RNIC_CM_DEV_PATH, O_RDWR);
+	int port = *(int *)arg + getpid() % 1000;
+	__u32 l;
+
+	if (srv < 0 || cli < 0 || _cm_create(srv, 1, &l) ||
+	    _cm_bind(srv, l, "10.80.0.1", port) || _cm_listen(srv, l, 8))
+		return;
+	while (!cm_cycle(srv, cli, port))
+		;
+}
+
+/*
+ * Processes killed at any point of the handshake leave nothing behind
+ * (the unload's leak check counts the ids) and break nothing: a
+ * connection afterwards works.
+ */
+TEST_F(cm, killed_mid_handshake)
+{
+	int base = 20000;
+	__u32 l;
+
+	rnic_kill_at_random(_metadata, 300, 30000, cm_churn_child, &base);
+	ASSERT_EQ(0, _cm_create(self->srv, 1, &l));
+	ASSERT_EQ(0, _cm_bind(self->srv, l, "10.80.0.1", PORT));
+	ASSERT_EQ(0, _cm_listen(self->srv, l, 8));
+	ASSERT_EQ(0, cm_cycle(self->srv, self->cli, PORT));
+}
+
+static void cm_params(int timeout_ms, int retries)
+{
+	rnic_put_file("/sys/module/rnic/parameters/cm_timeout_ms", "%d",
+		      timeout_ms);
+	rnic_put_file("/sys/module/rnic/parameters/cm_retries", "%d",
+		      retries);
+}
+
+static int cm_drop(struct rnic_genl *g, uint32_t ppm)
+{
+	struct rnic_link_fault f = { .has = 1u << RNIC_NL_FAULT_DROP };
+
+	f.val[RNIC_NL_FAULT_DROP] = ppm;
+	return rnic_link_set_fault(g, DEV, &f);
+}
+
+/*
+ * A lost REQ is sent again after the response timeout; a peer that
+ * never answers is UNREACHABLE (-ETIMEDOUT) after the retries.
+ */
+TEST_F(cm, lost_mads)
+{
+	struct rnic_cm_get_event ev;
+	__u32 l, a;
+
+	cm_params(300, 2);
+	cm_prepare(_metadata, self->srv, self->cli, &l, &a, PORT);
+	ASSERT_EQ(0, cm_drop(self->g, 1000000));
+	ASSERT_EQ(0, _cm_connect(self->cli, a, 0x111, ""));
+	usleep(100000);
+	ASSERT_EQ(0, cm_drop(self->g, 0));
+	/* the second REQ gets through */
+	expect_event(self->srv, &ev, RNIC_CM_EVENT_CONNECT_REQUEST);
+
+	ASSERT_EQ(0, _cm_destroy(self->cli, a));
+	cm_resolve(_metadata, self->cli, &a, PORT, RNIC_CM_PS_TCP);
+	ASSERT_EQ(0, cm_drop(self->g, 1000000));
+	ASSERT_EQ(0, _cm_connect(self->cli, a, 0x111, ""));
+	/* three REQs, 300 ms apart, then the give-up */
+	expect_event(self->cli, &ev, RNIC_CM_EVENT_UNREACHABLE);
+	ASSERT_EQ(-ETIMEDOUT, ev.out_status);
+	cm_params(4295, 15);
+}
+
+/* A device that goes away: DEVICE_REMOVAL on both sides' ids. */
+TEST_F(cm, device_removal)
+{
+	struct rnic_cm_get_event ev;
+	__u32 l, a, p;
+
+	cm_prepare(_metadata, self->srv, self->cli, &l, &a, PORT);
+	ASSERT_EQ(0, _cm_connect(self->cli, a, 0x111, ""));
+	expect_event(self->srv, &ev, RNIC_CM_EVENT_CONNECT_REQUEST);
+	p = ev.out_id;
+	ASSERT_EQ(0, rnic_link_del(self->g, DEV));
+	expect_event(self->cli, &ev, RNIC_CM_EVENT_DEVICE_REMOVAL);
+	ASSERT_EQ(a, ev.out_id);
+	/* the listener, bound to the device's address, and the request */
+	expect_event(self->srv, &ev, RNIC_CM_EVENT_DEVICE_REMOVAL);
+	ASSERT_EQ(l, ev.out_id);
+	expect_event(self->srv, &ev, RNIC_CM_EVENT_DEVICE_REMOVAL);
+	ASSERT_EQ(p, ev.out_id);
+	ASSERT_EQ(0, _cm_destroy(self->cli, a));
+	ASSERT_EQ(0, _cm_destroy(self->srv, p));
+	ASSERT_EQ(0, _cm_destroy(self->srv, l));
+}
+
+static int _cm_mcast(int fd, unsigned long cmd, __u32 id, const char *ip,
+		     __u32 join_flags, __u64 uid)
+{
+	struct rnic_cm_join_mcast j = {
+		.size = sizeof(j), .id = id, .join_flags = join_flags,
+		.uid = uid, .addr = cm_sin(ip, 0),
+	};
+
+	return _rnic_ioctl(fd, cmd, &j);
+}
+
+#define JOIN RNIC_CM_IOCTL_JOIN_MCAST
+#define LEAVE RNIC_CM_IOCTL_LEAVE_MCAST
+#define FULL RNIC_CM_MC_JOIN_FULLMEMBER
+
+/* RoCE multicast: the group's GID is its address; joined at once. */
+TEST_F(cm, multicast_join_leave)
+{
+	const __u8 mgid[16] = { [10] = 0xff, [11] = 0xff, 239, 80, 0, 1 };
+	struct rnic_cm_get_event ev;
+	__u32 u, r;
+
+	ASSERT_EQ(0, _cm_create_ps(self->cli, 5, RNIC_CM_PS_UDP, &u));
+	/* not on a device yet */
+	ASSERT_EQ(-EINVAL, _cm_mcast(self->cli, JOIN, u, "239.80.0.1", FULL,
+				     77));
+	ASSERT_EQ(0, _cm_bind(self->cli, u, "10.80.0.1", 0));
+	ASSERT_EQ(0, _cm_mcast(self->cli, JOIN, u, "239.80.0.1", FULL, 77));
+	expect_event(self->cli, &ev, RNIC_CM_EVENT_MULTICAST_JOIN);
+	ASSERT_EQ(77, ev.out_uid);
+	ASSERT_EQ(u, ev.out_id);
+	ASSERT_EQ(0xffffff, ev.out_ud.qp_num);
+	ASSERT_EQ(RNIC_CM_UDP_QKEY, ev.out_ud.qkey);
+	ASSERT_EQ(0, memcmp(ev.out_ud.ah_attr.dgid, mgid, 16));
+	ASSERT_EQ(-EADDRINUSE, _cm_mcast(self->cli, JOIN, u, "239.80.0.1",
+					 FULL, 78));
+	ASSERT_EQ(-EINVAL, _cm_mcast(self->cli, JOIN, u, "10.80.0.9", FULL,
+				     78));
+	ASSERT_EQ(-EOPNOTSUPP, _cm_mcast(self->cli, JOIN, u, "239.80.0.2",
+					 0x2, 78));
+	ASSERT_EQ(0, _cm_mcast(self->cli, LEAVE, u, "239.80.0.1", 0, 0));
+	ASSERT_EQ(-EADDRNOTAVAIL, _cm_mcast(self->cli, LEAVE, u,
+					    "239.80.0.1", 0, 0));
+	/* joined at destroy: left */
+	ASSERT_EQ(0, _cm_mcast(self->cli, JOIN, u, "239.80.0.3",
+			       RNIC_CM_MC_JOIN_SENDONLY_FULLMEMBER, 79));
+	ASSERT_EQ(0, _cm_destroy(self->cli, u));
+	/* an RC id has no groups */
+	ASSERT_EQ(0, _cm_create(self->cli, 6, &r));
+	ASSERT_EQ(0, _cm_bind(self->cli, r, "10.80.0.1", 0));
+	ASSERT_EQ(-EINVAL, _cm_mcast(self->cli, JOIN, r, "239.80.0.1", FULL,
+				     1));
 }
 
 TEST_F(cm, abi_errors)

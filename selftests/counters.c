@@ -3,9 +3,10 @@
  * The device counters of RNIC_NL_CMD_STAT_GET count exactly what the data
  * path did: UD datagrams sent and received, and each reason a datagram
  * was dropped (a wrong Q_Key, a QP that is gone, a QP that does not
- * receive yet); an RC SEND that finds no receive is an RNR NAK sent, an
- * RNR NAK received and, with no RNR retry, a work request failed. Every
- * other counter stays where it was.
+ * receive yet, no receive posted: UD and UC alike); an RC SEND that
+ * finds no receive is an RNR NAK sent, an RNR NAK received and, with no
+ * RNR retry, a work request failed. Every other counter stays where it
+ * was.
  */
 #include "rnic_dp_test.h"
 
@@ -187,6 +188,43 @@ TEST_F(stat, ud_to_qp_in_init)
 			  BIT_OF(RNIC_NL_COUNTER_DROP_QP_STATE));
 	ASSERT_EQ(0, ibv_destroy_qp(init));
 	dp_pair_close(_metadata, &self->p);
+}
+
+/* A datagram and a UC message with no receive posted: dropped, counted. */
+TEST_F(stat, ud_and_uc_without_receive)
+{
+	static const enum ibv_qp_type types[] = { IBV_QPT_UD, IBV_QPT_UC };
+	unsigned int t;
+
+	for (t = 0; t < 2; t++) {
+		struct dp_qp_opts o = dp_opts(types[t]);
+		struct dp_wr w = {
+			.op = IBV_WR_SEND, .flags = IBV_SEND_SIGNALED,
+			.sgl = &self->ls, .wr_id = 11,
+		};
+		struct ibv_wc wc;
+
+		dp_pair_open(_metadata, &self->env, &o, &self->p);
+		if (types[t] == IBV_QPT_UD) {
+			w.ah = self->p.ah[0];
+			w.rqpn = self->p.qp[1]->qp_num;
+			w.qkey = DP_QKEY;
+		}
+		stat_read(_metadata, self, self->before);
+		ASSERT_EQ(0, dp_post(self->p.qp[0], &w));
+		ASSERT_POLL1(self->env.scq[0], &wc);
+		ASSERT_WC(&wc, 11, IBV_WC_SUCCESS, IBV_WC_SEND);
+		ASSERT_QUIET(self->env.rcq[1]);
+		stat_read(_metadata, self, self->after);
+		ASSERT_GREW(RNIC_NL_COUNTER_SENT_PKTS, 1);
+		ASSERT_GREW(RNIC_NL_COUNTER_RCVD_PKTS, 1);
+		ASSERT_GREW(RNIC_NL_COUNTER_DROP_NO_WQE, 1);
+		stat_others_still(_metadata, self,
+				  BIT_OF(RNIC_NL_COUNTER_SENT_PKTS) |
+				  BIT_OF(RNIC_NL_COUNTER_RCVD_PKTS) |
+				  BIT_OF(RNIC_NL_COUNTER_DROP_NO_WQE));
+		dp_pair_close(_metadata, &self->p);
+	}
 }
 
 /*

@@ -25,14 +25,20 @@
 #      UC, UD and UD to a multicast group (239.77.0.1), 0 B to 1 MiB, both
 #      directions, every byte checked; its TAP lines are passed through,
 #      prefixed "matrix".
-#   4. Captures (dumpcap), decoded by tshark's InfiniBand dissector: every
+#   4. The connection manager: Debian's rping (rdmacm-utils, the kernel's
+#      rdma_cm over rxe0) against rnic-rping on rnic0 (rnic's CM over the
+#      udp link), each as the server and as the client, data verified
+#      (-V) over 10 ping-pongs, IPv4 and IPv6; and Debian's rping itself
+#      run on rnic0 through rnic-run (rnic's librdmacm.so.1) against rping
+#      on rxe0; and udaddy (UD, SIDR) both ways.
+#   5. Captures (dumpcap), decoded by tshark's InfiniBand dissector: every
 #      RoCE packet must decode (BTH), none malformed, and each ICRC must
 #      be right (roce_icrc.py: tshark does not check ICRCs): rnic's
 #      packets on ia1 during an RC ping-pong with rxe, and rxe's answers
 #      in the same capture, which check the checker (they must pass, and
 #      must fail with one byte flipped).
 #
-# INTEROP_PARTS (default all four: "pingpong perf matrix capture", what
+# INTEROP_PARTS (default all five: "pingpong perf matrix cm capture", what
 # make check runs) picks parts, INTEROP_LIMIT (default 20) bounds each
 # program of a pair in seconds.
 # TAP output; exit status 1 if any test failed. Leaves nothing behind.
@@ -53,7 +59,7 @@ tcp_port=$((21000 + $$ % 10000))
 limit=${INTEROP_LIMIT:-20}
 [ "$limit" -ge 10 ] || limit=10
 # which parts run: pingpong perf matrix capture
-parts=${INTEROP_PARTS:-pingpong perf matrix capture}
+parts=${INTEROP_PARTS:-pingpong perf matrix cm capture}
 want() {
 	case " $parts " in
 	*" $1 "*) return 0 ;;
@@ -364,7 +370,83 @@ if want matrix; then
 	matrix 4096
 fi
 
-# ---- 4. capture ----------------------------------------------------------
+# ---- 4. the connection manager ---------------------------------------------
+
+# cm_pair WHERE SERVER... -- CLIENT...: as pair(), for programs that
+# listen through a CM rather than TCP: the client starts once the server
+# had 2 s to listen (there is no socket to watch)
+cm_pair() {
+	local where=$1
+	shift
+	local -a srv=() cli=()
+	while [ "$1" != -- ]; do
+		srv+=("$1")
+		shift
+	done
+	shift
+	cli=("$@")
+	rm -f "$tmp"/server.* "$tmp"/client.*
+	timeout $((limit + 20)) "${srv[@]}" >"$tmp/server.out" \
+		2>"$tmp/server.err" &
+	local spid=$!
+	sleep 2
+	timeout $limit "${cli[@]}" >"$tmp/client.out" 2>"$tmp/client.err"
+	crc=$?
+	wait $spid
+	src=$?
+}
+
+# cm_check NAME: judges the last pair: both exit 0
+cm_check() {
+	local why=
+	[ $src -eq 0 ] || why="server exit $src;"
+	[ $crc -eq 0 ] || why="$why client exit $crc;"
+	result "$1" "$why"
+}
+
+if want cm; then
+	rping_rnic=$top/build/bin/rnic-rping
+	rping_rxe="env -u LD_LIBRARY_PATH rping"
+	port=$((7000 + $$ % 1000))
+	for fam in 4 6; do
+		if [ $fam = 4 ]; then arxe=$rxe_ip arnic=$rnic_ip
+		else arxe=$rxe_ip6 arnic=$rnic_ip6; fi
+		port=$((port + 1))
+		cm_pair - $rping_rxe -s -a $arxe -p $port -C 10 -S 1000 -V -- \
+			ip netns exec $ns "$rping_rnic" -c -a $arxe -p $port \
+			-C 10 -S 1000 -V
+		cm_check "cm: rnic-rping client on rnic0 -> rping server on rxe0, IPv$fam, -V"
+		port=$((port + 1))
+		cm_pair ns ip netns exec $ns "$rping_rnic" -s -a $arnic -p $port \
+			-C 10 -S 1000 -V -- \
+			$rping_rxe -c -a $arnic -p $port -C 10 -S 1000 -V
+		cm_check "cm: rping client on rxe0 -> rnic-rping server on rnic0, IPv$fam, -V"
+	done
+	# rdma-core's own rping, unmodified, on rnic0 through rnic-run
+	port=$((port + 1))
+	cm_pair - $rping_rxe -s -a $rxe_ip -p $port -C 10 -S 1000 -V -- \
+		ip netns exec $ns "$top/build/bin/rnic-run" rping -c \
+		-a $rxe_ip -p $port -C 10 -S 1000 -V
+	cm_check "cm: rnic-run rping client on rnic0 -> rping server on rxe0"
+	port=$((port + 1))
+	cm_pair ns ip netns exec $ns "$top/build/bin/rnic-run" rping -s \
+		-a $rnic_ip -p $port -C 10 -S 1000 -V -- \
+		$rping_rxe -c -a $rnic_ip -p $port -C 10 -S 1000 -V
+	cm_check "cm: rping client on rxe0 -> rnic-run rping server on rnic0"
+	# UD through SIDR: udaddy, both ways
+	port=$((port + 1))
+	cm_pair - env -u LD_LIBRARY_PATH udaddy -b $rxe_ip -p $port -C 10 -- \
+		ip netns exec $ns "$top/build/bin/rnic-run" udaddy \
+		-s $rxe_ip -p $port -C 10
+	cm_check "cm: rnic-run udaddy on rnic0 -> udaddy on rxe0 (SIDR, UD)"
+	port=$((port + 1))
+	cm_pair ns ip netns exec $ns "$top/build/bin/rnic-run" udaddy \
+		-b $rnic_ip -p $port -C 10 -- \
+		env -u LD_LIBRARY_PATH udaddy -s $rnic_ip -p $port -C 10
+	cm_check "cm: udaddy on rxe0 -> rnic-run udaddy on rnic0 (SIDR, UD)"
+fi
+
+# ---- 5. capture ----------------------------------------------------------
 
 # capture IN IFACE FILE -- PAIR...: records IFACE (namespace IN: ns or -)
 # into FILE (classic pcap) while the pair runs

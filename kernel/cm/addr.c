@@ -19,6 +19,7 @@
  * reuse and neither listens. All under rnic_cm_lock.
  */
 #include <linux/inetdevice.h>
+#include <linux/slab.h>
 #include <linux/random.h>
 #include <net/addrconf.h>
 #include <net/ip6_route.h>
@@ -507,4 +508,114 @@ int rnic_cm_resolve_route(struct rnic_cm_id *id)
 	if (!READ_ONCE(id->rdev->live))
 		return -ENODEV;
 	return rnic_cm_path(id, id->av.dgid, 64, id->tos, 0);
+}
+
+/* Is @addr a multicast address? */
+static bool rnic_cm_addr_mcast(const struct sockaddr_storage *addr)
+{
+	if (addr->ss_family == AF_INET)
+		return ipv4_is_multicast(((const struct sockaddr_in *)addr)->sin_addr.s_addr);
+	return ipv6_addr_is_multicast(&((const struct sockaddr_in6 *)addr)->sin6_addr);
+}
+
+static struct rnic_cm_mc *rnic_cm_mc_find(struct rnic_cm_id *id,
+					  const u8 *gid)
+{
+	struct rnic_cm_mc *mc;
+
+	list_for_each_entry(mc, &id->mcs, node)
+		if (!memcmp(mc->gid, gid, 16))
+			return mc;
+	return NULL;
+}
+
+/**
+ * rnic_cm_join() - join a UD id to a multicast group
+ * @id: the id
+ * @addr: the group's address, checked as an address
+ * @uid: what the MULTICAST_JOIN event carries
+ *
+ * RoCE has no subnet administrator to ask: the group's GID is its
+ * address as a GID, and MULTICAST_JOIN is queued at once with the
+ * address userspace attaches its QP to and sends to.
+ *
+ * Context: rnic_cm_lock held.
+ * Return: 0, -EINVAL (not a UD id on a device, not a group of its
+ * family), -EADDRINUSE (joined already), -ENOSPC, -ENOMEM.
+ */
+int rnic_cm_join(struct rnic_cm_id *id, const struct sockaddr_storage *addr,
+		 u64 uid)
+{
+	struct rnic_cm_event *ev;
+	struct rnic_ah_attr *ah;
+	struct rnic_cm_mc *mc;
+	u8 gid[16];
+
+	if (id->qp_type != RNIC_QPT_UD || !id->rdev ||
+	    addr->ss_family != id->src.ss_family || !rnic_cm_addr_mcast(addr))
+		return -EINVAL;
+	rnic_cm_addr_gid(addr, gid);
+	if (rnic_cm_mc_find(id, gid))
+		return -EADDRINUSE;
+	if (id->nmcs >= RNIC_CM_MC_MAX)
+		return -ENOSPC;
+	mc = kzalloc(sizeof(*mc), GFP_KERNEL_ACCOUNT);
+	ev = rnic_cm_event_alloc(id, RNIC_CM_EVENT_MULTICAST_JOIN, 0);
+	if (!mc || !ev) {
+		kfree(mc);
+		if (ev)
+			rnic_cm_id_put(ev->id);
+		kfree(ev);
+		return -ENOMEM;
+	}
+	memcpy(mc->gid, gid, 16);
+	list_add_tail(&mc->node, &id->mcs);
+	id->nmcs++;
+
+	ev->desc.out_uid = uid;
+	ev->desc.out_ud.qp_num = RNIC_QPN_MCAST;
+	ev->desc.out_ud.qkey = RNIC_CM_UDP_QKEY;
+	ah = &ev->desc.out_ud.ah_attr;
+	memcpy(ah->dgid, gid, 16);
+	ah->sgid_index = id->av.sgid_index;
+	ah->hop_limit = 1;
+	ah->traffic_class = id->tos;
+	ah->is_global = 1;
+	ah->port_num = 1;
+	rnic_cm_event_queue(ev);
+	return 0;
+}
+
+/**
+ * rnic_cm_leave() - leave a group
+ * @id: the id
+ * @addr: the group's address
+ *
+ * Context: rnic_cm_lock held.
+ * Return: 0 or -EADDRNOTAVAIL (not joined).
+ */
+int rnic_cm_leave(struct rnic_cm_id *id, const struct sockaddr_storage *addr)
+{
+	struct rnic_cm_mc *mc;
+	u8 gid[16];
+
+	rnic_cm_addr_gid(addr, gid);
+	mc = rnic_cm_mc_find(id, gid);
+	if (!mc)
+		return -EADDRNOTAVAIL;
+	list_del(&mc->node);
+	id->nmcs--;
+	kfree(mc);
+	return 0;
+}
+
+/* Context: rnic_cm_lock held. */
+void rnic_cm_leave_all(struct rnic_cm_id *id)
+{
+	struct rnic_cm_mc *mc, *next;
+
+	list_for_each_entry_safe(mc, next, &id->mcs, node)
+		kfree(mc);
+	INIT_LIST_HEAD(&id->mcs);
+	id->nmcs = 0;
 }

@@ -27,6 +27,8 @@
 /* Protects every id, the CM's tables and the files' handle tables (cm.h) */
 DEFINE_MUTEX(rnic_cm_lock);
 struct workqueue_struct *rnic_cm_wq;
+/* Ids alive, for the leak check at unload */
+static atomic_t rnic_cm_nids = ATOMIC_INIT(0);
 
 static void rnic_cm_id_free(struct kref *ref)
 {
@@ -37,6 +39,7 @@ static void rnic_cm_id_free(struct kref *ref)
 	if (id->rdev)
 		put_device(&id->rdev->dev);
 	kfree(id);
+	atomic_dec(&rnic_cm_nids);
 }
 
 /* Context: process (the last put may drop a device reference). */
@@ -75,6 +78,7 @@ struct rnic_cm_id *rnic_cm_id_create(struct rnic_cm_file *file, u16 ps,
 	INIT_HLIST_NODE(&id->bind_node);
 	INIT_HLIST_NODE(&id->remote_node);
 	INIT_LIST_HEAD(&id->dev_node);
+	INIT_LIST_HEAD(&id->mcs);
 	INIT_DELAYED_WORK(&id->timer, rnic_cm_timer_fn);
 	ret = xa_alloc(&file->ids, &id->handle, id, xa_limit_31b,
 		       GFP_KERNEL_ACCOUNT);
@@ -82,6 +86,7 @@ struct rnic_cm_id *rnic_cm_id_create(struct rnic_cm_file *file, u16 ps,
 		kfree(id);
 		return ERR_PTR(ret);
 	}
+	atomic_inc(&rnic_cm_nids);
 	return id;
 }
 
@@ -150,6 +155,7 @@ void rnic_cm_id_destroy(struct rnic_cm_id *id)
 	if (id->state == RNIC_CM_LISTEN)
 		rnic_cm_destroy_unread(file, id);
 	rnic_cm_proto_destroy(id);
+	rnic_cm_leave_all(id);
 	rnic_cm_unbind(id);
 	list_del_init(&id->dev_node);
 	id->file = NULL;
@@ -451,8 +457,8 @@ static int rnic_cm_connect_cmd(struct rnic_cm_ucmd *ucmd)
 
 	if (cmd->__reserved)
 		return -EINVAL;
-	ret = rnic_cm_conn_check(&cmd->conn, id->ps == RNIC_CM_PS_IB ?
-				 RNIC_CM_REQ_PRIVATE_DATA_IB :
+	ret = rnic_cm_conn_check(&cmd->conn, id->qp_type == RNIC_QPT_UD ?
+				 RNIC_CM_SIDR_REQ_PRIVATE_DATA :
 				 RNIC_CM_REQ_PRIVATE_DATA);
 	if (ret)
 		return ret;
@@ -467,7 +473,9 @@ static int rnic_cm_accept_cmd(struct rnic_cm_ucmd *ucmd)
 
 	if (cmd->__reserved)
 		return -EINVAL;
-	ret = rnic_cm_conn_check(&cmd->conn, RNIC_CM_REP_PRIVATE_DATA);
+	ret = rnic_cm_conn_check(&cmd->conn, id->qp_type == RNIC_QPT_UD ?
+				 RNIC_CM_SIDR_REP_PRIVATE_DATA :
+				 RNIC_CM_REP_PRIVATE_DATA);
 	if (ret)
 		return ret;
 	ret = rnic_cm_accept(id, &cmd->conn);
@@ -482,7 +490,9 @@ static int rnic_cm_reject_cmd(struct rnic_cm_ucmd *ucmd)
 	struct rnic_cm_id *id = ucmd->id;
 
 	if (cmd->__reserved ||
-	    cmd->private_data_len > RNIC_CM_REJ_PRIVATE_DATA)
+	    cmd->private_data_len > (id->qp_type == RNIC_QPT_UD ?
+				     RNIC_CM_SIDR_REP_PRIVATE_DATA :
+				     RNIC_CM_REJ_PRIVATE_DATA))
 		return -EINVAL;
 	return rnic_cm_reject(id, cmd->reason ?: RNIC_CM_REJ_CONSUMER_DEFINED,
 			      cmd->private_data, cmd->private_data_len);
@@ -571,6 +581,35 @@ static int rnic_cm_set_option(struct rnic_cm_ucmd *ucmd)
 		return 0;
 	}
 	return -EOPNOTSUPP;
+}
+
+static int rnic_cm_join_mcast(struct rnic_cm_ucmd *ucmd)
+{
+	struct rnic_cm_join_mcast *cmd = ucmd->cmd;
+	struct sockaddr_storage addr;
+	int ret;
+
+	if (cmd->join_flags != RNIC_CM_MC_JOIN_FULLMEMBER &&
+	    cmd->join_flags != RNIC_CM_MC_JOIN_SENDONLY_FULLMEMBER)
+		return cmd->join_flags ? -EOPNOTSUPP : -EINVAL;
+	ret = rnic_cm_addr_in(&addr, &cmd->addr, false);
+	if (ret)
+		return ret;
+	return rnic_cm_join(ucmd->id, &addr, cmd->uid);
+}
+
+static int rnic_cm_leave_mcast(struct rnic_cm_ucmd *ucmd)
+{
+	struct rnic_cm_join_mcast *cmd = ucmd->cmd;
+	struct sockaddr_storage addr;
+	int ret;
+
+	if (cmd->join_flags || cmd->uid)
+		return -EINVAL;
+	ret = rnic_cm_addr_in(&addr, &cmd->addr, false);
+	if (ret)
+		return ret;
+	return rnic_cm_leave(ucmd->id, &addr);
 }
 
 /* The file behind @fd, if it is an rnic_cm file. */
@@ -686,6 +725,9 @@ static const struct rnic_cm_ioctl_op rnic_cm_ioctl_ops[] = {
 	RNIC_CM_OP(SET_OPTION, rnic_cm_set_option, struct rnic_cm_set_option),
 	RNIC_CM_FILE_OP(MIGRATE_ID, rnic_cm_migrate_id,
 			struct rnic_cm_migrate_id),
+	RNIC_CM_OP(JOIN_MCAST, rnic_cm_join_mcast, struct rnic_cm_join_mcast),
+	RNIC_CM_OP(LEAVE_MCAST, rnic_cm_leave_mcast,
+		   struct rnic_cm_join_mcast),
 };
 
 #define RNIC_CM_ID_AT_HDR(type) \
@@ -704,6 +746,7 @@ RNIC_CM_ID_AT_HDR(struct rnic_cm_disconnect);
 RNIC_CM_ID_AT_HDR(struct rnic_cm_notify);
 RNIC_CM_ID_AT_HDR(struct rnic_cm_init_qp_attr);
 RNIC_CM_ID_AT_HDR(struct rnic_cm_set_option);
+RNIC_CM_ID_AT_HDR(struct rnic_cm_join_mcast);
 
 /*
  * GET_EVENT: wait for the oldest event (unless O_NONBLOCK), hand it out
@@ -932,4 +975,7 @@ void rnic_cm_exit(void)
 	misc_deregister(&rnic_cm_misc);
 	destroy_workqueue(rnic_cm_wq);
 	rnic_cm_proto_exit();
+	if (atomic_read(&rnic_cm_nids))
+		pr_err("rnic: leak: %d CM ids at unload\n",
+		       atomic_read(&rnic_cm_nids));
 }

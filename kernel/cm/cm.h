@@ -41,8 +41,6 @@
 #define RNIC_CM_MAD_SIZE	256
 /* The GSI's Q_Key (IBTA 9.6.1.1.2) */
 #define RNIC_CM_GSI_QKEY	0x80010000
-/* The Q_Key of UD ids' QPs (the kernel's RDMA_UDP_QKEY) */
-#define RNIC_CM_UDP_QKEY	0x01234567
 
 extern struct mutex rnic_cm_lock;
 extern struct workqueue_struct *rnic_cm_wq;
@@ -178,6 +176,8 @@ struct rnic_cm_conn {
  *	reference while pending
  * @events_reported: events of the id read with GET_EVENT
  * @dev_node: in rnic_cm_all, for DEVICE_REMOVAL
+ * @mcs: the multicast groups joined (struct rnic_cm_mc)
+ * @nmcs: how many
  */
 struct rnic_cm_id {
 	struct kref ref;
@@ -206,6 +206,18 @@ struct rnic_cm_id {
 	struct delayed_work timer;
 	u32 events_reported;
 	struct list_head dev_node;
+	struct list_head mcs;
+	u8 nmcs;
+};
+
+/**
+ * struct rnic_cm_mc - a multicast group an id joined
+ * @node: in the id's mcs
+ * @gid: the group's GID
+ */
+struct rnic_cm_mc {
+	struct list_head node;
+	u8 gid[16];
 };
 
 /**
@@ -249,6 +261,10 @@ int rnic_cm_path(struct rnic_cm_id *id, const u8 *dgid, u8 hop_limit,
 		 u8 traffic_class, u32 flow_label);
 void rnic_cm_set_dev(struct rnic_cm_id *id, struct rnic_dev *rdev);
 int rnic_cm_set_sgid(struct rnic_cm_id *id, const u8 *gid);
+int rnic_cm_join(struct rnic_cm_id *id, const struct sockaddr_storage *addr,
+		 u64 uid);
+int rnic_cm_leave(struct rnic_cm_id *id, const struct sockaddr_storage *addr);
+void rnic_cm_leave_all(struct rnic_cm_id *id);
 
 /* proto.c: the IB CM protocol */
 int rnic_cm_connect(struct rnic_cm_id *id,

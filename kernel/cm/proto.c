@@ -51,6 +51,8 @@
 #define RNIC_CM_ATTR_RTU	0x0014
 #define RNIC_CM_ATTR_DREQ	0x0015
 #define RNIC_CM_ATTR_DREP	0x0016
+#define RNIC_CM_ATTR_SIDR_REQ	0x0017
+#define RNIC_CM_ATTR_SIDR_REP	0x0018
 
 /* REJ's "message rejected" */
 #define RNIC_CM_REJ_MSG_REQ	0
@@ -150,6 +152,24 @@ struct rnic_cm_field {
 #define REJ_PRIVATE_DATA_LEN	148
 
 /* MRA (table 107): only its comm ids are read */
+
+/* SIDR_REQ, SIDR_REP (tables 119, 120) */
+#define SIDR_REQUEST_ID		F(0, 0, 32)
+#define SIDR_REQ_PKEY		F(4, 0, 16)
+#define SIDR_REQ_SERVICE_ID	F(8, 0, 64)
+#define SIDR_REQ_PRIVATE_DATA	16
+#define SIDR_REQ_PRIVATE_DATA_LEN 216
+#define SIDR_REP_STATUS		F(4, 0, 8)
+#define SIDR_REP_QPN		F(8, 0, 24)
+#define SIDR_REP_SERVICE_ID	F(12, 0, 64)
+#define SIDR_REP_QKEY		F(20, 0, 32)
+#define SIDR_REP_PRIVATE_DATA	96
+#define SIDR_REP_PRIVATE_DATA_LEN 136
+
+/* SIDR_REP's status (IBTA table 121) */
+#define RNIC_CM_SIDR_SUCCESS	0
+#define RNIC_CM_SIDR_UNSUPPORTED 1
+#define RNIC_CM_SIDR_REJECT	2
 
 /*
  * The kernel rdma_cm's header in front of a REQ's private data (IP port
@@ -333,14 +353,62 @@ static void rnic_cm_fill_rej(u8 *mad, u64 tid, u32 local, u32 remote,
 		memcpy(msg + REJ_PRIVATE_DATA, pdata, len);
 }
 
+/* The kernel rdma_cm's header: the id's addresses, its source port. */
+static void rnic_cm_put_cma_hdr(const struct rnic_cm_id *id, u8 *hdr)
+{
+	hdr[0] = CMA_VERSION;
+	hdr[1] = (id->src.ss_family == AF_INET ? 4 : 6) << 4;
+	put_unaligned_be16(rnic_cm_port(&id->src), hdr + 2);
+	memcpy(hdr + 4, id->av.sgid, 16);
+	memcpy(hdr + 20, id->av.dgid, 16);
+	if (id->src.ss_family == AF_INET) {
+		memset(hdr + 4, 0, 12);
+		memset(hdr + 20, 0, 12);
+	}
+}
+
+/* The service id of the id's destination (its port space and port) */
+static u64 rnic_cm_service_id(const struct rnic_cm_id *id,
+			      const struct sockaddr_storage *addr)
+{
+	return (u64)id->ps << 16 | rnic_cm_port(addr);
+}
+
+/* UD: a SIDR_REQ asks the peer's listener for its QP and Q_Key. */
+static int rnic_cm_sidr_connect(struct rnic_cm_id *id,
+				const struct rnic_cm_conn_param *param)
+{
+	struct rnic_cm_conn *c = &id->conn;
+	u8 *msg;
+	int ret;
+
+	ret = rnic_cm_comm_id_alloc(id);
+	if (ret)
+		return ret;
+	c->tid = (u64)get_random_u32() << 32 | c->local_comm_id;
+	c->resp_timeout_ms = READ_ONCE(cm_timeout_ms);
+	c->max_retries = min(READ_ONCE(cm_retries), 15U);
+	msg = rnic_cm_mad_init(c->mad, RNIC_CM_ATTR_SIDR_REQ, c->tid);
+	rnic_cm_put(msg, SIDR_REQUEST_ID, c->local_comm_id);
+	rnic_cm_put(msg, SIDR_REQ_PKEY, RNIC_PKEY_DEFAULT);
+	rnic_cm_put(msg, SIDR_REQ_SERVICE_ID, rnic_cm_service_id(id, &id->dst));
+	rnic_cm_put_cma_hdr(id, msg + SIDR_REQ_PRIVATE_DATA);
+	memcpy(msg + SIDR_REQ_PRIVATE_DATA + CMA_HDR_LEN, param->private_data,
+	       param->private_data_len);
+	id->state = RNIC_CM_REQ_SENT;
+	rnic_cm_send_wait(id);
+	return 0;
+}
+
 /**
  * rnic_cm_connect() - send a REQ for an id whose route is resolved
  * @id: the id
  * @param: the QP and parameters, checked
  *
  * Context: rnic_cm_lock held.
- * Return: 0, -EINVAL (state, or a UD id: SIDR is not done yet, so
- * -EOPNOTSUPP), -ENOMEM.
+ * A UD id sends a SIDR_REQ instead: the peer answers with its QP.
+ *
+ * Return: 0, -EINVAL (state), -EOPNOTSUPP (the IB port space), -ENOMEM.
  */
 int rnic_cm_connect(struct rnic_cm_id *id,
 		    const struct rnic_cm_conn_param *param)
@@ -349,10 +417,12 @@ int rnic_cm_connect(struct rnic_cm_id *id,
 	u8 *msg, *hdr;
 	int ret;
 
-	if (id->qp_type == RNIC_QPT_UD || id->ps == RNIC_CM_PS_IB)
+	if (id->ps == RNIC_CM_PS_IB)
 		return -EOPNOTSUPP;
 	if (id->state != RNIC_CM_ROUTE_RESOLVED)
 		return -EINVAL;
+	if (id->qp_type == RNIC_QPT_UD)
+		return rnic_cm_sidr_connect(id, param);
 	ret = rnic_cm_comm_id_alloc(id);
 	if (ret)
 		return ret;
@@ -372,8 +442,7 @@ int rnic_cm_connect(struct rnic_cm_id *id,
 
 	msg = rnic_cm_mad_init(c->mad, RNIC_CM_ATTR_REQ, c->tid);
 	rnic_cm_put(msg, REQ_LOCAL_COMM_ID, c->local_comm_id);
-	rnic_cm_put(msg, REQ_SERVICE_ID,
-		    (u64)id->ps << 16 | rnic_cm_port(&id->dst));
+	rnic_cm_put(msg, REQ_SERVICE_ID, rnic_cm_service_id(id, &id->dst));
 	rnic_cm_put(msg, REQ_LOCAL_CA_GUID, be64_to_cpu(id->rdev->node_guid));
 	rnic_cm_put(msg, REQ_LOCAL_QPN, c->qpn);
 	rnic_cm_put(msg, REQ_RESP_RESOURCES, c->responder_resources);
@@ -402,19 +471,9 @@ int rnic_cm_connect(struct rnic_cm_id *id,
 	rnic_cm_put(msg, REQ_LOCAL_ACK_TIMEOUT, id->ack_timeout);
 
 	hdr = msg + REQ_PRIVATE_DATA;
-	if (id->ps != RNIC_CM_PS_IB) {
-		hdr[0] = CMA_VERSION;
-		hdr[1] = (id->src.ss_family == AF_INET ? 4 : 6) << 4;
-		put_unaligned_be16(rnic_cm_port(&id->src), hdr + 2);
-		memcpy(hdr + 4, id->av.sgid, 16);
-		memcpy(hdr + 20, id->av.dgid, 16);
-		if (id->src.ss_family == AF_INET) {
-			memset(hdr + 4, 0, 12);
-			memset(hdr + 20, 0, 12);
-		}
-		hdr += CMA_HDR_LEN;
-	}
-	memcpy(hdr, param->private_data, param->private_data_len);
+	rnic_cm_put_cma_hdr(id, hdr);
+	memcpy(hdr + CMA_HDR_LEN, param->private_data,
+	       param->private_data_len);
 
 	id->state = RNIC_CM_REQ_SENT;
 	rnic_cm_send_wait(id);
@@ -450,6 +509,30 @@ static void rnic_cm_request_done(struct rnic_cm_id *id)
 	id->listener = NULL;
 }
 
+/*
+ * Answer a SIDR_REQ: its listener's QP (@status RNIC_CM_SIDR_SUCCESS) or
+ * why not. The answer is kept for duplicates of the request; the id is
+ * done.
+ */
+static void rnic_cm_sidr_rep(struct rnic_cm_id *id, u8 status, u32 qpn,
+			     const u8 *pdata, u8 len)
+{
+	struct rnic_cm_conn *c = &id->conn;
+	u8 *msg = rnic_cm_mad_init(c->mad, RNIC_CM_ATTR_SIDR_REP, c->tid);
+
+	rnic_cm_put(msg, SIDR_REQUEST_ID, c->remote_comm_id);
+	rnic_cm_put(msg, SIDR_REP_STATUS, status);
+	if (status == RNIC_CM_SIDR_SUCCESS) {
+		rnic_cm_put(msg, SIDR_REP_QPN, qpn);
+		rnic_cm_put(msg, SIDR_REP_QKEY, RNIC_CM_UDP_QKEY);
+	}
+	rnic_cm_put(msg, SIDR_REP_SERVICE_ID, rnic_cm_service_id(id, &id->src));
+	memcpy(msg + SIDR_REP_PRIVATE_DATA, pdata, len);
+	rnic_cm_send(id, c->mad);
+	rnic_cm_request_done(id);
+	id->state = RNIC_CM_DONE;
+}
+
 /**
  * rnic_cm_accept() - accept a connection request: send the REP
  * @id: a request's id
@@ -466,6 +549,11 @@ int rnic_cm_accept(struct rnic_cm_id *id,
 
 	if (id->state != RNIC_CM_REQ_RCVD)
 		return -EINVAL;
+	if (id->qp_type == RNIC_QPT_UD) {
+		rnic_cm_sidr_rep(id, RNIC_CM_SIDR_SUCCESS, param->qp_num,
+				 param->private_data, param->private_data_len);
+		return 0;
+	}
 	c->qpn = param->qp_num;
 	/* at most what the peer sends / takes */
 	c->responder_resources = min(param->responder_resources,
@@ -497,6 +585,10 @@ int rnic_cm_reject(struct rnic_cm_id *id, u16 reason, const u8 *pdata, u8 len)
 	struct rnic_cm_conn *c = &id->conn;
 	u8 which;
 
+	if (id->state == RNIC_CM_REQ_RCVD && id->qp_type == RNIC_QPT_UD) {
+		rnic_cm_sidr_rep(id, RNIC_CM_SIDR_REJECT, 0, pdata, len);
+		return 0;
+	}
 	if (id->state == RNIC_CM_REQ_RCVD)
 		which = RNIC_CM_REJ_MSG_REQ;
 	else if (id->state == RNIC_CM_REP_RCVD)
@@ -621,6 +713,8 @@ void rnic_cm_proto_destroy(struct rnic_cm_id *id)
 		rnic_cm_reject(id, RNIC_CM_REJ_CONSUMER_DEFINED, NULL, 0);
 		break;
 	case RNIC_CM_REQ_SENT:
+		if (id->qp_type == RNIC_QPT_UD)
+			break;
 		rnic_cm_fill_rej(id->conn.mad, id->conn.tid,
 				 id->conn.local_comm_id, 0, RNIC_CM_REJ_MSG_REQ,
 				 RNIC_CM_REJ_TIMEOUT, NULL, 0);
@@ -645,6 +739,12 @@ static void rnic_cm_give_up(struct rnic_cm_id *id)
 {
 	struct rnic_cm_conn *c = &id->conn;
 
+	if (id->qp_type == RNIC_QPT_UD) {
+		rnic_cm_event(id, RNIC_CM_EVENT_UNREACHABLE, -ETIMEDOUT);
+		rnic_cm_comm_id_free(id);
+		id->state = RNIC_CM_DONE;
+		return;
+	}
 	switch (id->state) {
 	case RNIC_CM_REQ_SENT:
 	case RNIC_CM_REP_SENT:
@@ -708,8 +808,6 @@ void rnic_cm_timer_fn(struct work_struct *work)
  * @rdev: the device it came to (a reference)
  * @sgid: the sender's GID
  * @dgid: the GID it was sent to (one of @rdev's)
- * @hop_limit: the packet's hop limit / TTL
- * @traffic_class: its traffic class / TOS
  * @mad: the MAD
  */
 struct rnic_cm_mad_work {
@@ -717,8 +815,6 @@ struct rnic_cm_mad_work {
 	struct rnic_dev *rdev;
 	u8 sgid[16];
 	u8 dgid[16];
-	u8 hop_limit;
-	u8 traffic_class;
 	u8 mad[RNIC_CM_MAD_SIZE];
 };
 
@@ -737,26 +833,37 @@ static struct rnic_cm_id *rnic_cm_lookup(const struct rnic_cm_mad_work *w,
 	return id;
 }
 
-/* REJ to the sender of a REQ that no id takes */
-static void rnic_cm_reject_req(const struct rnic_cm_mad_work *w,
-			       const u8 *req, u16 reason)
+/* The path back to the sender of @w, from the GID it was sent to. */
+static int rnic_cm_reply_av(const struct rnic_cm_mad_work *w,
+			    struct rnic_av *av)
 {
 	struct rnic_ah_attr attr = {
 		.hop_limit = 64, .is_global = 1, .port_num = 1,
 	};
-	struct rnic_av av;
-	u8 mad[RNIC_CM_MAD_SIZE];
-	int index;
+	struct rnic_port *port = &w->rdev->port;
+	int index, found = -1;
 
-	for (index = 0; index < RNIC_GID_TABLE_LEN; index++)
-		if (w->rdev->port.gids[index].valid &&
-		    !memcmp(w->rdev->port.gids[index].raw, w->dgid, 16))
-			break;
-	if (index == RNIC_GID_TABLE_LEN)
-		return;
-	attr.sgid_index = index;
+	spin_lock_bh(&port->lock);
+	for (index = 0; index < RNIC_GID_TABLE_LEN && found < 0; index++)
+		if (port->gids[index].valid &&
+		    !memcmp(port->gids[index].raw, w->dgid, 16))
+			found = index;
+	spin_unlock_bh(&port->lock);
+	if (found < 0)
+		return -EADDRNOTAVAIL;
+	attr.sgid_index = found;
 	memcpy(attr.dgid, w->sgid, 16);
-	if (rnic_av_from_attr(w->rdev, &attr, &av))
+	return rnic_av_from_attr(w->rdev, &attr, av);
+}
+
+/* REJ to the sender of a REQ that no id takes */
+static void rnic_cm_reject_req(const struct rnic_cm_mad_work *w,
+			       const u8 *req, u16 reason)
+{
+	u8 mad[RNIC_CM_MAD_SIZE];
+	struct rnic_av av;
+
+	if (rnic_cm_reply_av(w, &av))
 		return;
 	rnic_cm_fill_rej(mad, get_unaligned_be64(w->mad + 8), 0,
 			 rnic_cm_get(req, REQ_LOCAL_COMM_ID),
@@ -806,28 +913,99 @@ static int rnic_cm_req_addrs(const u8 *hdr, u16 port,
 	return 0;
 }
 
+/*
+ * A request (REQ or SIDR_REQ) to listener @l from the sender of @w: the
+ * new id on the listener's file, on the device the request came to, its
+ * path back to the sender made. Return: the id, or NULL (no memory, no
+ * comm id, no path back): the caller rejects.
+ */
+static struct rnic_cm_id *rnic_cm_new_request(const struct rnic_cm_mad_work *w,
+					      struct rnic_cm_id *l,
+					      const struct sockaddr_storage *src,
+					      const struct sockaddr_storage *dst,
+					      u32 remote_comm_id, u8 hop_limit,
+					      u8 traffic_class)
+{
+	struct rnic_cm_id *id;
+	int ret;
+
+	id = rnic_cm_id_create(l->file, l->ps, l->qp_type, l->uid);
+	if (IS_ERR(id))
+		return NULL;
+	rnic_cm_set_dev(id, w->rdev);
+	ret = rnic_cm_comm_id_alloc(id);
+	if (!ret)
+		ret = rnic_cm_set_sgid(id, w->dgid);
+	if (!ret)
+		ret = rnic_cm_path(id, w->sgid, hop_limit ?: 64, traffic_class,
+				   0);
+	if (ret) {
+		rnic_cm_id_destroy(id);
+		return NULL;
+	}
+	id->src = *dst;
+	id->dst = *src;
+	id->conn.remote_comm_id = remote_comm_id;
+	id->conn.tid = get_unaligned_be64(w->mad + 8);
+	id->conn.resp_timeout_ms = READ_ONCE(cm_timeout_ms);
+	hash_add(rnic_cm_remote, &id->remote_node, remote_comm_id);
+	kref_get(&l->ref);
+	id->listener = l;
+	l->pending++;
+	id->state = RNIC_CM_REQ_RCVD;
+	return id;
+}
+
+/*
+ * The listener a request with @sid and the rdma_cm header @hdr goes to,
+ * of one of the port spaces @ps_a, @ps_b; the addresses the header names
+ * in @src and @dst. NULL: nobody listens there.
+ */
+static struct rnic_cm_id *rnic_cm_request_listener(const struct rnic_cm_mad_work *w,
+						   u64 sid, u16 ps_a, u16 ps_b,
+						   const u8 *hdr,
+						   struct sockaddr_storage *src,
+						   struct sockaddr_storage *dst)
+{
+	u16 ps = sid >> 16 & 0xffff;
+
+	if (sid >> 32 || (ps != ps_a && ps != ps_b) ||
+	    rnic_cm_req_addrs(hdr, sid & 0xffff, src, dst))
+		return NULL;
+	return rnic_cm_find_listener(rnic_dev_net(w->rdev), ps, dst);
+}
+
+/* The requester's address, for a request's event (UD ids: to reply). */
+static void rnic_cm_event_ah(struct rnic_cm_event *ev,
+			     const struct rnic_cm_id *id)
+{
+	struct rnic_ah_attr *ah = &ev->desc.out_ud.ah_attr;
+
+	memcpy(ah->dgid, id->av.dgid, 16);
+	ah->flow_label = id->av.flow_label;
+	ah->sgid_index = id->av.sgid_index;
+	ah->hop_limit = id->av.hop_limit;
+	ah->traffic_class = id->av.traffic_class;
+	ah->sl = id->av.sl;
+	ah->is_global = 1;
+	ah->port_num = 1;
+	ah->static_rate = id->av.static_rate;
+}
+
 /* A REQ for a listener: the new id, its CONNECT_REQUEST queued. */
 static void rnic_cm_rcv_req(const struct rnic_cm_mad_work *w, const u8 *msg)
 {
-	u64 sid = rnic_cm_get(msg, REQ_SERVICE_ID);
 	struct sockaddr_storage src, dst;
 	struct rnic_cm_id *l, *id;
 	struct rnic_cm_event *ev;
 	struct rnic_cm_conn *c;
-	u16 ps = sid >> 16 & 0xffff;
-	u8 ulen;
-	int ret;
 
 	if (rnic_cm_req_duplicate(w, msg))
 		return;
-	if (sid >> 32 || rnic_cm_get(msg, REQ_TRANSPORT) != 0 ||
-	    ps != RNIC_CM_PS_TCP ||
-	    rnic_cm_req_addrs(msg + REQ_PRIVATE_DATA, sid & 0xffff, &src,
-			      &dst)) {
-		rnic_cm_reject_req(w, msg, RNIC_CM_REJ_INVALID_SERVICE_ID);
-		return;
-	}
-	l = rnic_cm_find_listener(rnic_dev_net(w->rdev), ps, &dst);
+	l = rnic_cm_get(msg, REQ_TRANSPORT) != 0 ? NULL :
+	    rnic_cm_request_listener(w, rnic_cm_get(msg, REQ_SERVICE_ID),
+				     RNIC_CM_PS_TCP, RNIC_CM_PS_TCP,
+				     msg + REQ_PRIVATE_DATA, &src, &dst);
 	if (!l) {
 		rnic_cm_reject_req(w, msg, RNIC_CM_REJ_INVALID_SERVICE_ID);
 		return;
@@ -836,27 +1014,15 @@ static void rnic_cm_rcv_req(const struct rnic_cm_mad_work *w, const u8 *msg)
 		rnic_cm_reject_req(w, msg, RNIC_CM_REJ_CONSUMER_DEFINED);
 		return;
 	}
-	id = rnic_cm_id_create(l->file, l->ps, l->qp_type, l->uid);
-	if (IS_ERR(id))
-		return;
-	rnic_cm_set_dev(id, w->rdev);
-	ret = rnic_cm_comm_id_alloc(id);
-	if (!ret)
-		ret = rnic_cm_set_sgid(id, w->dgid);
-	if (!ret)
-		ret = rnic_cm_path(id, w->sgid,
-				   rnic_cm_get(msg, REQ_HOP_LIMIT),
-				   rnic_cm_get(msg, REQ_TRAFFIC_CLASS),
-				   rnic_cm_get(msg, REQ_FLOW_LABEL));
-	if (ret) {
+	id = rnic_cm_new_request(w, l, &src, &dst,
+				 rnic_cm_get(msg, REQ_LOCAL_COMM_ID),
+				 rnic_cm_get(msg, REQ_HOP_LIMIT),
+				 rnic_cm_get(msg, REQ_TRAFFIC_CLASS));
+	if (!id) {
 		rnic_cm_reject_req(w, msg, RNIC_CM_REJ_CONSUMER_DEFINED);
-		rnic_cm_id_destroy(id);
 		return;
 	}
-	id->src = dst;
-	id->dst = src;
 	c = &id->conn;
-	c->remote_comm_id = rnic_cm_get(msg, REQ_LOCAL_COMM_ID);
 	c->remote_guid = cpu_to_be64(rnic_cm_get(msg, REQ_LOCAL_CA_GUID));
 	c->remote_qpn = rnic_cm_get(msg, REQ_LOCAL_QPN);
 	c->remote_psn = rnic_cm_get(msg, REQ_STARTING_PSN);
@@ -869,18 +1035,13 @@ static void rnic_cm_rcv_req(const struct rnic_cm_mad_work *w, const u8 *msg)
 	c->retry_count = rnic_cm_get(msg, REQ_RETRY_COUNT);
 	c->rnr_retry_count = rnic_cm_get(msg, REQ_RNR_RETRY);
 	c->srq = rnic_cm_get(msg, REQ_SRQ);
-	c->tid = get_unaligned_be64(w->mad + 8);
 	c->max_retries = min_t(u8, rnic_cm_get(msg, REQ_MAX_CM_RETRIES),
 			       READ_ONCE(cm_retries));
-	c->resp_timeout_ms = READ_ONCE(cm_timeout_ms);
-	id->mtu = min_t(u8, id->mtu, max_t(u8, RNIC_MTU_256,
-					   rnic_cm_get(msg, REQ_PATH_MTU)));
+	/* the path MTU the requester asks for, within this port's */
+	id->av.flow_label = rnic_cm_get(msg, REQ_FLOW_LABEL);
+	id->mtu = clamp_t(u8, rnic_cm_get(msg, REQ_PATH_MTU), RNIC_MTU_256,
+			  id->mtu);
 	id->ack_timeout = max_t(u8, 1, rnic_cm_get(msg, REQ_LOCAL_ACK_TIMEOUT));
-	hash_add(rnic_cm_remote, &id->remote_node, c->remote_comm_id);
-	kref_get(&l->ref);
-	id->listener = l;
-	l->pending++;
-	id->state = RNIC_CM_REQ_RCVD;
 
 	ev = rnic_cm_event_alloc(id, RNIC_CM_EVENT_CONNECT_REQUEST, 0);
 	if (ev) {
@@ -895,11 +1056,100 @@ static void rnic_cm_rcv_req(const struct rnic_cm_mad_work *w, const u8 *msg)
 		ev->desc.out_conn.retry_count = c->retry_count;
 		ev->desc.out_conn.rnr_retry_count = c->rnr_retry_count;
 		ev->desc.out_conn.srq = c->srq;
-		ulen = REQ_PRIVATE_DATA_LEN - CMA_HDR_LEN;
-		rnic_cm_event_pdata(ev, msg + REQ_PRIVATE_DATA +
-				    REQ_PRIVATE_DATA_LEN - ulen, ulen);
+		rnic_cm_event_pdata(ev, msg + REQ_PRIVATE_DATA + CMA_HDR_LEN,
+				    REQ_PRIVATE_DATA_LEN - CMA_HDR_LEN);
 	}
 	rnic_cm_event_queue(ev);
+}
+
+/* A SIDR_REP to the sender of a SIDR_REQ that no listener takes. */
+static void rnic_cm_sidr_unsupported(const struct rnic_cm_mad_work *w,
+				     const u8 *req)
+{
+	u8 mad[RNIC_CM_MAD_SIZE];
+	struct rnic_av av;
+	u8 *msg;
+
+	if (rnic_cm_reply_av(w, &av))
+		return;
+	msg = rnic_cm_mad_init(mad, RNIC_CM_ATTR_SIDR_REP,
+			       get_unaligned_be64(w->mad + 8));
+	rnic_cm_put(msg, SIDR_REQUEST_ID, rnic_cm_get(req, SIDR_REQUEST_ID));
+	rnic_cm_put(msg, SIDR_REP_STATUS, RNIC_CM_SIDR_UNSUPPORTED);
+	rnic_cm_put(msg, SIDR_REP_SERVICE_ID,
+		    rnic_cm_get(req, SIDR_REQ_SERVICE_ID));
+	rnic_cm_mad_xmit(w->rdev, &av, mad);
+}
+
+/* A SIDR_REQ: a UD listener's CONNECT_REQUEST; a duplicate, the answer. */
+static void rnic_cm_rcv_sidr_req(const struct rnic_cm_mad_work *w,
+				 const u8 *msg)
+{
+	u32 reqid = rnic_cm_get(msg, SIDR_REQUEST_ID);
+	struct sockaddr_storage src, dst;
+	struct rnic_cm_id *l, *id;
+	struct rnic_cm_event *ev;
+
+	hash_for_each_possible(rnic_cm_remote, id, remote_node, reqid)
+		if (id->conn.remote_comm_id == reqid &&
+		    id->qp_type == RNIC_QPT_UD && id->rdev == w->rdev &&
+		    !memcmp(id->av.dgid, w->sgid, 16)) {
+			if (id->state == RNIC_CM_DONE)
+				rnic_cm_send(id, id->conn.mad);
+			return;
+		}
+	l = rnic_cm_request_listener(w, rnic_cm_get(msg, SIDR_REQ_SERVICE_ID),
+				     RNIC_CM_PS_UDP, RNIC_CM_PS_IPOIB,
+				     msg + SIDR_REQ_PRIVATE_DATA, &src, &dst);
+	if (!l || l->qp_type != RNIC_QPT_UD || l->pending >= l->backlog) {
+		rnic_cm_sidr_unsupported(w, msg);
+		return;
+	}
+	id = rnic_cm_new_request(w, l, &src, &dst, reqid, 64, 0);
+	if (!id) {
+		rnic_cm_sidr_unsupported(w, msg);
+		return;
+	}
+	ev = rnic_cm_event_alloc(id, RNIC_CM_EVENT_CONNECT_REQUEST, 0);
+	if (ev) {
+		ev->desc.out_uid = l->uid;
+		ev->desc.out_listen_id = l->handle;
+		ev->desc.out_ud.qkey = RNIC_CM_UDP_QKEY;
+		rnic_cm_event_ah(ev, id);
+		rnic_cm_event_pdata(ev, msg + SIDR_REQ_PRIVATE_DATA + CMA_HDR_LEN,
+				    SIDR_REQ_PRIVATE_DATA_LEN - CMA_HDR_LEN);
+	}
+	rnic_cm_event_queue(ev);
+}
+
+/* The SIDR_REP: the peer's QP and Q_Key (ESTABLISHED), or UNREACHABLE. */
+static void rnic_cm_rcv_sidr_rep(const struct rnic_cm_mad_work *w,
+				 const u8 *msg)
+{
+	struct rnic_cm_id *id;
+	struct rnic_cm_event *ev;
+	u8 status = rnic_cm_get(msg, SIDR_REP_STATUS);
+
+	id = xa_load(&rnic_cm_comm_ids, rnic_cm_get(msg, SIDR_REQUEST_ID));
+	if (!id || id->rdev != w->rdev || id->qp_type != RNIC_QPT_UD ||
+	    id->state != RNIC_CM_REQ_SENT)
+		return;
+	rnic_cm_timer_cancel(id);
+	if (status != RNIC_CM_SIDR_SUCCESS) {
+		ev = rnic_cm_event_alloc(id, RNIC_CM_EVENT_UNREACHABLE, status);
+	} else {
+		ev = rnic_cm_event_alloc(id, RNIC_CM_EVENT_ESTABLISHED, 0);
+		if (ev) {
+			ev->desc.out_ud.qp_num = rnic_cm_get(msg, SIDR_REP_QPN);
+			ev->desc.out_ud.qkey = rnic_cm_get(msg, SIDR_REP_QKEY);
+			rnic_cm_event_ah(ev, id);
+		}
+	}
+	rnic_cm_event_pdata(ev, msg + SIDR_REP_PRIVATE_DATA,
+			    SIDR_REP_PRIVATE_DATA_LEN);
+	rnic_cm_event_queue(ev);
+	rnic_cm_comm_id_free(id);
+	id->state = RNIC_CM_DONE;
 }
 
 /* The REP: the peer accepted; CONNECT_RESPONSE. A duplicate: the RTU again. */
@@ -1098,6 +1348,12 @@ static void rnic_cm_mad_work(struct work_struct *work)
 	case RNIC_CM_ATTR_DREP:
 		rnic_cm_rcv_drep(w, msg);
 		break;
+	case RNIC_CM_ATTR_SIDR_REQ:
+		rnic_cm_rcv_sidr_req(w, msg);
+		break;
+	case RNIC_CM_ATTR_SIDR_REP:
+		rnic_cm_rcv_sidr_rep(w, msg);
+		break;
 	}
 	mutex_unlock(&rnic_cm_lock);
 	put_device(&w->rdev->dev);
@@ -1114,7 +1370,7 @@ static bool rnic_cm_mad_valid(const u8 *mad)
 	       mad[1] == RNIC_MAD_CLASS_CM &&
 	       mad[2] == RNIC_MAD_CM_VERSION &&
 	       mad[3] == RNIC_MAD_METHOD_SEND &&
-	       attr >= RNIC_CM_ATTR_REQ && attr <= RNIC_CM_ATTR_DREP;
+	       attr >= RNIC_CM_ATTR_REQ && attr <= RNIC_CM_ATTR_SIDR_REP;
 }
 
 /**
@@ -1152,8 +1408,6 @@ void rnic_cm_gsi_rcv(struct rnic_dev *rdev, const struct rnic_pkt *pkt)
 	}
 	memcpy(w->sgid, pkt->av->sgid, 16);
 	memcpy(w->dgid, pkt->av->dgid, 16);
-	w->hop_limit = pkt->av->hop_limit;
-	w->traffic_class = pkt->av->traffic_class;
 	get_device(&rdev->dev);
 	w->rdev = rdev;
 	INIT_WORK(&w->work, rnic_cm_mad_work);

@@ -454,8 +454,10 @@ static void rnic_resp_ud(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 		return;
 	}
 	ret = rnic_resp_take(qp);
-	if (ret == -EAGAIN)
+	if (ret == -EAGAIN) {
+		rnic_dev_count(qp->rdev, RNIC_NL_COUNTER_DROP_NO_WQE);
 		return;
+	}
 	if (ret == -EPROTO) {
 		rnic_qp_error(qp, RNIC_EVENT_QP_FATAL);
 		return;
@@ -507,6 +509,7 @@ static bool rnic_resp_need_rwqe(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 			 */
 			resp->nak_sent = true;
 		} else {
+			rnic_dev_count(qp->rdev, RNIC_NL_COUNTER_DROP_NO_WQE);
 			resp->drop_msg = !rnic_oper_ends(pkt->opcode &
 							 RNIC_OPER_MASK);
 		}

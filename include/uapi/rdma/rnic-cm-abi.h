@@ -47,7 +47,8 @@
  *   this namespace that does not allow reuse).
  * - EADDRNOTAVAIL: an address no rnic device of the namespace has.
  * - EACCES: a port below 1024 without CAP_NET_BIND_SERVICE.
- * - EOPNOTSUPP: what this kernel does not do yet (multicast, SIDR).
+ * - EOPNOTSUPP: what this kernel does not do yet (the IB port space's
+ *   connect, multicast join flags other than full member).
  *
  * Asynchronous failures (no route, no answer, a reject) are events, with
  * a negative errno or an IB CM reject reason in ``out_status`` as the
@@ -109,22 +110,26 @@ enum rnic_cm_event_type {
 #define RNIC_CM_REJ_TIMEOUT		4
 #define RNIC_CM_REJ_CONSUMER_DEFINED	28
 
+/** RNIC_CM_UDP_QKEY - the Q_Key of UD ids' QPs (the kernel rdma_cm's) */
+#define RNIC_CM_UDP_QKEY 0x01234567
+
 /**
  * RNIC_CM_PRIVATE_DATA_MAX - size of a private data buffer
  *
  * What a message carries is less (the IB CM's limits): CONNECT 56 bytes
- * (RNIC_CM_PS_IB ids: 92; the rest of a REQ's 92 is the rdma_cm header
- * that makes rnic interoperate with the kernel's rdma_cm), ACCEPT 196,
- * REJECT 148, DISCONNECT 220.
+ * (the rest of a REQ's 92 is the rdma_cm header that makes rnic
+ * interoperate with the kernel's rdma_cm), ACCEPT 196, REJECT 148,
+ * DISCONNECT 220; on UD ids (SIDR) CONNECT 180 and ACCEPT and REJECT 136.
  */
 #define RNIC_CM_PRIVATE_DATA_MAX 256
 
 /* Private data bytes each message carries for the user. */
 #define RNIC_CM_REQ_PRIVATE_DATA	56
-#define RNIC_CM_REQ_PRIVATE_DATA_IB	92
 #define RNIC_CM_REP_PRIVATE_DATA	196
 #define RNIC_CM_REJ_PRIVATE_DATA	148
 #define RNIC_CM_DREQ_PRIVATE_DATA	220
+#define RNIC_CM_SIDR_REQ_PRIVATE_DATA	180
+#define RNIC_CM_SIDR_REP_PRIVATE_DATA	136
 
 /**
  * struct rnic_cm_sockaddr - an address: a struct sockaddr_in or struct
@@ -195,6 +200,8 @@ struct rnic_cm_ud_param {
  * @RNIC_CM_CMD_GET_EVENT: &struct rnic_cm_get_event
  * @RNIC_CM_CMD_SET_OPTION: &struct rnic_cm_set_option
  * @RNIC_CM_CMD_MIGRATE_ID: &struct rnic_cm_migrate_id
+ * @RNIC_CM_CMD_JOIN_MCAST: &struct rnic_cm_join_mcast
+ * @RNIC_CM_CMD_LEAVE_MCAST: &struct rnic_cm_join_mcast
  * @RNIC_CM_CMD_BASE: the first number
  */
 enum rnic_cm_cmd {
@@ -216,6 +223,8 @@ enum rnic_cm_cmd {
 	RNIC_CM_CMD_GET_EVENT,
 	RNIC_CM_CMD_SET_OPTION,
 	RNIC_CM_CMD_MIGRATE_ID,
+	RNIC_CM_CMD_JOIN_MCAST,
+	RNIC_CM_CMD_LEAVE_MCAST,
 };
 
 /**
@@ -419,6 +428,11 @@ struct rnic_cm_listen {
  * RTR and RTS with RNIC_CM_IOCTL_INIT_QP_ATTR, then ESTABLISH), REJECTED
  * (out_status the reason, private data the peer's), or UNREACHABLE
  * (no answer after the IB CM's retries: out_status -ETIMEDOUT).
+ *
+ * A UD id sends a SIDR_REQ (@conn: only the private data counts). Then
+ * ESTABLISHED with the peer's QP, Q_Key and address in out_ud, or
+ * UNREACHABLE: out_status the SIDR status (1: nobody listens, 2: the
+ * peer rejected) or -ETIMEDOUT.
  */
 struct rnic_cm_connect {
 	__u32 size;
@@ -439,7 +453,9 @@ struct rnic_cm_connect {
  * @conn: the QP (moved to RTR and RTS already) and parameters
  *
  * Sends a REP. Then ESTABLISHED (the RTU arrived) or CONNECT_ERROR (no
- * RTU after the retries: out_status -ETIMEDOUT).
+ * RTU after the retries: out_status -ETIMEDOUT). A UD request's id sends
+ * the SIDR_REP with its QP (@conn.qp_num) and RNIC_CM_UDP_QKEY; no event
+ * follows.
  */
 struct rnic_cm_accept {
 	__u32 size;
@@ -455,9 +471,10 @@ struct rnic_cm_accept {
  * @size: sizeof(struct rnic_cm_reject)
  * @flags: must be 0
  * @id: a connection request's id
- * @reason: 0: RNIC_CM_REJ_CONSUMER_DEFINED
+ * @reason: 0: RNIC_CM_REJ_CONSUMER_DEFINED (a UD request's id answers
+ *	with SIDR status 2, reject, whatever the reason)
  * @private_data_len: bytes of @private_data, RNIC_CM_REJ_PRIVATE_DATA
- *	at most
+ *	at most (a UD request's: RNIC_CM_SIDR_REP_PRIVATE_DATA)
  * @__reserved: must be 0
  * @private_data: what the peer's REJECTED event carries
  */
@@ -548,7 +565,9 @@ struct rnic_cm_init_qp_attr {
  * @out_conn: CONNECT_REQUEST, CONNECT_RESPONSE, ESTABLISHED, REJECTED,
  *	DISCONNECTED: the peer's parameters and private data (responder
  *	resources and initiator depth as the peer sent them)
- * @out_ud: UD ids: how to reach the peer
+ * @out_ud: UD ids: how to reach the peer (MULTICAST_JOIN: the group)
+ *
+ * MULTICAST_JOIN and MULTICAST_ERROR carry the join's uid in @out_uid.
  */
 struct rnic_cm_get_event {
 	__u32 size;
@@ -616,6 +635,43 @@ struct rnic_cm_migrate_id {
 	__u32 out_events_reported;
 };
 
+/* join_flags of struct rnic_cm_join_mcast, librdmacm's values */
+#define RNIC_CM_MC_JOIN_FULLMEMBER	0x1
+#define RNIC_CM_MC_JOIN_SENDONLY_FULLMEMBER 0x8
+
+/* groups an id may be joined to at once */
+#define RNIC_CM_MC_MAX			64
+
+/**
+ * struct rnic_cm_join_mcast - RNIC_CM_IOCTL_JOIN_MCAST
+ *	(rdma_join_multicast) and RNIC_CM_IOCTL_LEAVE_MCAST
+ *	(rdma_leave_multicast)
+ * @size: sizeof(struct rnic_cm_join_mcast)
+ * @flags: must be 0
+ * @id: a UD id on a device (its address bound or resolved)
+ * @join_flags: RNIC_CM_MC_JOIN_FULLMEMBER or
+ *	RNIC_CM_MC_JOIN_SENDONLY_FULLMEMBER; leave: must be 0
+ * @uid: join: what the group's events carry in out_uid; leave: must be 0
+ * @addr: the group: an IPv4 (224.0.0.0/4) or IPv6 (ff00::/8) multicast
+ *	address of the id's family
+ *
+ * RoCE has no subnet administrator: the group's GID is its address as a
+ * GID (::ffff:a.b.c.d for IPv4), and joining succeeds at once:
+ * MULTICAST_JOIN is queued with out_ud: QP 0xffffff, RNIC_CM_UDP_QKEY
+ * and the group's address, for ibv_attach_mcast() and ibv_create_ah().
+ * Joining a group the id is in is EADDRINUSE, more than RNIC_CM_MC_MAX
+ * groups ENOSPC; leaving a group not joined is EADDRNOTAVAIL. Destroying
+ * the id leaves its groups.
+ */
+struct rnic_cm_join_mcast {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 join_flags;
+	__aligned_u64 uid;
+	struct rnic_cm_sockaddr addr;
+};
+
 #define RNIC_CM_IOCTL_CREATE_ID _IO(RNIC_IOCTL_MAGIC, RNIC_CM_CMD_CREATE_ID)
 #define RNIC_CM_IOCTL_DESTROY_ID _IO(RNIC_IOCTL_MAGIC, RNIC_CM_CMD_DESTROY_ID)
 #define RNIC_CM_IOCTL_BIND_ADDR _IO(RNIC_IOCTL_MAGIC, RNIC_CM_CMD_BIND_ADDR)
@@ -639,5 +695,9 @@ struct rnic_cm_migrate_id {
 	_IO(RNIC_IOCTL_MAGIC, RNIC_CM_CMD_SET_OPTION)
 #define RNIC_CM_IOCTL_MIGRATE_ID \
 	_IO(RNIC_IOCTL_MAGIC, RNIC_CM_CMD_MIGRATE_ID)
+#define RNIC_CM_IOCTL_JOIN_MCAST \
+	_IO(RNIC_IOCTL_MAGIC, RNIC_CM_CMD_JOIN_MCAST)
+#define RNIC_CM_IOCTL_LEAVE_MCAST \
+	_IO(RNIC_IOCTL_MAGIC, RNIC_CM_CMD_LEAVE_MCAST)
 
 #endif /* _UAPI_RDMA_RNIC_CM_ABI_H */

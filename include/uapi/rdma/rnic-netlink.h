@@ -273,8 +273,10 @@ enum rnic_nl_attr {
  * @RNIC_NL_COUNTER_DROP_LENGTH: UD datagrams longer than the receiving
  *	QP's path MTU
  * @RNIC_NL_COUNTER_GSI_DROPPED: packets that arrived for QP 1, the
- *	device's GSI endpoint, and were dropped: rnic has no connection
- *	manager yet to take them
+ *	device's GSI endpoint, and that the connection manager dropped: not
+ *	a UD SEND of one 256-byte CM MAD (class 0x07, version 2, method
+ *	SEND, a CM attribute) with the GSI's Q_Key, or more than it had
+ *	room to queue
  * @RNIC_NL_COUNTER_DROP_BAD_HEADER: RoCEv2 packets (UDP port 4791 to a GID
  *	of the device) the udp link dropped because a header lies: the IP
  *	header (checksum, lengths, options, a fragment), the UDP length, the
@@ -303,6 +305,9 @@ enum rnic_nl_attr {
  * @RNIC_NL_COUNTER_FAULT_RETRY_EXC: RC work requests of its requesters
  *	whose packets were all dropped because of RNIC_NL_FAULT_RETRY_EXC;
  *	those packets never reach the link (SENT_PKTS does not count them)
+ * @RNIC_NL_COUNTER_DROP_NO_WQE: UD datagrams and UC messages the
+ *	receiving QP dropped because no receive WQE was posted (RC answers
+ *	with an RNR NAK instead, SEND_RNR_ERR)
  *
  * Each counter is a u64 that counts from 0 since the device was created
  * and only grows. Userspace must skip counters it does not know. The
@@ -342,6 +347,7 @@ enum rnic_nl_counter {
 	RNIC_NL_COUNTER_FAULT_RNR,
 	RNIC_NL_COUNTER_FAULT_REM_ACCESS,
 	RNIC_NL_COUNTER_FAULT_RETRY_EXC,
+	RNIC_NL_COUNTER_DROP_NO_WQE,
 
 	__RNIC_NL_COUNTER_MAX,
 	RNIC_NL_COUNTER_MAX = __RNIC_NL_COUNTER_MAX - 1
@@ -387,6 +393,7 @@ enum rnic_nl_counter {
 	[RNIC_NL_COUNTER_FAULT_RNR] = "fault_rnr",	\
 	[RNIC_NL_COUNTER_FAULT_REM_ACCESS] = "fault_rem_access",	\
 	[RNIC_NL_COUNTER_FAULT_RETRY_EXC] = "fault_retry_exc",	\
+	[RNIC_NL_COUNTER_DROP_NO_WQE] = "drop_no_wqe",	\
 }
 
 /** RNIC_FAULT_PPM_MAX - a fault rate of 100%, in parts per million. */
