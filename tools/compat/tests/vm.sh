@@ -26,8 +26,9 @@
 #      librdmacm.so.1 on rnic's connection manager: Debian's rping -V
 #      against itself and against rnic-rping, each side as server and as
 #      client; rdma_server and rdma_client against rnic-cm-client and
-#      rnic-cm-server; ucmatose with two connections; ib_send_bw and
-#      ib_write_bw connecting with rdma_cm (-R).
+#      rnic-cm-server; udaddy (UD ids: SIDR); ucmatose with two
+#      connections; ib_send_bw and ib_write_bw connecting with rdma_cm
+#      (-R).
 #
 # A program that needs a name@node the compat libibverbs.so.1 does not
 # export yet (its own imports and those of the provider libraries it
@@ -307,6 +308,9 @@ for server in rping rnic-rping; do
 			"$srv" "$cli"
 	done
 done
+# udaddy: UD ids, SIDR, its port fixed (7174)
+cm_pair "udaddy (UD, SIDR)" "^test complete" "^test complete" \
+	"rnic-run udaddy -b 127.0.0.1" "rnic-run udaddy -s 127.0.0.1"
 cm_port=$((cm_port + 1))
 cm_pair "ucmatose, 2 connections" "^test complete" "^test complete" \
 	"rnic-run ucmatose -b 127.0.0.1 -p $cm_port -c 2 -C 10" \

@@ -14,9 +14,7 @@
  * Return conventions are rdma-core's: functions returning int give 0, or
  * -1 with errno set; those returning a pointer give NULL with errno set.
  *
- * Not supported yet (-1, errno EOPNOTSUPP): multicast
- * (rdma_join_multicast(), rdma_join_multicast_ex(),
- * rdma_leave_multicast()) and ECE (rdma_set_local_ece(),
+ * Not supported yet (-1, errno EOPNOTSUPP): ECE (rdma_set_local_ece(),
  * rdma_get_remote_ece(), rdma_reject_ece()). struct ibv_ece is declared
  * only as an incomplete type.
  */
@@ -470,32 +468,44 @@ int rdma_notify(struct rdma_cm_id *id, enum ibv_event_type event);
 int rdma_disconnect(struct rdma_cm_id *id);
 
 /**
- * rdma_join_multicast() - join a multicast group (not supported yet)
- * @id: the id
- * @addr: the group
- * @context: the application's pointer
+ * rdma_join_multicast() - join a multicast group as a full member
+ * @id: a UD id bound to a device (address bound or resolved)
+ * @addr: the group: an IPv4 (224.0.0.0/4) or IPv6 (ff00::/8) multicast
+ *	address of the id's family
+ * @context: the application's pointer, the join event's
+ *	param.ud.private_data
  *
- * RETURN: -1, errno EOPNOTSUPP.
+ * MULTICAST_JOIN follows at once (RoCE: the group's GID is its address),
+ * with the group's address handle attributes, QP 0xffffff and the Q_Key;
+ * the id's QP, if any, is then attached to the group.
+ *
+ * RETURN: 0 (a synchronous id: once joined), or -1 with errno set
+ * (EADDRINUSE: joined already; ENOSPC: too many groups; EINVAL: not a UD
+ * id or not a multicast address).
  */
 int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 			void *context);
 
 /**
- * rdma_leave_multicast() - leave a multicast group (not supported yet)
+ * rdma_leave_multicast() - leave a multicast group
  * @id: the id
- * @addr: the group
+ * @addr: the group, as joined
  *
- * RETURN: -1, errno EOPNOTSUPP.
+ * The id's QP is detached from the group first.
+ *
+ * RETURN: 0, or -1 with errno set (EADDRNOTAVAIL: not joined).
  */
 int rdma_leave_multicast(struct rdma_cm_id *id, struct sockaddr *addr);
 
 /**
- * rdma_join_multicast_ex() - join a multicast group (not supported yet)
- * @id: the id
- * @mc_join_attr: the group and how to join
+ * rdma_join_multicast_ex() - join a multicast group, saying how
+ * @id: a UD id bound to a device
+ * @mc_join_attr: comp_mask RDMA_CM_JOIN_MC_ATTR_ADDRESS and _JOIN_FLAGS;
+ *	join_flags RDMA_MC_JOIN_FLAG_FULLMEMBER or _SENDONLY_FULLMEMBER (the
+ *	QP is not attached: it only sends to the group)
  * @context: the application's pointer
  *
- * RETURN: -1, errno EOPNOTSUPP.
+ * RETURN: as rdma_join_multicast(); EINVAL for another comp_mask or flag.
  */
 int rdma_join_multicast_ex(struct rdma_cm_id *id,
 			   struct rdma_cm_join_mc_attr_ex *mc_join_attr,

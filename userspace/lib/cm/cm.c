@@ -193,8 +193,7 @@ static void cm_conn_from_kern(struct cm_event *evt,
 	conn->qp_num = k->qp_num;
 }
 
-static void cm_ud_from_kern(struct cm_event *evt,
-			    const struct rnic_cm_get_event *k)
+void cm_ud_from_kern(struct cm_event *evt, const struct rnic_cm_get_event *k)
 {
 	struct rdma_ud_param *ud = &evt->ev.param.ud;
 	/* A u8 length never exceeds the 256-byte buffers. */
@@ -315,10 +314,17 @@ static void cm_process(struct cm_id *cid, struct cm_event *evt,
 		cm_qp_to_err(cid);
 		cm_conn_from_kern(evt, &k->out_conn);
 		break;
+	case RDMA_CM_EVENT_MULTICAST_JOIN:
+	case RDMA_CM_EVENT_MULTICAST_ERROR:
+		cm_mc_event(cid, evt, k);
+		break;
 	case RDMA_CM_EVENT_REJECTED:
 	case RDMA_CM_EVENT_CONNECT_ERROR:
 	case RDMA_CM_EVENT_UNREACHABLE:
-		cm_conn_from_kern(evt, &k->out_conn);
+		if (cid->id.qp_type == IBV_QPT_UD)
+			cm_ud_from_kern(evt, k);
+		else
+			cm_conn_from_kern(evt, &k->out_conn);
 		break;
 	default:
 		break;

@@ -54,6 +54,24 @@ struct cm_device {
 };
 
 /**
+ * struct cm_mc - a multicast group an id joined
+ * @addr: the group's address
+ * @context: the application's pointer (the join event's private_data)
+ * @mgid: the group's GID, from the join event
+ * @attached: the id's QP is attached to @mgid
+ * @sendonly: joined as a send-only member (the QP is not attached)
+ * @next: the id's list
+ */
+struct cm_mc {
+	struct sockaddr_storage addr;
+	void *context;
+	union ibv_gid mgid;
+	bool attached;
+	bool sendonly;
+	struct cm_mc *next;
+};
+
+/**
  * struct cm_id - the library's side of a struct rdma_cm_id
  * @id: what the application sees
  * @handle: the kernel's handle, valid on @id.channel's file
@@ -68,6 +86,7 @@ struct cm_device {
  * @own_cqs: the CQs and completion channels in @id are the library's
  * @qp_init_attr: rdma_create_ep() on a passive id: what the QPs of
  *	rdma_get_request()'s ids are made with (malloc()ed), else NULL
+ * @mcs: the groups the id joined (protected by @lock)
  * @next: hash chain of the id table
  */
 struct cm_id {
@@ -82,6 +101,7 @@ struct cm_id {
 	uint32_t events_completed;
 	bool own_cqs;
 	struct ibv_qp_init_attr *qp_init_attr;
+	struct cm_mc *mcs;
 	struct cm_id *next;
 };
 
@@ -122,6 +142,8 @@ struct cm_event {
 	uint8_t private_data[RNIC_CM_PRIVATE_DATA_MAX];
 };
 
+void cm_ud_from_kern(struct cm_event *evt, const struct rnic_cm_get_event *k);
+
 /* cm.c: the char device, the id table, events */
 int cm_ioctl(int fd, unsigned long cmd, void *arg);
 struct cm_id *cm_id_new(struct rdma_event_channel *channel, void *context,
@@ -139,6 +161,11 @@ void cm_drop_sync_event(struct cm_id *cid);
 int cm_query(struct cm_id *cid);
 int cm_migrate(struct cm_id *cid, struct rdma_event_channel *channel,
 	       bool wait);
+
+/* mc.c */
+void cm_mc_event(struct cm_id *cid, struct cm_event *evt,
+		 const struct rnic_cm_get_event *k);
+void cm_mc_free_all(struct cm_id *cid);
 
 /* conn.c */
 int cm_modify_qp(struct cm_id *cid, enum ibv_qp_state state);

@@ -206,7 +206,9 @@ int rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 		return -1;
 	if (cm_ioctl(cid->fd, RNIC_CM_IOCTL_CONNECT, &cmd))
 		return -1;
-	return cm_sync_wait(cid, id->qp ? RDMA_CM_EVENT_ESTABLISHED :
+	/* UD (SIDR) and the library's QP: ESTABLISHED; else the response. */
+	return cm_sync_wait(cid, id->qp || id->qp_type == IBV_QPT_UD ?
+			    RDMA_CM_EVENT_ESTABLISHED :
 			    RDMA_CM_EVENT_CONNECT_RESPONSE);
 }
 

@@ -123,6 +123,8 @@ int rdma_destroy_id(struct rdma_cm_id *id)
 		return -1;
 	cm_table_del(cid);
 	cm_wait_events(cid, cmd.out_events_reported);
+	/* The kernel left the groups with the id. */
+	cm_mc_free_all(cid);
 	if (cid->sync)
 		rdma_destroy_event_channel(id->channel);
 	cm_id_free(cid);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR MIT)
 /*
- * Event names, and the calls the kernel has no command for yet:
- * multicast and ECE (-1, errno EOPNOTSUPP).
+ * Event names, and the calls the kernel has no command for yet: ECE
+ * (-1, errno EOPNOTSUPP).
  */
 #include <errno.h>
 
@@ -39,32 +39,6 @@ static int cm_unsupported(void)
 {
 	errno = EOPNOTSUPP;
 	return -1;
-}
-
-int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
-			void *context)
-{
-	(void)id;
-	(void)addr;
-	(void)context;
-	return cm_unsupported();
-}
-
-int rdma_join_multicast_ex(struct rdma_cm_id *id,
-			   struct rdma_cm_join_mc_attr_ex *mc_join_attr,
-			   void *context)
-{
-	(void)id;
-	(void)mc_join_attr;
-	(void)context;
-	return cm_unsupported();
-}
-
-int rdma_leave_multicast(struct rdma_cm_id *id, struct sockaddr *addr)
-{
-	(void)id;
-	(void)addr;
-	return cm_unsupported();
 }
 
 int rdma_set_local_ece(struct rdma_cm_id *id, struct ibv_ece *ece)
