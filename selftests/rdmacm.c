@@ -9,8 +9,9 @@
  * status 8; rdma_create_ep()/rdma_get_request() make a synchronous pair;
  * rdma_destroy_id() waits for the events not yet acknowledged; a channel
  * works non-blocking and in epoll; rdma_migrate_id() moves an id's events
- * and makes it synchronous; and the device accounts no object once the
- * ids are gone. raw ioctls of the
+ * and makes it synchronous; UD ids connect with SIDR and exchange a
+ * datagram, then one through a multicast group; and the device accounts
+ * no object once the ids are gone. raw ioctls of the
  * char device are tested by cm.c.
  *
  * One device bound to a dummy netdev with 10.82.0.1/24.
@@ -116,13 +117,13 @@ static bool ack_ev(struct rdma_event_channel *ch,
 }
 
 /* A listener on PORT + @off, then a byte on @ready_fd; NULL on failure. */
-static struct rdma_cm_id *listen_on(struct rdma_event_channel *ch, int off,
-				    int ready_fd)
+static struct rdma_cm_id *listen_ps(struct rdma_event_channel *ch, int off,
+				    int ready_fd, enum rdma_port_space ps)
 {
 	struct sockaddr_in sin = sin_of(PORT + off);
 	struct rdma_cm_id *id;
 
-	if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP))
+	if (rdma_create_id(ch, &id, NULL, ps))
 		return NULL;
 	if (rdma_bind_addr(id, (struct sockaddr *)&sin) ||
 	    rdma_listen(id, 4) || write(ready_fd, "r", 1) != 1) {
@@ -132,13 +133,20 @@ static struct rdma_cm_id *listen_on(struct rdma_event_channel *ch, int off,
 	return id;
 }
 
-/* The active side's id, its route resolved to PORT + @off. */
-static struct rdma_cm_id *resolve(struct rdma_event_channel *ch, int off)
+static struct rdma_cm_id *listen_on(struct rdma_event_channel *ch, int off,
+				    int ready_fd)
+{
+	return listen_ps(ch, off, ready_fd, RDMA_PS_TCP);
+}
+
+/* The active side's id of port space @ps, its route resolved to PORT + @off. */
+static struct rdma_cm_id *resolve_ps(struct rdma_event_channel *ch, int off,
+				     enum rdma_port_space ps)
 {
 	struct sockaddr_in sin = sin_of(PORT + off);
 	struct rdma_cm_id *id;
 
-	if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP))
+	if (rdma_create_id(ch, &id, NULL, ps))
 		return NULL;
 	if (rdma_resolve_addr(id, NULL, (struct sockaddr *)&sin, 2000) ||
 	    !ack_ev(ch, RDMA_CM_EVENT_ADDR_RESOLVED) ||
@@ -148,6 +156,24 @@ static struct rdma_cm_id *resolve(struct rdma_event_channel *ch, int off)
 		return NULL;
 	}
 	return id;
+}
+
+static struct rdma_cm_id *resolve(struct rdma_event_channel *ch, int off)
+{
+	return resolve_ps(ch, off, RDMA_PS_TCP);
+}
+
+static int create_qp_type(struct rdma_cm_id *id, struct ibv_pd *pd,
+			  enum ibv_qp_type type)
+{
+	struct ibv_qp_init_attr attr = {
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = type,
+		.sq_sig_all = 1,
+	};
+
+	return rdma_create_qp(id, pd, &attr);
 }
 
 static int create_qp(struct rdma_cm_id *id, struct ibv_pd *pd)
@@ -638,6 +664,165 @@ TEST_F(rdmacm, migrate_id)
 	EXPECT_EQ(0, rdma_destroy_id(id));
 	rdma_destroy_event_channel(ch2);
 	rdma_destroy_event_channel(ch);
+}
+
+#define UD_GRH		40
+#define GROUP		"239.3.3.3"
+
+static const char ud_msg[] = "a datagram to the SIDR peer";
+static const char mc_msg[] = "a datagram to the group";
+static int mc_context;
+
+/* One receive into @buf (after the GRH): 0 if it holds @want. */
+static int ud_recv_check(struct rdma_cm_id *id, uint8_t *buf, size_t len,
+			 struct ibv_mr *mr, const char *want)
+{
+	struct ibv_wc wc;
+
+	if (rdma_get_recv_comp(id, &wc) != 1 || wc.status != IBV_WC_SUCCESS ||
+	    wc.byte_len != UD_GRH + strlen(want) + 1 ||
+	    memcmp(buf + UD_GRH, want, strlen(want) + 1))
+		return -1;
+	return rdma_post_recv(id, NULL, buf, len, mr);
+}
+
+/*
+ * The passive side of ud_sidr_and_multicast: a UD listener answers the
+ * SIDR request, receives a datagram, joins GROUP (a second byte on
+ * @ready_fd once joined) and receives a datagram sent to the group.
+ */
+static int passive_ud(int ready_fd)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct sockaddr_in group = sin_of(0);
+	static uint8_t buf[UD_GRH + 64];
+	struct rdma_cm_id *listen, *id;
+	struct rdma_cm_event *ev;
+	struct ibv_mr *mr;
+
+	inet_pton(AF_INET, GROUP, &group.sin_addr);
+	listen = ch ? listen_ps(ch, 7, ready_fd, RDMA_PS_UDP) : NULL;
+	if (!listen)
+		return 10;
+	ev = get_ev(ch, RDMA_CM_EVENT_CONNECT_REQUEST);
+	if (!ev || ev->param.ud.private_data_len < 8 ||
+	    memcmp(ev->param.ud.private_data, "ud hello", 8))
+		return 11;
+	id = ev->id;
+	rdma_ack_cm_event(ev);
+	if (id->qp_type != IBV_QPT_UD ||
+	    create_qp_type(id, NULL, IBV_QPT_UD))
+		return 12;
+	mr = rdma_reg_msgs(id, buf, sizeof(buf));
+	if (!mr || rdma_post_recv(id, NULL, buf, sizeof(buf), mr) ||
+	    rdma_accept(id, NULL))
+		return 13;
+	if (ud_recv_check(id, buf, sizeof(buf), mr, ud_msg))
+		return 14;
+	if (rdma_join_multicast(id, (struct sockaddr *)&group, &mc_context))
+		return 15;
+	ev = get_ev(ch, RDMA_CM_EVENT_MULTICAST_JOIN);
+	if (!ev || ev->param.ud.private_data != &mc_context ||
+	    ev->param.ud.qp_num != 0xffffff)
+		return 16;
+	rdma_ack_cm_event(ev);
+	if (write(ready_fd, "j", 1) != 1)
+		return 17;
+	if (ud_recv_check(id, buf, sizeof(buf), mr, mc_msg))
+		return 18;
+	if (rdma_leave_multicast(id, (struct sockaddr *)&group))
+		return 19;
+	rdma_destroy_qp(id);
+	rdma_dereg_mr(mr);
+	if (rdma_destroy_id(id) || rdma_destroy_id(listen))
+		return 20;
+	rdma_destroy_event_channel(ch);
+	return 0;
+}
+
+/* Sends @msg to @qpn through an AH of @attr; 0 once it completed. */
+static int ud_send(struct rdma_cm_id *id, struct ibv_ah_attr *attr,
+		   uint32_t qpn, const char *msg, struct ibv_mr *mr)
+{
+	struct ibv_ah *ah = ibv_create_ah(id->pd, attr);
+	struct ibv_wc wc;
+	int ret = -1;
+
+	if (!ah)
+		return -1;
+	if (!rdma_post_ud_send(id, NULL, mr->addr, strlen(msg) + 1, mr, 0, ah,
+			       qpn) &&
+	    rdma_get_send_comp(id, &wc) == 1 && wc.status == IBV_WC_SUCCESS)
+		ret = 0;
+	ibv_destroy_ah(ah);
+	return ret;
+}
+
+/*
+ * UD ids: rdma_connect() is SIDR (ESTABLISHED with the peer's QP, Q_Key
+ * and address); a datagram to the peer, then one to a multicast group the
+ * peer joined (this side joins send-only, for the group's address).
+ */
+TEST_F(rdmacm, ud_sidr_and_multicast)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_cm_join_mc_attr_ex mc = { 0 };
+	struct sockaddr_in group = sin_of(0);
+	struct rdma_conn_param param = { 0 };
+	struct rdma_ud_param ud;
+	static char buf[64];
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *id;
+	struct ibv_mr *mr;
+	int status;
+	char c;
+
+	ASSERT_NE(NULL, ch);
+	inet_pton(AF_INET, GROUP, &group.sin_addr);
+	self->child = fork_passive(_metadata, self->ready, passive_ud);
+	id = resolve_ps(ch, 7, RDMA_PS_UDP);
+	ASSERT_NE(NULL, id);
+	ASSERT_EQ(IBV_QPT_UD, id->qp_type);
+	ASSERT_EQ(0, create_qp_type(id, NULL, IBV_QPT_UD));
+	mr = rdma_reg_msgs(id, buf, sizeof(buf));
+	ASSERT_NE(NULL, mr);
+
+	param.private_data = "ud hello";
+	param.private_data_len = 8;
+	ASSERT_EQ(0, rdma_connect(id, &param));
+	ev = get_ev(ch, RDMA_CM_EVENT_ESTABLISHED);
+	ASSERT_NE(NULL, ev);
+	ud = ev->param.ud;
+	ASSERT_EQ(0, rdma_ack_cm_event(ev));
+	EXPECT_EQ(RDMA_UDP_QKEY, ud.qkey);
+	EXPECT_NE(0, ud.qp_num);
+	strcpy(buf, ud_msg);
+	ASSERT_EQ(0, ud_send(id, &ud.ah_attr, ud.qp_num, ud_msg, mr));
+
+	ASSERT_EQ(1, read(self->ready[0], &c, 1));	/* the peer joined */
+	mc.comp_mask = RDMA_CM_JOIN_MC_ATTR_ADDRESS |
+		       RDMA_CM_JOIN_MC_ATTR_JOIN_FLAGS;
+	mc.join_flags = RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER;
+	mc.addr = (struct sockaddr *)&group;
+	ASSERT_EQ(0, rdma_join_multicast_ex(id, &mc, NULL));
+	ev = get_ev(ch, RDMA_CM_EVENT_MULTICAST_JOIN);
+	ASSERT_NE(NULL, ev);
+	ud = ev->param.ud;
+	ASSERT_EQ(0, rdma_ack_cm_event(ev));
+	strcpy(buf, mc_msg);
+	ASSERT_EQ(0, ud_send(id, &ud.ah_attr, ud.qp_num, mc_msg, mr));
+	ASSERT_TRUE(wait_child(&self->child, &status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+
+	EXPECT_EQ(0, rdma_leave_multicast(id, (struct sockaddr *)&group));
+	errno = 0;
+	EXPECT_EQ(-1, rdma_leave_multicast(id, (struct sockaddr *)&group));
+	EXPECT_EQ(EADDRNOTAVAIL, errno);
+	rdma_dereg_mr(mr);
+	rdma_destroy_qp(id);
+	EXPECT_EQ(0, rdma_destroy_id(id));
+	rdma_destroy_event_channel(ch);
+	expect_no_objects(_metadata, self->g, self->res, 1);
 }
 
 TEST_HARNESS_MAIN
