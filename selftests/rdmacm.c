@@ -10,8 +10,9 @@
  * rdma_destroy_id() waits for the events not yet acknowledged; a channel
  * works non-blocking and in epoll; rdma_migrate_id() moves an id's events
  * and makes it synchronous; UD ids connect with SIDR and exchange a
- * datagram, then one through a multicast group; and the device accounts
- * no object once the ids are gone. raw ioctls of the
+ * datagram, then one through a multicast group; rdma_set_option() and
+ * rdma_create_srq(); and the device accounts no object once the ids are
+ * gone. raw ioctls of the
  * char device are tested by cm.c.
  *
  * One device bound to a dummy netdev with 10.82.0.1/24.
@@ -820,6 +821,75 @@ TEST_F(rdmacm, ud_sidr_and_multicast)
 	EXPECT_EQ(EADDRNOTAVAIL, errno);
 	rdma_dereg_mr(mr);
 	rdma_destroy_qp(id);
+	EXPECT_EQ(0, rdma_destroy_id(id));
+	rdma_destroy_event_channel(ch);
+	expect_no_objects(_metadata, self->g, self->res, 1);
+}
+
+/* rdma_set_option(): the ID level's options, sizes checked; no IB level. */
+TEST_F(rdmacm, set_option)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct sockaddr_in sin = sin_of(PORT + 8);
+	struct rdma_cm_id *id, *id2;
+	uint8_t tos = 32, tmo = 14;
+	int one = 1;
+
+	ASSERT_NE(NULL, ch);
+	ASSERT_EQ(0, rdma_create_id(ch, &id, NULL, RDMA_PS_TCP));
+	ASSERT_EQ(0, rdma_create_id(ch, &id2, NULL, RDMA_PS_TCP));
+	EXPECT_EQ(0, rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS,
+				     &tos, sizeof(tos)));
+	EXPECT_EQ(0, rdma_set_option(id, RDMA_OPTION_ID,
+				     RDMA_OPTION_ID_ACK_TIMEOUT, &tmo,
+				     sizeof(tmo)));
+	errno = 0;
+	EXPECT_EQ(-1, rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS,
+				      &one, sizeof(one)));
+	EXPECT_EQ(EINVAL, errno);
+	errno = 0;
+	EXPECT_EQ(-1, rdma_set_option(id, RDMA_OPTION_IB, RDMA_OPTION_IB_PATH,
+				      &one, sizeof(one)));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	/* Without REUSEADDR, a bound port is taken. */
+	ASSERT_EQ(0, rdma_bind_addr(id, (struct sockaddr *)&sin));
+	EXPECT_EQ(htons(PORT + 8), rdma_get_src_port(id));
+	errno = 0;
+	EXPECT_EQ(-1, rdma_bind_addr(id2, (struct sockaddr *)&sin));
+	EXPECT_EQ(EADDRINUSE, errno);
+	/* REUSEADDR only before binding */
+	errno = 0;
+	EXPECT_EQ(-1, rdma_set_option(id, RDMA_OPTION_ID,
+				      RDMA_OPTION_ID_REUSEADDR, &one,
+				      sizeof(one)));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(0, rdma_destroy_id(id2));
+	EXPECT_EQ(0, rdma_destroy_id(id));
+	rdma_destroy_event_channel(ch);
+}
+
+/* rdma_create_srq(): the id's QP made after it receives through it. */
+TEST_F(rdmacm, srq)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct ibv_srq_init_attr sattr = {
+		.attr = { .max_wr = 8, .max_sge = 1 },
+	};
+	struct rdma_cm_id *id;
+
+	ASSERT_NE(NULL, ch);
+	id = resolve(ch, 9);
+	ASSERT_NE(NULL, id);
+	ASSERT_EQ(0, rdma_create_srq(id, NULL, &sattr));
+	ASSERT_NE(NULL, id->srq);
+	ASSERT_NE(NULL, id->recv_cq);	/* the library's */
+	ASSERT_EQ(0, create_qp(id, NULL));
+	EXPECT_EQ(id->srq, id->qp->srq);
+	rdma_destroy_qp(id);
+	EXPECT_NE(NULL, id->recv_cq);	/* the SRQ's CQ stays with it */
+	rdma_destroy_srq(id);
+	EXPECT_EQ(NULL, id->srq);
+	EXPECT_EQ(NULL, id->recv_cq);
 	EXPECT_EQ(0, rdma_destroy_id(id));
 	rdma_destroy_event_channel(ch);
 	expect_no_objects(_metadata, self->g, self->res, 1);
