@@ -3,8 +3,9 @@
  * The compat libraries' own entry points, called as a program linked
  * against rdma-core calls them (through libibverbs.so.1 and librdmacm.so.1
  * of build/lib/rnic): the sysfs and copy helpers do their job, what rnic
- * does not have fails with the errno rdma-core's callers expect (the
- * librdmacm shell: ENOSYS until rnic has a connection manager). TAP.
+ * does not have fails with the errno rdma-core's callers expect (rsocket:
+ * ENOSYS), and librdmacm.so.1's connection manager calls are librnic's
+ * (no char device: ENODEV, as rdma-core's without the kernel's ucma). TAP.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -160,12 +161,15 @@ static void test_unsupported(void)
 	ok(ibv_dontfork_range(page, sizeof(page)) == 0,
 	   "ibv_dontfork_range: nothing to do, 0");
 
+	/* A device directory without rnic_cm: no connection manager. */
+	setenv("RNIC_DEV_DIR", "/nonexistent", 1);
 	errno = 0;
-	ok(!rdma_create_event_channel() && errno == ENOSYS,
-	   "rdma_create_event_channel: NULL, ENOSYS");
+	ok(!rdma_create_event_channel() && errno == ENODEV,
+	   "rdma_create_event_channel without the char device: NULL, ENODEV");
 	errno = 0;
-	ok(rdma_create_id(NULL, &id, NULL, 0x0106) == -1 && errno == ENOSYS &&
-	   id == page, "rdma_create_id: -1, ENOSYS, id untouched");
+	ok(rdma_create_id(NULL, &id, NULL, 0x0106) == -1 && errno == ENODEV &&
+	   id == page, "rdma_create_id: -1, ENODEV, id untouched");
+	unsetenv("RNIC_DEV_DIR");
 	errno = 0;
 	ok(rrecv(0, page, sizeof(page), 0) == -1 && errno == ENOSYS,
 	   "rrecv: -1, ENOSYS");

@@ -22,6 +22,13 @@
 #      on perftest's default path and, for the bandwidth tests, with
 #      --use_old_post_send: both exit 0, with their result table (the
 #      passive side of read_lat and atomic_lat prints none).
+#   4. librdmacm (rdmacm-utils, and perftest -R), through the compat
+#      librdmacm.so.1 on rnic's connection manager: Debian's rping -V
+#      against itself and against rnic-rping, each side as server and as
+#      client; rdma_server and rdma_client against rnic-cm-client and
+#      rnic-cm-server; udaddy (UD ids: SIDR); ucmatose with two
+#      connections; ib_send_bw and ib_write_bw connecting with rdma_cm
+#      (-R).
 #
 # A program that needs a name@node the compat libibverbs.so.1 does not
 # export yet (its own imports and those of the provider libraries it
@@ -249,6 +256,78 @@ for t in write read send atomic; do
 	case $t in read | atomic) slat=$conn ;; esac
 	pair "ib_${t}_lat" "$slat" "$lat" \
 		ib_${t}_lat -d $dev -x 1 -n 100 -s 8 -F
+done
+
+# 4. librdmacm. There is no TCP socket to wait for: a client refused
+# because its server does not listen yet (REJECTED) tries again.
+
+# cm_pair NAME SPAT CPAT SERVER CLIENT: the commands SERVER and CLIENT
+# (words, $cm_port in them); both must exit 0, with lines matching SPAT
+# and CPAT on their stdout
+cm_pair() {
+	name=$1 spat=$2 cpat=$3
+	# the program is the word after rnic-run
+	why=$(todo "$(echo "$4" | awk '{ print $2 }')")
+	if [ -n "$why" ]; then
+		result "$name" "cannot load" "$why"
+		return
+	fi
+	rm -f "$tmp"/server.* "$tmp"/client.*
+	# shellcheck disable=SC2086 # the commands are word lists
+	timeout 120 $4 >"$tmp/server.out" 2>"$tmp/server.err" &
+	spid=$!
+	i=0
+	while :; do
+		# shellcheck disable=SC2086
+		timeout 120 $5 >"$tmp/client.out" 2>"$tmp/client.err"
+		crc=$?
+		[ $crc -ne 0 ] && [ $i -lt 50 ] && kill -0 $spid 2>/dev/null ||
+			break
+		i=$((i + 1))
+		sleep 0.2
+	done
+	wait $spid
+	src=$?
+	[ $src -eq 0 ] || why="server exit $src;"
+	[ $crc -eq 0 ] || why="$why client exit $crc;"
+	grep -q -e "$spat" "$tmp/server.out" || why="$why server output lacks '$spat';"
+	grep -q -e "$cpat" "$tmp/client.out" || why="$why client output lacks '$cpat';"
+	grep -q "data mismatch" "$tmp"/client.* && why="$why data mismatch;"
+	result "$name" "$why"
+}
+
+cm_port=$((tcp_port + 100))
+ping="^ping data: rdma-ping-9: "
+sping="^server ping data: rdma-ping-9: "
+for server in rping rnic-rping; do
+	for client in rping rnic-rping; do
+		cm_port=$((cm_port + 1))
+		srv="rnic-run $server -s -a 127.0.0.1 -p $cm_port -v"
+		cli="rnic-run $client -c -a 127.0.0.1 -p $cm_port -v -V -C 10"
+		cm_pair "$server -s, $client -c -V -C 10" "$sping" "$ping" \
+			"$srv" "$cli"
+	done
+done
+# udaddy: UD ids, SIDR, its port fixed (7174)
+cm_pair "udaddy (UD, SIDR)" "^test complete" "^test complete" \
+	"rnic-run udaddy -b 127.0.0.1" "rnic-run udaddy -s 127.0.0.1"
+cm_port=$((cm_port + 1))
+cm_pair "ucmatose, 2 connections" "^test complete" "^test complete" \
+	"rnic-run ucmatose -b 127.0.0.1 -p $cm_port -c 2 -C 10" \
+	"rnic-run ucmatose -s 127.0.0.1 -p $cm_port -c 2 -C 10"
+cm_port=$((cm_port + 1))
+cm_pair "rdma_server, rnic-cm-client" "end 0" "end 0" \
+	"rnic-run rdma_server -s 127.0.0.1 -p $cm_port" \
+	"rnic-run rnic-cm-client -s 127.0.0.1 -p $cm_port"
+cm_port=$((cm_port + 1))
+cm_pair "rnic-cm-server, rdma_client" "end 0" "end 0" \
+	"rnic-run rnic-cm-server -s 127.0.0.1 -p $cm_port" \
+	"rnic-run rdma_client -s 127.0.0.1 -p $cm_port"
+for t in send write; do
+	cm_port=$((cm_port + 1))
+	cm_pair "ib_${t}_bw -R" "$bw" "$bw" \
+		"rnic-run ib_${t}_bw -d $dev -R -n 100 -s 4096 -F -p $cm_port" \
+		"rnic-run ib_${t}_bw -d $dev -R -n 100 -s 4096 -F -p $cm_port 127.0.0.1"
 done
 
 echo "1..$n"

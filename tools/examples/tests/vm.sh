@@ -6,7 +6,8 @@
 # Every example runs as a server and a client process (rnic-xrc-pingpong:
 # a server and several clients) over 127.0.0.1 on a device bound to lo; both must exit 0 with the address and throughput
 # lines (every payload byte is checked by the examples themselves). Then
-# the error cases. Leaves no device behind. TAP output; exit status 1 if
+# the error cases, and rnic-rping's pings over the connection manager.
+# Leaves no device behind. TAP output; exit status 1 if
 # any test failed.
 
 dev=ppexample0
@@ -239,6 +240,64 @@ fails "corrupted message: client error exit" "no completion for 2 s" \
 	-r 32 --timeout 2 127.0.0.1
 server_failed "corrupted message: server reports the byte" \
 	'message 5: byte 99 is 0x[0-9a-f]*, expected 0x'
+
+# cm_client COMMAND...: the client of the server $spid, into client.out
+# and client.err, status $crc; tried again (50 times at most) while it
+# fails and the server lives: there is no TCP socket to wait for, and a
+# server not listening yet refuses it (REJECTED, no such service)
+cm_client() {
+	i=0
+	while :; do
+		timeout 120 "$@" >"$tmp/client.out" 2>"$tmp/client.err"
+		crc=$?
+		[ $crc -ne 0 ] && [ $i -lt 50 ] && kill -0 $spid 2>/dev/null ||
+			break
+		i=$((i + 1))
+		sleep 0.2
+	done
+}
+
+# rnic-rping over the connection manager: ten pings, each read and written
+# back by the server and checked by the client (-V), then DISCONNECTED on
+# both sides.
+rping_port=$((tcp_port + 1))
+rm -f "$tmp"/server.* "$tmp"/client*
+timeout 120 rnic-rping -s -a 127.0.0.1 -p $rping_port -v \
+	>"$tmp/server.out" 2>"$tmp/server.err" &
+spid=$!
+cm_client rnic-rping -c -a 127.0.0.1 -p $rping_port -v -V -C 10
+wait $spid
+src=$?
+why=
+[ $src -eq 0 ] || why="server exit $src;"
+[ $crc -eq 0 ] || why="$why client exit $crc;"
+[ "$(grep -c '^ping data: rdma-ping-[0-9]: ' "$tmp/client.out")" = 10 ] ||
+	why="$why not 10 client ping lines;"
+[ "$(grep -c '^server ping data: rdma-ping-[0-9]: ' "$tmp/server.out")" = 10 ] ||
+	why="$why not 10 server ping lines;"
+[ "$(cat "$tmp/client.err")" = "client DISCONNECT EVENT..." ] ||
+	why="$why client stderr;"
+[ "$(cat "$tmp/server.err")" = "server DISCONNECT EVENT..." ] ||
+	why="$why server stderr;"
+result "rnic-rping -V -C 10" "$why"
+
+# rnic-cm-server and rnic-cm-client (synchronous, rdma_create_ep): one
+# message and its echo
+cm_port=$((rping_port + 1))
+timeout 120 rnic-cm-server -s 127.0.0.1 -p $cm_port >"$tmp/server.out" \
+	2>"$tmp/server.err" &
+spid=$!
+cm_client rnic-cm-client -s 127.0.0.1 -p $cm_port
+wait $spid
+src=$?
+why=
+[ $src -eq 0 ] || why="server exit $src;"
+[ $crc -eq 0 ] || why="$why client exit $crc;"
+[ "$(tail -n 1 "$tmp/server.out")" = "rnic-cm-server: end 0" ] ||
+	why="$why server output;"
+[ "$(tail -n 1 "$tmp/client.out")" = "rnic-cm-client: end 0" ] ||
+	why="$why client output;"
+result "rnic-cm-server and rnic-cm-client" "$why"
 
 rnic link del $dev
 why=

@@ -16,33 +16,8 @@
 #include <rdma/ib_user_sa.h>
 #include <rdma/ib_user_verbs.h>
 
+#include <infiniband/sa.h>
 #include <infiniband/verbs.h>
-
-/*
- * A path record as rdma-core's <infiniband/sa.h> lays it out; rnic ships no
- * SA header, and only the copy functions below use it.
- */
-struct ibv_sa_path_rec {
-	union ibv_gid dgid;
-	union ibv_gid sgid;
-	__be16 dlid;
-	__be16 slid;
-	int raw_traffic;
-	__be32 flow_label;
-	uint8_t hop_limit;
-	uint8_t traffic_class;
-	int reversible;
-	uint8_t numb_path;
-	__be16 pkey;
-	uint8_t sl;
-	uint8_t mtu_selector;
-	uint8_t mtu;
-	uint8_t rate_selector;
-	uint8_t rate;
-	uint8_t packet_life_time_selector;
-	uint8_t packet_life_time;
-	uint8_t preference;
-};
 
 const char *ibv_get_sysfs_path(void);
 int ibv_read_sysfs_file(const char *dir, const char *file, char *buf,

@@ -6,11 +6,19 @@
  * rnic's; the two outputs must be the same (check.sh). The list of structs
  * and members is probe-fields.h, generated from rdma-core's layout by
  * gen-probe.py; the constants are probe-consts.h, by gen-consts.sh.
+ *
+ * Built with -DPROBE_CM, it probes the connection manager's headers
+ * instead: <rdma/rdma_cma.h>, <rdma/rdma_verbs.h> and <infiniband/sa.h>
+ * (probe-cm-fields.h, probe-cm-consts.h).
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#ifdef PROBE_CM
+#include <rdma/rdma_verbs.h>
+#else
 #include <infiniband/verbs.h>
+#endif
 
 /*
  * Structs whose size is not the release's the probe is compared with,
@@ -51,7 +59,12 @@ static void size(const char *type, size_t sz)
 
 int main(void)
 {
+#ifdef PROBE_CM
+#include "probe-cm-fields.h"
+#include "probe-cm-consts.h"
+#else
 #include "probe-fields.h"
 #include "probe-consts.h"
+#endif
 	return 0;
 }
