@@ -30,7 +30,7 @@
 #      udp link), each as the server and as the client, data verified
 #      (-V) over 10 ping-pongs, IPv4 and IPv6; and Debian's rping itself
 #      run on rnic0 through rnic-run (rnic's librdmacm.so.1) against rping
-#      on rxe0; and udaddy (UD, SIDR) both ways.
+#      on rxe0; udaddy (UD, SIDR) and mckey (a multicast group) both ways.
 #   5. Captures (dumpcap), decoded by tshark's InfiniBand dissector: every
 #      RoCE packet must decode (BTH), none malformed, and each ICRC must
 #      be right (roce_icrc.py: tshark does not check ICRCs): rnic's
@@ -433,17 +433,27 @@ if want cm; then
 		-a $rnic_ip -p $port -C 10 -S 1000 -V -- \
 		$rping_rxe -c -a $rnic_ip -p $port -C 10 -S 1000 -V
 	cm_check "cm: rping client on rxe0 -> rnic-run rping server on rnic0"
-	# UD through SIDR: udaddy, both ways
-	port=$((port + 1))
-	cm_pair - env -u LD_LIBRARY_PATH udaddy -b $rxe_ip -p $port -C 10 -- \
+	# UD through SIDR: udaddy (its own port, 7174; -p is a port space),
+	# both ways
+	cm_pair - env -u LD_LIBRARY_PATH udaddy -b $rxe_ip -C 10 -- \
 		ip netns exec $ns "$top/build/bin/rnic-run" udaddy \
-		-s $rxe_ip -p $port -C 10
+		-s $rxe_ip -C 10
 	cm_check "cm: rnic-run udaddy on rnic0 -> udaddy on rxe0 (SIDR, UD)"
-	port=$((port + 1))
 	cm_pair ns ip netns exec $ns "$top/build/bin/rnic-run" udaddy \
-		-b $rnic_ip -p $port -C 10 -- \
-		env -u LD_LIBRARY_PATH udaddy -s $rnic_ip -p $port -C 10
+		-b $rnic_ip -C 10 -- \
+		env -u LD_LIBRARY_PATH udaddy -s $rnic_ip -C 10
 	cm_check "cm: udaddy on rxe0 -> rnic-run udaddy on rnic0 (SIDR, UD)"
+	# multicast: mckey's receiver joins first, then the sender's
+	# datagrams to the group must all arrive
+	cm_pair - env -u LD_LIBRARY_PATH mckey -m 239.77.0.5 -b $rxe_ip \
+		-C 10 -- \
+		ip netns exec $ns "$top/build/bin/rnic-run" mckey \
+		-m 239.77.0.5 -b $rnic_ip -s -C 10
+	cm_check "cm: rnic-run mckey sender on rnic0 -> mckey on rxe0 (multicast)"
+	cm_pair ns ip netns exec $ns "$top/build/bin/rnic-run" mckey \
+		-m 239.77.0.6 -b $rnic_ip -C 10 -- \
+		env -u LD_LIBRARY_PATH mckey -m 239.77.0.6 -b $rxe_ip -s -C 10
+	cm_check "cm: mckey sender on rxe0 -> rnic-run mckey on rnic0 (multicast)"
 fi
 
 # ---- 5. capture ----------------------------------------------------------

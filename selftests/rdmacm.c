@@ -237,6 +237,12 @@ static int passive_data(int ready_fd)
 	param.private_data_len = sizeof(t);
 	param.responder_resources = 1;
 	param.initiator_depth = 1;
+	/*
+	 * The RNR retries of the client's QP are the passive side's to name
+	 * (the IB CM's REP): it reposts its receive after checking the
+	 * first message.
+	 */
+	param.rnr_retry_count = 7;
 	if (rdma_accept(id, &param) || !ack_ev(ch, RDMA_CM_EVENT_ESTABLISHED))
 		return 14;
 	if (rdma_get_recv_comp(id, &wc) != 1 || wc.status != IBV_WC_SUCCESS ||
@@ -340,7 +346,7 @@ TEST_F(rdmacm, data_path)
 	param.responder_resources = 1;
 	param.initiator_depth = 1;
 	param.retry_count = 7;
-	/* the passive side reposts its receive after checking the first */
+	/* the server's QP's RNR retries (the IB CM's REQ) */
 	param.rnr_retry_count = 7;
 	ASSERT_EQ(0, rdma_connect(id, &param));
 	/* With the library's QP, ESTABLISHED comes in CONNECT_RESPONSE's place. */

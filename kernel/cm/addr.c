@@ -405,8 +405,6 @@ int rnic_cm_resolve_addr(struct rnic_cm_id *id,
 		s = (struct sockaddr_storage){ .ss_family = dst->ss_family };
 	if (s.ss_family != dst->ss_family)
 		return -EINVAL;
-	if (rnic_cm_port(dst) == 0)
-		return -EINVAL;
 	rnic_cm_addr_gid(dst, dgid);
 
 	if (rnic_cm_addr_any(&s)) {

@@ -102,14 +102,19 @@ enum rnic_cm_state {
 /**
  * struct rnic_cm_conn - what a connection's two sides agreed on
  * @qpn: this side's QP
- * @psn: this side's starting PSN (its RTS sq_psn; the peer's rq_psn)
+ * @psn: the starting PSN of this side's message (REQ or REP): in the IB
+ *	CM the PSN a side names is the one its receive queue expects (its
+ *	RTR rq_psn, the peer's RTS sq_psn), as the kernel's CM reads it
  * @remote_qpn: the peer's QP
- * @remote_psn: the peer's starting PSN (this side's rq_psn)
+ * @remote_psn: the starting PSN of the peer's message (this side's RTS
+ *	sq_psn)
  * @responder_resources: READ/atomic requests this side takes in flight
  *	(its max_dest_rd_atomic)
  * @initiator_depth: ... this side sends (its max_rd_atomic)
- * @retry_count: transport retries of this side's QP
- * @rnr_retry_count: RNR retries of this side's QP
+ * @retry_count: transport retries of this side's QP: the active side's
+ *	own, the passive side's from the REQ
+ * @rnr_retry_count: RNR retries of this side's QP: the passive side's
+ *	from the REQ, the active side's from the REP
  * @srq: this side's QP uses an SRQ
  * @flow_control: end-to-end flow control, as sent
  * @local_comm_id: this side's communication id (in rnic_cm_comm_ids)

@@ -481,7 +481,8 @@ int rnic_cm_connect(struct rnic_cm_id *id,
 }
 
 /* The REP of an accepted request, from the id's agreed parameters. */
-static void rnic_cm_fill_rep(struct rnic_cm_id *id, const u8 *pdata, u8 len)
+static void rnic_cm_fill_rep(struct rnic_cm_id *id,
+			     const struct rnic_cm_conn_param *param)
 {
 	struct rnic_cm_conn *c = &id->conn;
 	u8 *msg = rnic_cm_mad_init(c->mad, RNIC_CM_ATTR_REP, c->tid);
@@ -493,10 +494,12 @@ static void rnic_cm_fill_rep(struct rnic_cm_id *id, const u8 *pdata, u8 len)
 	rnic_cm_put(msg, REP_RESP_RESOURCES, c->responder_resources);
 	rnic_cm_put(msg, REP_INIT_DEPTH, c->initiator_depth);
 	rnic_cm_put(msg, REP_FLOW_CONTROL, c->flow_control);
-	rnic_cm_put(msg, REP_RNR_RETRY, c->rnr_retry_count);
+	/* the RNR retries the active side's QP is to make */
+	rnic_cm_put(msg, REP_RNR_RETRY, param->rnr_retry_count);
 	rnic_cm_put(msg, REP_SRQ, c->srq);
 	rnic_cm_put(msg, REP_LOCAL_CA_GUID, be64_to_cpu(id->rdev->node_guid));
-	memcpy(msg + REP_PRIVATE_DATA, pdata, len);
+	memcpy(msg + REP_PRIVATE_DATA, param->private_data,
+	       param->private_data_len);
 }
 
 /* A request's id is answered: its listener's backlog has room again. */
@@ -559,11 +562,9 @@ int rnic_cm_accept(struct rnic_cm_id *id,
 	c->responder_resources = min(param->responder_resources,
 				     c->responder_resources);
 	c->initiator_depth = min(param->initiator_depth, c->initiator_depth);
-	c->retry_count = param->retry_count;
-	c->rnr_retry_count = param->rnr_retry_count;
 	c->srq = param->srq;
 	c->flow_control = param->flow_control;
-	rnic_cm_fill_rep(id, param->private_data, param->private_data_len);
+	rnic_cm_fill_rep(id, param);
 	rnic_cm_request_done(id);
 	id->state = RNIC_CM_REP_SENT;
 	rnic_cm_send_wait(id);
@@ -674,8 +675,12 @@ static void rnic_cm_send_dreq(struct rnic_cm_id *id, const u8 *pdata, u8 len)
  * @pdata: private data for the DREQ or DREP
  * @len: its bytes, checked
  *
+ * An id whose connection is being made, or is over already, has nothing
+ * to send: 0, as the kernel's rdma_cm answers (programs disconnect after
+ * DISCONNECTED, or while a connect is pending).
+ *
  * Context: rnic_cm_lock held.
- * Return: 0 or -EINVAL (not connected).
+ * Return: 0 or -EINVAL (an id that never tried to connect).
  */
 int rnic_cm_disconnect(struct rnic_cm_id *id, const u8 *pdata, u8 len)
 {
@@ -689,6 +694,13 @@ int rnic_cm_disconnect(struct rnic_cm_id *id, const u8 *pdata, u8 len)
 	case RNIC_CM_DREQ_RCVD:
 		rnic_cm_send_drep(id, id->conn.tid, pdata, len);
 		rnic_cm_enter_timewait(id);
+		return 0;
+	case RNIC_CM_REQ_SENT:
+	case RNIC_CM_REQ_RCVD:
+	case RNIC_CM_DREQ_SENT:
+	case RNIC_CM_TIMEWAIT:
+	case RNIC_CM_DONE:
+		/* nothing (more) to end: as the kernel's rdma_cm, no error */
 		return 0;
 	}
 	return -EINVAL;
@@ -1175,6 +1187,8 @@ static void rnic_cm_rcv_rep(const struct rnic_cm_mad_work *w, const u8 *msg)
 	c->remote_guid = cpu_to_be64(rnic_cm_get(msg, REP_LOCAL_CA_GUID));
 	c->remote_qpn = rnic_cm_get(msg, REP_LOCAL_QPN);
 	c->remote_psn = rnic_cm_get(msg, REP_STARTING_PSN);
+	/* the passive side says how often to retry after its RNR NAKs */
+	c->rnr_retry_count = rnic_cm_get(msg, REP_RNR_RETRY);
 	/* never more than asked for */
 	c->initiator_depth = min_t(u8, c->initiator_depth,
 				   rnic_cm_get(msg, REP_RESP_RESOURCES));
@@ -1465,7 +1479,7 @@ int rnic_cm_init_qp_attr(struct rnic_cm_id *id, u32 qp_state,
 			return -EINVAL;
 		attr->path_mtu = id->mtu;
 		attr->dest_qp_num = c->remote_qpn;
-		attr->rq_psn = c->remote_psn;
+		attr->rq_psn = c->psn;
 		attr->max_dest_rd_atomic = c->responder_resources;
 		attr->min_rnr_timer = 12;	/* 0.64 ms, the kernel CM's */
 		memcpy(ah->dgid, id->av.dgid, 16);
@@ -1491,7 +1505,7 @@ int rnic_cm_init_qp_attr(struct rnic_cm_id *id, u32 qp_state,
 		    id->state != RNIC_CM_REP_SENT &&
 		    id->state != RNIC_CM_ESTABLISHED)
 			return -EINVAL;
-		attr->sq_psn = c->psn;
+		attr->sq_psn = c->remote_psn;
 		attr->timeout = id->ack_timeout;
 		attr->retry_cnt = c->retry_count;
 		attr->rnr_retry = c->rnr_retry_count;

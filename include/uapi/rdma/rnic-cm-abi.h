@@ -270,9 +270,11 @@ struct rnic_cm_id_cmd {
  * @flags: must be 0
  * @id: the id
  * @__reserved: must be 0
- * @out_events_reported: events of the id read with GET_EVENT, so that
- *	userspace can wait until it has acknowledged them all; events still
- *	queued are dropped
+ * @out_events_reported: events of the id read with GET_EVENT (since it
+ *	was made, on every file it was on), so that userspace can wait
+ *	until it has acknowledged them all; events still queued are
+ *	dropped. A CONNECT_REQUEST counts against the request's new id, not
+ *	the listener
  *
  * A connected id sends a DREQ, an id with an unanswered request sends a
  * REJ, a listener's requests not yet read are rejected.
@@ -359,7 +361,7 @@ struct rnic_cm_resolve_route {
  * @out_node_guid: its node GUID (network byte order), 0 if none
  * @out_sgid: the source GID (from @out_src_addr)
  * @out_dgid: the destination GID
- * @out_pkey: the P_Key, 0xffff
+ * @out_pkey: the P_Key, 0xffff (host byte order)
  * @out_port_num: 1 when bound to a device, else 0
  * @out_num_paths: 1 once the route is resolved, else 0
  * @out_mtu: path MTU, an enum ibv_mtu value, once the route is resolved
@@ -498,7 +500,9 @@ struct rnic_cm_reject {
  * @__reserved: must be 0
  * @private_data: sent with the DREQ
  *
- * Sends a DREQ (or, if the peer's DREQ came first, the DREP). Both sides
+ * Sends a DREQ (or, if the peer's DREQ came first, the DREP); on an id
+ * whose connection is being made or is over already, does nothing and
+ * succeeds (EINVAL only for an id that never connected). Both sides
  * get DISCONNECTED once: the side that asked when the DREP arrives (or
  * after the retries), the other when the DREQ arrives. TIMEWAIT_EXIT
  * follows when the connection's packets can no longer be in flight.
@@ -622,7 +626,8 @@ struct rnic_cm_set_option {
  * @fd: the file the id is on now
  * @id: its handle there
  * @out_id: its handle on this file
- * @out_events_reported: events of the id read from the old file
+ * @out_events_reported: events of the id read so far, on every file
+ *	it was on (as DESTROY_ID counts them)
  *
  * The id's queued events move with it.
  */

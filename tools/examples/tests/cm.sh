@@ -121,4 +121,17 @@ check "no connection manager: rnic-cm-server fails with ENODEV" \
 	'[ $rc = 1 ] && [ "$out" = "rnic-cm-server: start
 rnic-cm-server: end -1" ] && case $err in "rdma_create_ep: No such device") true ;; *) false ;; esac'
 
+# rnic-cmtime: -h, usage errors (status 2), no connection manager
+cm_run rnic-cmtime -h
+check "rnic-cmtime -h: usage on stdout, status 0" \
+	'[ $rc = 0 ] && [ -z "$err" ] && case $out in Usage:*) true ;; *) false ;; esac'
+for args in "" "-s -a 127.0.0.1" "-a 127.0.0.1 -n 0" "-s -t 0" "-s extra" "-x"; do
+	cm_run rnic-cmtime $args
+	check "rnic-cmtime $args: status 2, usage on stderr" \
+		'[ $rc = 2 ] && [ -z "$out" ] && case $err in *Usage:*) true ;; *) false ;; esac'
+done
+cm_run rnic-cmtime -a 127.0.0.1
+check "no connection manager: rnic-cmtime fails with ENODEV" \
+	'[ $rc = 1 ] && [ -z "$out" ] && case $err in "rdma_create_event_channel: No such device") true ;; *) false ;; esac'
+
 tap_end

@@ -299,6 +299,24 @@ why=
 	why="$why client output;"
 result "rnic-cm-server and rnic-cm-client" "$why"
 
+# rnic-cmtime: 50 connections one after the other, each step timed; a
+# line per step with its count and five times
+cmt_port=$((cm_port + 1))
+timeout 120 rnic-cmtime -s -b 127.0.0.1 -p $cmt_port -n 50 \
+	>"$tmp/server.out" 2>"$tmp/server.err" &
+spid=$!
+cm_client rnic-cmtime -a 127.0.0.1 -p $cmt_port -n 50
+wait $spid
+src=$?
+why=
+[ $src -eq 0 ] || why="server exit $src;"
+[ $crc -eq 0 ] || why="$why client exit $crc;"
+for step in resolve_addr resolve_route create_qp connect disconnect destroy; do
+	grep -Eq "^$step +50( +[0-9]+\.[0-9]){5}\$" "$tmp/client.out" ||
+		why="$why no $step line;"
+done
+result "rnic-cmtime -n 50: every step timed" "$why"
+
 rnic link del $dev
 why=
 rnic link show | grep -q $dev && why="$dev still exists"

@@ -78,20 +78,35 @@ int rdma_init_qp_attr(struct rdma_cm_id *id, struct ibv_qp_attr *qp_attr,
 			       qp_attr_mask);
 }
 
-/* Moves the id's QP to @state with the attributes the kernel gives. */
-int cm_modify_qp(struct cm_id *cid, enum ibv_qp_state state)
+/*
+ * Moves the id's QP to @state with the attributes the kernel gives; an
+ * accepting side's READ/atomic depths no deeper than its @param asks (the
+ * kernel learns them only with the accept, after the QP moved).
+ */
+static int cm_modify_qp_param(struct cm_id *cid, enum ibv_qp_state state,
+			      const struct rdma_conn_param *param)
 {
 	struct ibv_qp_attr attr;
 	int mask, ret;
 
 	if (cm_init_qp_attr(cid, state, &attr, &mask))
 		return -1;
+	if (param && attr.max_dest_rd_atomic > param->responder_resources)
+		attr.max_dest_rd_atomic = param->responder_resources;
+	if (param && attr.max_rd_atomic > param->initiator_depth)
+		attr.max_rd_atomic = param->initiator_depth;
 	ret = ibv_modify_qp(cid->id.qp, &attr, mask);
 	if (ret) {
 		errno = ret;
 		return -1;
 	}
 	return 0;
+}
+
+/* Moves the id's QP to @state with the attributes the kernel gives. */
+int cm_modify_qp(struct cm_id *cid, enum ibv_qp_state state)
+{
+	return cm_modify_qp_param(cid, state, NULL);
 }
 
 int cm_qp_to_err(struct cm_id *cid)
@@ -227,7 +242,8 @@ int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 		return -1;
 	/* A UD QP is ready since its creation; an RC one moves now. */
 	if (id->qp && id->qp_type != IBV_QPT_UD &&
-	    (cm_modify_qp(cid, IBV_QPS_RTR) || cm_modify_qp(cid, IBV_QPS_RTS)))
+	    (cm_modify_qp_param(cid, IBV_QPS_RTR, conn_param) ||
+	     cm_modify_qp_param(cid, IBV_QPS_RTS, conn_param)))
 		goto err;
 	if (cm_ioctl(cid->fd, RNIC_CM_IOCTL_ACCEPT, &cmd))
 		goto err;
