@@ -683,16 +683,15 @@ static int cf_create(struct cf_worker *w, uint64_t *s, int fd, bool ud,
 	return ret;
 }
 
-/* A listener on one of the worker's live ports. */
-static void cf_op_listen(struct cf_worker *w, uint64_t *s)
+/* A listener (UD if @ud) on one of the worker's live ports. */
+static void cf_listen(struct cf_worker *w, uint64_t *s, int fd, bool ud)
 {
-	int fd = cf_rand(s) % CF_FDS;
 	struct rnic_cm_bind_addr b = { .size = sizeof(b) };
 	struct rnic_cm_listen l = { .size = sizeof(l) };
 	struct rnic_cm_set_option o = { .size = sizeof(o) };
 	uint32_t h;
 
-	if (cf_create(w, s, fd, cf_chance(s, 1, 4), CF_LISTENER, &h))
+	if (cf_create(w, s, fd, ud, CF_LISTENER, &h))
 		return;
 	if (cf_chance(s, 1, 4)) {
 		o.id = h;
@@ -710,6 +709,11 @@ static void cf_op_listen(struct cf_worker *w, uint64_t *s)
 	l.id = h;
 	l.backlog = (int)(cf_rand(s) % 5) - 1;
 	cf_ioctl(w, w->fds[fd], C_LISTEN, 0, &l);
+}
+
+static void cf_op_listen(struct cf_worker *w, uint64_t *s)
+{
+	cf_listen(w, s, cf_rand(s) % CF_FDS, cf_chance(s, 1, 4));
 }
 
 /* An active id starting to connect to a port of the worker. */
@@ -1132,25 +1136,25 @@ static void cf_run_op(struct cf_worker *w, uint64_t *s)
 {
 	unsigned int r = cf_rand(s) % 100;
 
-	if (r < 30)
+	if (r < 25)
 		cf_op_ioctl(w, s);
-	else if (r < 50)
+	else if (r < 47)
 		cf_op_pump(w, s);
-	else if (r < 58)
+	else if (r < 61)
 		cf_op_start(w, s);
-	else if (r < 63)
+	else if (r < 66)
 		cf_op_listen(w, s);
-	else if (r < 75)
+	else if (r < 76)
 		cf_op_poke(w, s);
-	else if (r < 81)
+	else if (r < 82)
 		cf_op_migrate(w, s);
-	else if (r < 88)
+	else if (r < 89)
 		cf_op_wait(w, s);
 	else if (r < 92)
 		cf_op_bad_number(w, s);
-	else if (r < 95)
+	else if (r < 94)
 		cf_op_close(w, s);
-	else if (r < 96)
+	else if (r < 95)
 		cf_op_fork(w, s);
 	else
 		usleep(cf_rand(s) % 5000);	/* let timers run */
@@ -1265,6 +1269,9 @@ static int cf_chunk(struct cf_worker *w, unsigned int chunk, unsigned int nops)
 			return -1;
 		}
 	}
+	/* listeners to connect to from the start: an RC one and a UD one */
+	cf_listen(w, &cs, cf_rand(&cs) % CF_FDS, false);
+	cf_listen(w, &cs, cf_rand(&cs) % CF_FDS, true);
 	for (w->op = 0; w->op < nops; w->op++) {
 		uint64_t s = cf_mix(cs ^ cf_mix(w->op));
 

@@ -514,6 +514,49 @@ TEST_F(cm_wire, handshake_replays_and_out_of_state)
 	cw_real_connection(_metadata, self);
 }
 
+/*
+ * The peer gives up on its REQ before the answer (its id destroyed, or
+ * its retries out): a REJ with reason 4 (timeout), no remote comm id
+ * yet, its CA GUID in the ARI, as the kernel's IB CM sends it. The
+ * request's id is REJECTED (IB CM: the REJ is for an id in REQ_RCVD),
+ * its backlog slot free again, and accepting it is too late.
+ */
+TEST_F(cm_wire, peer_gives_up_on_request)
+{
+	struct rnic_cm_accept acc = { .size = sizeof(acc) };
+	uint8_t req[CW_MAD], rej[CW_MAD];
+	struct rnic_cm_get_event ev;
+	uint32_t x = self->comm++;
+	uint8_t *m;
+
+	cw_req(self, req, x, CW_PORT, 0x777, "");
+	ASSERT_EQ(0, cw_send(self, req));
+	ASSERT_EQ(RNIC_CM_EVENT_CONNECT_REQUEST,
+		  cw_event(self, &ev, self->cm0, CW_ANSWER_MS));
+	acc.id = ev.out_id;
+	/* a REJ naming another peer's GUID is not this request's */
+	cw_msg(self, rej, CW_REJ, x, 0);
+	m = rej + CW_HDR;
+	m[8] = 2 << 6;			/* message rejected: other */
+	m[9] = 8 << 1;			/* ARI length */
+	rw_put16(m + 10, RNIC_CM_REJ_TIMEOUT);
+	rw_put64(m + 12, CW_GUID + 1);
+	ASSERT_EQ(0, cw_send(self, rej));
+	expect_quiet();
+	expect_no_event(self->cm0);
+	rw_put64(m + 12, CW_GUID);
+	ASSERT_EQ(0, cw_send(self, rej));
+	ASSERT_EQ(RNIC_CM_EVENT_REJECTED,
+		  cw_event(self, &ev, self->cm0, CW_ANSWER_MS));
+	ASSERT_EQ(acc.id, ev.out_id);
+	ASSERT_EQ(RNIC_CM_REJ_TIMEOUT, ev.out_status);
+	acc.conn.qp_num = 0x888;
+	do_err_ioctl(EINVAL, self->cm0, RNIC_CM_IOCTL_ACCEPT, &acc);
+	expect_quiet();
+	cw_destroy(_metadata, self->cm0, acc.id);
+	cw_real_connection(_metadata, self);
+}
+
 /* REQs nobody takes: REJ, reason 8 (invalid service id). */
 TEST_F(cm_wire, unwanted_requests_are_rejected)
 {
