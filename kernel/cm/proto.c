@@ -57,6 +57,7 @@
 /* REJ's "message rejected" */
 #define RNIC_CM_REJ_MSG_REQ	0
 #define RNIC_CM_REJ_MSG_REP	1
+#define RNIC_CM_REJ_MSG_OTHER	2
 
 /*
  * Timing: the response timeout both sides ask for (4.096 us * 2^20, about
@@ -147,6 +148,7 @@ struct rnic_cm_field {
 /* REJ (table 109) */
 #define REJ_MSG_REJECTED	F(8, 0, 2)
 #define REJ_INFO_LEN		F(9, 0, 7)
+#define REJ_ARI			12
 #define REJ_REASON		F(10, 0, 16)
 #define REJ_PRIVATE_DATA	84
 #define REJ_PRIVATE_DATA_LEN	148
@@ -351,6 +353,19 @@ static void rnic_cm_fill_rej(u8 *mad, u64 tid, u32 local, u32 remote,
 	rnic_cm_put(msg, REJ_REASON, reason);
 	if (len)
 		memcpy(msg + REJ_PRIVATE_DATA, pdata, len);
+}
+
+/*
+ * A REJ of reason timeout carries the sender's CA GUID in its ARI (IBTA
+ * 12.6.7.2, as the kernel's IB CM sends it): a peer that has no comm id
+ * of this side yet finds its request by it and the sender's comm id.
+ */
+static void rnic_cm_rej_ari_guid(u8 *mad, __be64 guid)
+{
+	u8 *msg = rnic_cm_msg(mad);
+
+	rnic_cm_put(msg, REJ_INFO_LEN, sizeof(guid));
+	memcpy(msg + REJ_ARI, &guid, sizeof(guid));
 }
 
 /* The kernel rdma_cm's header: the id's addresses, its source port. */
@@ -716,8 +731,9 @@ void rnic_cm_proto_destroy(struct rnic_cm_id *id)
 		if (id->qp_type == RNIC_QPT_UD)
 			break;
 		rnic_cm_fill_rej(id->conn.mad, id->conn.tid,
-				 id->conn.local_comm_id, 0, RNIC_CM_REJ_MSG_REQ,
+				 id->conn.local_comm_id, 0, RNIC_CM_REJ_MSG_OTHER,
 				 RNIC_CM_REJ_TIMEOUT, NULL, 0);
+		rnic_cm_rej_ari_guid(id->conn.mad, id->rdev->node_guid);
 		rnic_cm_send(id, id->conn.mad);
 		break;
 	case RNIC_CM_ESTABLISHED:
@@ -751,8 +767,9 @@ static void rnic_cm_give_up(struct rnic_cm_id *id)
 		rnic_cm_fill_rej(c->mad, c->tid, c->local_comm_id,
 				 c->remote_comm_id,
 				 id->state == RNIC_CM_REQ_SENT ?
-				 RNIC_CM_REJ_MSG_REQ : RNIC_CM_REJ_MSG_REP,
+				 RNIC_CM_REJ_MSG_OTHER : RNIC_CM_REJ_MSG_REP,
 				 RNIC_CM_REJ_TIMEOUT, NULL, 0);
+		rnic_cm_rej_ari_guid(c->mad, id->rdev->node_guid);
 		rnic_cm_send(id, c->mad);
 		rnic_cm_event(id, id->state == RNIC_CM_REQ_SENT ?
 			      RNIC_CM_EVENT_UNREACHABLE :
@@ -1214,6 +1231,29 @@ static void rnic_cm_rcv_rtu(const struct rnic_cm_mad_work *w, const u8 *msg)
 	rnic_cm_event_queue(ev);
 }
 
+/*
+ * The request a REJ of reason timeout gives up on, sent before the
+ * requester knew this side's comm id: by the requester's comm id and the
+ * CA GUID in the ARI (rnic_cm_rej_ari_guid()).
+ */
+static struct rnic_cm_id *rnic_cm_rej_request(const struct rnic_cm_mad_work *w,
+					      const u8 *msg)
+{
+	u32 remote = rnic_cm_get(msg, MSG_LOCAL_COMM_ID);
+	struct rnic_cm_id *id;
+	__be64 guid;
+
+	if (rnic_cm_get(msg, REJ_INFO_LEN) < sizeof(guid))
+		return NULL;
+	memcpy(&guid, msg + REJ_ARI, sizeof(guid));
+	hash_for_each_possible(rnic_cm_remote, id, remote_node, remote)
+		if (id->conn.remote_comm_id == remote &&
+		    id->conn.remote_guid == guid && id->rdev == w->rdev &&
+		    id->qp_type == RNIC_QPT_RC)
+			return id;
+	return NULL;
+}
+
 /* The peer rejected this side's REQ or REP, or gave up on it. */
 static void rnic_cm_rcv_rej(const struct rnic_cm_mad_work *w, const u8 *msg)
 {
@@ -1223,6 +1263,8 @@ static void rnic_cm_rcv_rej(const struct rnic_cm_mad_work *w, const u8 *msg)
 	u32 event;
 
 	id = xa_load(&rnic_cm_comm_ids, rnic_cm_get(msg, MSG_REMOTE_COMM_ID));
+	if (!id && reason == RNIC_CM_REJ_TIMEOUT)
+		id = rnic_cm_rej_request(w, msg);
 	if (!id || id->rdev != w->rdev)
 		return;
 	/* a REJ of a REQ may not know this side's comm id: 0 */
@@ -1234,6 +1276,12 @@ static void rnic_cm_rcv_rej(const struct rnic_cm_mad_work *w, const u8 *msg)
 	case RNIC_CM_REP_RCVD:
 		event = reason == RNIC_CM_REJ_TIMEOUT ?
 			RNIC_CM_EVENT_UNREACHABLE : RNIC_CM_EVENT_REJECTED;
+		break;
+	case RNIC_CM_REQ_RCVD:
+		/* the requester gave up before the answer (IB CM: REJECTED) */
+		if (id->qp_type != RNIC_QPT_RC)
+			return;
+		event = RNIC_CM_EVENT_REJECTED;
 		break;
 	case RNIC_CM_REP_SENT:
 		event = RNIC_CM_EVENT_CONNECT_ERROR;
@@ -1252,6 +1300,7 @@ static void rnic_cm_rcv_rej(const struct rnic_cm_mad_work *w, const u8 *msg)
 				 -ECONNRESET);
 	rnic_cm_event_pdata(ev, msg + REJ_PRIVATE_DATA, REJ_PRIVATE_DATA_LEN);
 	rnic_cm_event_queue(ev);
+	rnic_cm_request_done(id);
 	rnic_cm_comm_id_free(id);
 	id->state = RNIC_CM_DONE;
 }
