@@ -273,8 +273,10 @@ enum rnic_nl_attr {
  * @RNIC_NL_COUNTER_DROP_LENGTH: UD datagrams longer than the receiving
  *	QP's path MTU
  * @RNIC_NL_COUNTER_GSI_DROPPED: packets that arrived for QP 1, the
- *	device's GSI endpoint, and were dropped: rnic has no connection
- *	manager yet to take them
+ *	device's GSI endpoint, and were dropped: not a CM MAD (a UD SEND
+ *	of 256 bytes with the GSI's Q_Key, class CM version 2, method SEND,
+ *	a CM attribute), or more than the connection manager has room to
+ *	queue
  * @RNIC_NL_COUNTER_DROP_BAD_HEADER: RoCEv2 packets (UDP port 4791 to a GID
  *	of the device) the udp link dropped because a header lies: the IP
  *	header (checksum, lengths, options, a fragment), the UDP length, the
