@@ -757,11 +757,15 @@ static unsigned int cw_answer(struct __test_metadata *_metadata,
 		n++;
 		switch (ev.out_event) {
 		case RNIC_CM_EVENT_CONNECT_REQUEST:
+			/* each answered: the backlog has room again */
 			if (cw_rand(s) % 2)
 				cw_accept(_metadata, self, ev.out_id, 0x100);
 			else if (cw_rand(s) % 2)
 				_rnic_ioctl(self->cm0, RNIC_CM_IOCTL_REJECT,
 					    &rej);
+			else
+				_rnic_ioctl(self->cm0, RNIC_CM_IOCTL_DESTROY_ID,
+					    &x);
 			break;
 		case RNIC_CM_EVENT_DISCONNECTED:
 			_rnic_ioctl(self->cm0, RNIC_CM_IOCTL_DISCONNECT, &d);
