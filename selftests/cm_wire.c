@@ -640,6 +640,69 @@ TEST_F(cm_wire, sidr)
 }
 
 /*
+ * A UD id's SIDR_REQ (to an address on host 1's side that no device
+ * has: the test answers for it) takes a SIDR_REP and nothing else: a REP,
+ * REJ or MRA naming its request id is for RC ids, and changes nothing.
+ */
+TEST_F(cm_wire, sidr_request_takes_only_sidr_rep)
+{
+	struct rnic_cm_create_id c = { .size = sizeof(c),
+				       .ps = RNIC_CM_PS_UDP,
+				       .qp_type = IBV_QPT_UD };
+	struct rnic_cm_resolve_addr ra = { .size = sizeof(ra) };
+	struct rnic_cm_resolve_route rr = { .size = sizeof(rr) };
+	struct rnic_cm_connect cn = { .size = sizeof(cn) };
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ra.dst_addr;
+	uint8_t req[CW_MAD], mad[CW_MAD];
+	struct rnic_cm_get_event ev;
+	uint32_t reqid;
+	uint8_t *m;
+
+	ASSERT_EQ(0, setns(self->h.s[0].nsfd, CLONE_NEWNET));
+	ASSERT_EQ(0, rnic_sh("ip neigh add 10.79.0.3 lladdr %s dev %s nud permanent",
+			     wh_mac[1], wh_netdev[0]));
+	ASSERT_EQ(0, setns(self->h.init_ns, CLONE_NEWNET));
+	do_ioctl(self->cm0, RNIC_CM_IOCTL_CREATE_ID, &c);
+	ra.id = rr.id = cn.id = c.out_id;
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons(CW_PORT);
+	inet_pton(AF_INET, "10.79.0.3", &sin->sin_addr);
+	ra.timeout_ms = rr.timeout_ms = 2000;
+	do_ioctl(self->cm0, RNIC_CM_IOCTL_RESOLVE_ADDR, &ra);
+	ASSERT_EQ(c.out_id, expect_cw_event(self->cm0,
+					    RNIC_CM_EVENT_ADDR_RESOLVED));
+	do_ioctl(self->cm0, RNIC_CM_IOCTL_RESOLVE_ROUTE, &rr);
+	expect_cw_event(self->cm0, RNIC_CM_EVENT_ROUTE_RESOLVED);
+	do_ioctl(self->cm0, RNIC_CM_IOCTL_CONNECT, &cn);
+	expect_mad(req, CW_SIDR_REQ);
+	reqid = cw_get32(req + CW_HDR);
+
+	cw_rep(self, mad, 0x4321, reqid);
+	ASSERT_EQ(0, cw_send(self, mad));
+	cw_msg(self, mad, CW_REJ, 0x4321, reqid);
+	ASSERT_EQ(0, cw_send(self, mad));
+	cw_msg(self, mad, CW_MRA, 0x4321, reqid);
+	ASSERT_EQ(0, cw_send(self, mad));
+	expect_quiet();
+	expect_no_event(self->cm0);
+
+	m = cw_mad_init(mad, CW_SIDR_REP,
+			(uint64_t)cw_get32(req + 8) << 32 | cw_get32(req + 12));
+	rw_put32(m, reqid);
+	rw_put32(m + 8, 0x999 << 8);
+	rw_put32(m + 20, RNIC_CM_UDP_QKEY);
+	ASSERT_EQ(0, cw_send(self, mad));
+	ASSERT_EQ(RNIC_CM_EVENT_ESTABLISHED,
+		  cw_event(self, &ev, self->cm0, CW_ANSWER_MS))
+		TH_LOG("event %u status %d", ev.out_event, ev.out_status);
+	ASSERT_EQ(c.out_id, ev.out_id);
+	ASSERT_EQ(0x999, ev.out_ud.qp_num);
+	ASSERT_EQ(RNIC_CM_UDP_QKEY, ev.out_ud.qkey);
+	cw_destroy(_metadata, self->cm0, c.out_id);
+	cw_real_connection(_metadata, self);
+}
+
+/*
  * Messages naming comm ids nobody has: no answer, no event, and (being
  * CM MADs) not counted as dropped at the GSI.
  */
