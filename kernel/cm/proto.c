@@ -1177,7 +1177,8 @@ static void rnic_cm_rcv_rep(const struct rnic_cm_mad_work *w, const u8 *msg)
 	struct rnic_cm_conn *c;
 
 	id = xa_load(&rnic_cm_comm_ids, rnic_cm_get(msg, REP_REMOTE_COMM_ID));
-	if (!id || id->rdev != w->rdev)
+	/* a SIDR_REQ's request id is no connection: only a SIDR_REP for it */
+	if (!id || id->rdev != w->rdev || id->qp_type != RNIC_QPT_RC)
 		return;
 	c = &id->conn;
 	if (id->state == RNIC_CM_ESTABLISHED &&
@@ -1265,7 +1266,7 @@ static void rnic_cm_rcv_rej(const struct rnic_cm_mad_work *w, const u8 *msg)
 	id = xa_load(&rnic_cm_comm_ids, rnic_cm_get(msg, MSG_REMOTE_COMM_ID));
 	if (!id && reason == RNIC_CM_REJ_TIMEOUT)
 		id = rnic_cm_rej_request(w, msg);
-	if (!id || id->rdev != w->rdev)
+	if (!id || id->rdev != w->rdev || id->qp_type != RNIC_QPT_RC)
 		return;
 	/* a REJ of a REQ may not know this side's comm id: 0 */
 	if (id->conn.remote_comm_id && rnic_cm_get(msg, MSG_LOCAL_COMM_ID) &&
@@ -1279,8 +1280,6 @@ static void rnic_cm_rcv_rej(const struct rnic_cm_mad_work *w, const u8 *msg)
 		break;
 	case RNIC_CM_REQ_RCVD:
 		/* the requester gave up before the answer (IB CM: REJECTED) */
-		if (id->qp_type != RNIC_QPT_RC)
-			return;
 		event = RNIC_CM_EVENT_REJECTED;
 		break;
 	case RNIC_CM_REP_SENT:
@@ -1360,7 +1359,7 @@ static void rnic_cm_rcv_mra(const struct rnic_cm_mad_work *w, const u8 *msg)
 	struct rnic_cm_id *id;
 
 	id = xa_load(&rnic_cm_comm_ids, rnic_cm_get(msg, MSG_REMOTE_COMM_ID));
-	if (!id || id->rdev != w->rdev ||
+	if (!id || id->rdev != w->rdev || id->qp_type != RNIC_QPT_RC ||
 	    (id->state != RNIC_CM_REQ_SENT && id->state != RNIC_CM_REP_SENT))
 		return;
 	id->conn.retries = 0;
