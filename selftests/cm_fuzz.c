@@ -614,6 +614,19 @@ static void cf_check_event(struct cf_worker *w, int fd,
 	else if (ev->out_event == RNIC_CM_EVENT_CONNECT_REQUEST &&
 		 (q.out_port_num != 1 || !q.out_dev_name[0]))
 		cf_failf(w, "a request's id %u is on no device", ev->out_id);
+	/* UD ids have no connection: SIDR ends in ESTABLISHED or UNREACHABLE */
+	else if (q.out_qp_type == RNIC_QPT_UD &&
+		 (ev->out_event == RNIC_CM_EVENT_CONNECT_RESPONSE ||
+		  ev->out_event == RNIC_CM_EVENT_REJECTED ||
+		  ev->out_event == RNIC_CM_EVENT_CONNECT_ERROR ||
+		  ev->out_event == RNIC_CM_EVENT_DISCONNECTED ||
+		  ev->out_event == RNIC_CM_EVENT_TIMEWAIT_EXIT))
+		cf_failf(w, "event %u on UD id %u", ev->out_event, ev->out_id);
+	else if (q.out_qp_type == RNIC_QPT_UD &&
+		 ev->out_event == RNIC_CM_EVENT_ESTABLISHED &&
+		 ev->out_ud.qkey != RNIC_CM_UDP_QKEY)
+		cf_failf(w, "UD id %u ESTABLISHED with Q_Key 0x%x", ev->out_id,
+			 ev->out_ud.qkey);
 	if (ev->out_event == RNIC_CM_EVENT_REJECTED && ev->out_status <= 0)
 		cf_failf(w, "REJECTED with status %d", ev->out_status);
 	/* no message carries more than an RTU's or DREP's 224 bytes */

@@ -887,7 +887,7 @@ static void cw_template(FIXTURE_DATA(cm_wire) *self, uint64_t *s,
  * random. Nothing may crash or warn (the VM's log is checked), gsi_dropped
  * counts no more than was sent, and a real connection works afterwards.
  */
-TEST_F(cm_wire, mutate)
+TEST_F_TIMEOUT(cm_wire, mutate, 7200)
 {
 	unsigned long pkts = cw_env("RNIC_CM_WIRE_PKTS", CW_PKTS);
 	uint64_t seed = cw_env("RNIC_CM_WIRE_SEED", CW_SEED);
