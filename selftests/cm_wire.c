@@ -249,6 +249,18 @@ static int cw_send(FIXTURE_DATA(cm_wire) *self, const uint8_t *mad)
 	return cw_send_raw(self, mad, CW_MAD, CW_QKEY_GSI, RW_UD | RW_SEND_ONLY);
 }
 
+/* @mad from 10.79.0.3, an address of host 1's side that is not the peer */
+static int cw_send_spoofed(FIXTURE_DATA(cm_wire) *self, const uint8_t *mad)
+{
+	struct rw_addr real = self->h.addr;
+	int ret;
+
+	self->h.addr.sgid[15] = 3;
+	ret = cw_send(self, mad);
+	self->h.addr = real;
+	return ret;
+}
+
 /*
  * The next MAD host 0 sends to host 1's QP 1 within @ms: its attribute
  * id and bytes in @mad, or 0 if none came.
@@ -511,6 +523,51 @@ TEST_F(cm_wire, handshake_replays_and_out_of_state)
 	cw_destroy(_metadata, self->cm0, p);
 	/* none of it was malformed */
 	ASSERT_EQ(dropped, cw_gsi_dropped(self));
+	cw_real_connection(_metadata, self);
+}
+
+/*
+ * A connection's messages come from its peer: the same RTU, REJ, MRA and
+ * DREQ from another address of the wire (the comm ids right) change
+ * nothing, as a connected QP hears only its peer.
+ */
+TEST_F(cm_wire, messages_from_another_address)
+{
+	uint8_t req[CW_MAD], rep[CW_MAD], mad[CW_MAD];
+	struct rnic_cm_get_event ev;
+	uint32_t x = self->comm++, p, them;
+
+	cw_req(self, req, x, CW_PORT, 0x777, "");
+	ASSERT_EQ(0, cw_send(self, req));
+	ASSERT_EQ(RNIC_CM_EVENT_CONNECT_REQUEST,
+		  cw_event(self, &ev, self->cm0, CW_ANSWER_MS));
+	p = ev.out_id;
+	cw_accept(_metadata, self, p, 0x888);
+	expect_mad(rep, CW_REP);
+	them = cw_get32(rep + CW_HDR);
+
+	cw_msg(self, mad, CW_RTU, x, them);
+	ASSERT_EQ(0, cw_send_spoofed(self, mad));
+	cw_msg(self, mad, CW_MRA, x, them);
+	ASSERT_EQ(0, cw_send_spoofed(self, mad));
+	cw_msg(self, mad, CW_REJ, x, them);
+	ASSERT_EQ(0, cw_send_spoofed(self, mad));
+	expect_quiet();
+	expect_no_event(self->cm0);
+	cw_msg(self, mad, CW_RTU, x, them);
+	ASSERT_EQ(0, cw_send(self, mad));
+	ASSERT_EQ(p, expect_cw_event(self->cm0, RNIC_CM_EVENT_ESTABLISHED));
+
+	cw_msg(self, mad, CW_DREQ, x, them);
+	ASSERT_EQ(0, cw_send_spoofed(self, mad));
+	cw_msg(self, mad, CW_REJ, x, them);
+	ASSERT_EQ(0, cw_send_spoofed(self, mad));
+	expect_quiet();
+	expect_no_event(self->cm0);
+	cw_msg(self, mad, CW_DREQ, x, them);
+	ASSERT_EQ(0, cw_send(self, mad));
+	ASSERT_EQ(p, expect_cw_event(self->cm0, RNIC_CM_EVENT_DISCONNECTED));
+	cw_destroy(_metadata, self->cm0, p);
 	cw_real_connection(_metadata, self);
 }
 
