@@ -835,6 +835,17 @@ struct rnic_cm_mad_work {
 	u8 mad[RNIC_CM_MAD_SIZE];
 };
 
+/*
+ * Did @w come from @id's peer, to @id's device? A connection's messages
+ * are taken from its peer only, as a connected QP's packets are: comm
+ * ids are no secret.
+ */
+static bool rnic_cm_from_peer(const struct rnic_cm_mad_work *w,
+			      const struct rnic_cm_id *id)
+{
+	return id->rdev == w->rdev && !memcmp(id->av.dgid, w->sgid, 16);
+}
+
 /* The id of this side a message names by its remote comm id */
 static struct rnic_cm_id *rnic_cm_lookup(const struct rnic_cm_mad_work *w,
 					 const u8 *msg)
@@ -842,8 +853,8 @@ static struct rnic_cm_id *rnic_cm_lookup(const struct rnic_cm_mad_work *w,
 	struct rnic_cm_id *id;
 
 	id = xa_load(&rnic_cm_comm_ids, rnic_cm_get(msg, MSG_REMOTE_COMM_ID));
-	/* the peer's comm id too, once known, and the device it came to */
-	if (!id || id->rdev != w->rdev ||
+	/* the peer's comm id too, once known, from the peer */
+	if (!id || !rnic_cm_from_peer(w, id) ||
 	    (id->conn.remote_comm_id &&
 	     id->conn.remote_comm_id != rnic_cm_get(msg, MSG_LOCAL_COMM_ID)))
 		return NULL;
@@ -1148,7 +1159,7 @@ static void rnic_cm_rcv_sidr_rep(const struct rnic_cm_mad_work *w,
 	u8 status = rnic_cm_get(msg, SIDR_REP_STATUS);
 
 	id = xa_load(&rnic_cm_comm_ids, rnic_cm_get(msg, SIDR_REQUEST_ID));
-	if (!id || id->rdev != w->rdev || id->qp_type != RNIC_QPT_UD ||
+	if (!id || !rnic_cm_from_peer(w, id) || id->qp_type != RNIC_QPT_UD ||
 	    id->state != RNIC_CM_REQ_SENT)
 		return;
 	rnic_cm_timer_cancel(id);
@@ -1178,7 +1189,7 @@ static void rnic_cm_rcv_rep(const struct rnic_cm_mad_work *w, const u8 *msg)
 
 	id = xa_load(&rnic_cm_comm_ids, rnic_cm_get(msg, REP_REMOTE_COMM_ID));
 	/* a SIDR_REQ's request id is no connection: only a SIDR_REP for it */
-	if (!id || id->rdev != w->rdev || id->qp_type != RNIC_QPT_RC)
+	if (!id || !rnic_cm_from_peer(w, id) || id->qp_type != RNIC_QPT_RC)
 		return;
 	c = &id->conn;
 	if (id->state == RNIC_CM_ESTABLISHED &&
@@ -1266,7 +1277,7 @@ static void rnic_cm_rcv_rej(const struct rnic_cm_mad_work *w, const u8 *msg)
 	id = xa_load(&rnic_cm_comm_ids, rnic_cm_get(msg, MSG_REMOTE_COMM_ID));
 	if (!id && reason == RNIC_CM_REJ_TIMEOUT)
 		id = rnic_cm_rej_request(w, msg);
-	if (!id || id->rdev != w->rdev || id->qp_type != RNIC_QPT_RC)
+	if (!id || !rnic_cm_from_peer(w, id) || id->qp_type != RNIC_QPT_RC)
 		return;
 	/* a REJ of a REQ may not know this side's comm id: 0 */
 	if (id->conn.remote_comm_id && rnic_cm_get(msg, MSG_LOCAL_COMM_ID) &&
@@ -1359,7 +1370,7 @@ static void rnic_cm_rcv_mra(const struct rnic_cm_mad_work *w, const u8 *msg)
 	struct rnic_cm_id *id;
 
 	id = xa_load(&rnic_cm_comm_ids, rnic_cm_get(msg, MSG_REMOTE_COMM_ID));
-	if (!id || id->rdev != w->rdev || id->qp_type != RNIC_QPT_RC ||
+	if (!id || !rnic_cm_from_peer(w, id) || id->qp_type != RNIC_QPT_RC ||
 	    (id->state != RNIC_CM_REQ_SENT && id->state != RNIC_CM_REP_SENT))
 		return;
 	id->conn.retries = 0;
