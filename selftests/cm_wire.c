@@ -491,6 +491,26 @@ TEST_F(cm_wire, handshake_replays_and_out_of_state)
 	expect_quiet();
 	expect_no_event(self->cm0);
 
+	/*
+	 * An RTU and a DREQ for a request not yet answered (no REP sent):
+	 * a second REQ's id takes the next comm id (they are cyclic).
+	 */
+	cw_req(self, req, x + 1, CW_PORT, 0x779, "");
+	ASSERT_EQ(0, cw_send(self, req));
+	ASSERT_EQ(RNIC_CM_EVENT_CONNECT_REQUEST,
+		  cw_event(self, &ev, self->cm0, CW_ANSWER_MS));
+	cw_msg(self, mad, CW_RTU, x + 1, them + 1);
+	ASSERT_EQ(0, cw_send(self, mad));
+	cw_msg(self, mad, CW_DREQ, x + 1, them + 1);
+	ASSERT_EQ(0, cw_send(self, mad));
+	expect_quiet();
+	expect_no_event(self->cm0);
+	cw_accept(_metadata, self, ev.out_id, 0x889);
+	expect_mad(mad, CW_REP);
+	ASSERT_EQ(them + 1, cw_get32(mad + CW_HDR));
+	cw_destroy(_metadata, self->cm0, ev.out_id);
+	expect_mad(mad, CW_DREQ);
+
 	cw_msg(self, mad, CW_RTU, x, them);
 	ASSERT_EQ(0, cw_send(self, mad));
 	ASSERT_EQ(p, expect_cw_event(self->cm0, RNIC_CM_EVENT_ESTABLISHED));
