@@ -867,12 +867,13 @@ static void cf_fill(struct cf_worker *w, uint64_t *s, int c, void *buf,
 /* A random command with random fields, sizes, flags and pointers. */
 static void cf_op_ioctl(struct cf_worker *w, uint64_t *s)
 {
-	uint8_t buf[1024] __attribute__((aligned(8)));
+	uint64_t buf64[128];
+	uint8_t *buf = (uint8_t *)buf64;
 	int c = cf_rand(s) % CF_NR_CMDS, fd;
 	uint32_t size = cf_sizes[c];
 	void *arg = buf;
 
-	memset(buf, 0, sizeof(buf));
+	memset(buf64, 0, sizeof(buf64));
 	cf_fill(w, s, c, buf, &fd);
 	if (c == C_GET_EVENT)
 		return;		/* pump reads events; a lost one is fine too */
@@ -905,7 +906,7 @@ static void cf_op_ioctl(struct cf_worker *w, uint64_t *s)
 		arg = (void *)(uintptr_t)0xffff888000000000ULL;
 		break;
 	case 2:	/* read-only: the kernel's answer cannot be written */
-		memcpy(w->ro, buf, 4096 < sizeof(buf) ? 4096 : sizeof(buf));
+		memcpy(w->ro, buf, sizeof(buf64));
 		mprotect(w->ro, 4096, PROT_READ);
 		arg = w->ro;
 		break;
