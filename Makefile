@@ -14,6 +14,9 @@
 #                 MODE=wire: the wire fuzzer instead (mutated RoCEv2
 #                 packets from a raw socket), SEED=, PKTS= (default the
 #                 short pass of make check)
+#                 MODE=cm: the CM char device's fuzzer (SEED=, ITERS=,
+#                 REPLAY=); MODE=cm-wire: CM MADs from a raw socket, the
+#                 mutation pass PKTS= long (SEED=)
 #   make bench    build, then rnic against rdma_rxe in one VM boot: prints the
 #                 table, writes bench/results/latest.{md,json}
 #                 (tools/dev/bench)
@@ -87,7 +90,20 @@ check: deps
 	$(TOP)/tools/dev/check
 
 # One million operations take 9 to 15 minutes under TCG.
-ifeq ($(MODE),wire)
+ifeq ($(MODE),cm)
+fuzz: all
+	$(TOP)/tools/dev/vm/run --timeout $(or $(FUZZ_TIMEOUT),3600) -- env \
+		$(if $(SEED),RNIC_CM_FUZZ_SEED=$(SEED)) \
+		$(if $(ITERS),RNIC_CM_FUZZ_ITERS=$(ITERS)) \
+		$(if $(REPLAY),RNIC_CM_FUZZ_REPLAY=$(REPLAY)) \
+		$(BUILD)/selftests/cm_fuzz
+else ifeq ($(MODE),cm-wire)
+fuzz: all
+	$(TOP)/tools/dev/vm/run --timeout $(or $(FUZZ_TIMEOUT),3600) -- env \
+		$(if $(SEED),RNIC_CM_WIRE_SEED=$(SEED)) \
+		$(if $(PKTS),RNIC_CM_WIRE_PKTS=$(PKTS)) \
+		$(BUILD)/selftests/cm_wire
+else ifeq ($(MODE),wire)
 fuzz: all
 	$(TOP)/tools/dev/vm/run --timeout $(or $(FUZZ_TIMEOUT),3600) -- env \
 		$(if $(SEED),RNIC_WIRE_FUZZ_SEED=$(SEED)) \

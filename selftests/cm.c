@@ -358,6 +358,31 @@ TEST_F(cm, close_disconnects_the_peer)
 	expect_event(self->srv, &ev, RNIC_CM_EVENT_DISCONNECTED);
 }
 
+/*
+ * The active side goes before the request is answered: its REJ
+ * (timeout, its CA GUID in the ARI, as the IB CM sends it) makes the
+ * request's id REJECTED, and accepting it is too late.
+ */
+TEST_F(cm, active_gone_before_the_answer)
+{
+	struct rnic_cm_accept acc = { .size = sizeof(acc) };
+	struct rnic_cm_destroy_id d = { .size = sizeof(d) };
+	struct rnic_cm_get_event ev;
+	__u32 l, a;
+
+	cm_prepare(_metadata, self->srv, self->cli, &l, &a, PORT);
+	ASSERT_EQ(0, _cm_connect(self->cli, a, 0x111, ""));
+	expect_event(self->srv, &ev, RNIC_CM_EVENT_CONNECT_REQUEST);
+	acc.id = ev.out_id;
+	d.id = a;
+	do_ioctl(self->cli, RNIC_CM_IOCTL_DESTROY_ID, &d);
+	expect_event(self->srv, &ev, RNIC_CM_EVENT_REJECTED);
+	ASSERT_EQ(acc.id, ev.out_id);
+	ASSERT_EQ(RNIC_CM_REJ_TIMEOUT, ev.out_status);
+	acc.conn.qp_num = 0x222;
+	do_err_ioctl(EINVAL, self->srv, RNIC_CM_IOCTL_ACCEPT, &acc);
+}
+
 /* UD ids: SIDR_REQ and SIDR_REP give the client the server's QP. */
 TEST_F(cm, ud_sidr)
 {

@@ -57,6 +57,7 @@
 /* REJ's "message rejected" */
 #define RNIC_CM_REJ_MSG_REQ	0
 #define RNIC_CM_REJ_MSG_REP	1
+#define RNIC_CM_REJ_MSG_OTHER	2
 
 /*
  * Timing: the response timeout both sides ask for (4.096 us * 2^20, about
@@ -147,6 +148,7 @@ struct rnic_cm_field {
 /* REJ (table 109) */
 #define REJ_MSG_REJECTED	F(8, 0, 2)
 #define REJ_INFO_LEN		F(9, 0, 7)
+#define REJ_ARI			12
 #define REJ_REASON		F(10, 0, 16)
 #define REJ_PRIVATE_DATA	84
 #define REJ_PRIVATE_DATA_LEN	148
@@ -351,6 +353,19 @@ static void rnic_cm_fill_rej(u8 *mad, u64 tid, u32 local, u32 remote,
 	rnic_cm_put(msg, REJ_REASON, reason);
 	if (len)
 		memcpy(msg + REJ_PRIVATE_DATA, pdata, len);
+}
+
+/*
+ * A REJ of reason timeout carries the sender's CA GUID in its ARI (IBTA
+ * 12.6.7.2, as the kernel's IB CM sends it): a peer that has no comm id
+ * of this side yet finds its request by it and the sender's comm id.
+ */
+static void rnic_cm_rej_ari_guid(u8 *mad, __be64 guid)
+{
+	u8 *msg = rnic_cm_msg(mad);
+
+	rnic_cm_put(msg, REJ_INFO_LEN, sizeof(guid));
+	memcpy(msg + REJ_ARI, &guid, sizeof(guid));
 }
 
 /* The kernel rdma_cm's header: the id's addresses, its source port. */
@@ -728,8 +743,9 @@ void rnic_cm_proto_destroy(struct rnic_cm_id *id)
 		if (id->qp_type == RNIC_QPT_UD)
 			break;
 		rnic_cm_fill_rej(id->conn.mad, id->conn.tid,
-				 id->conn.local_comm_id, 0, RNIC_CM_REJ_MSG_REQ,
+				 id->conn.local_comm_id, 0, RNIC_CM_REJ_MSG_OTHER,
 				 RNIC_CM_REJ_TIMEOUT, NULL, 0);
+		rnic_cm_rej_ari_guid(id->conn.mad, id->rdev->node_guid);
 		rnic_cm_send(id, id->conn.mad);
 		break;
 	case RNIC_CM_ESTABLISHED:
@@ -763,8 +779,9 @@ static void rnic_cm_give_up(struct rnic_cm_id *id)
 		rnic_cm_fill_rej(c->mad, c->tid, c->local_comm_id,
 				 c->remote_comm_id,
 				 id->state == RNIC_CM_REQ_SENT ?
-				 RNIC_CM_REJ_MSG_REQ : RNIC_CM_REJ_MSG_REP,
+				 RNIC_CM_REJ_MSG_OTHER : RNIC_CM_REJ_MSG_REP,
 				 RNIC_CM_REJ_TIMEOUT, NULL, 0);
+		rnic_cm_rej_ari_guid(c->mad, id->rdev->node_guid);
 		rnic_cm_send(id, c->mad);
 		rnic_cm_event(id, id->state == RNIC_CM_REQ_SENT ?
 			      RNIC_CM_EVENT_UNREACHABLE :
@@ -830,6 +847,17 @@ struct rnic_cm_mad_work {
 	u8 mad[RNIC_CM_MAD_SIZE];
 };
 
+/*
+ * Did @w come from @id's peer, to @id's device? A connection's messages
+ * are taken from its peer only, as a connected QP's packets are: comm
+ * ids are no secret.
+ */
+static bool rnic_cm_from_peer(const struct rnic_cm_mad_work *w,
+			      const struct rnic_cm_id *id)
+{
+	return id->rdev == w->rdev && !memcmp(id->av.dgid, w->sgid, 16);
+}
+
 /* The id of this side a message names by its remote comm id */
 static struct rnic_cm_id *rnic_cm_lookup(const struct rnic_cm_mad_work *w,
 					 const u8 *msg)
@@ -837,8 +865,8 @@ static struct rnic_cm_id *rnic_cm_lookup(const struct rnic_cm_mad_work *w,
 	struct rnic_cm_id *id;
 
 	id = xa_load(&rnic_cm_comm_ids, rnic_cm_get(msg, MSG_REMOTE_COMM_ID));
-	/* the peer's comm id too, once known, and the device it came to */
-	if (!id || id->rdev != w->rdev ||
+	/* the peer's comm id too, once known, from the peer */
+	if (!id || !rnic_cm_from_peer(w, id) ||
 	    (id->conn.remote_comm_id &&
 	     id->conn.remote_comm_id != rnic_cm_get(msg, MSG_LOCAL_COMM_ID)))
 		return NULL;
@@ -1143,7 +1171,7 @@ static void rnic_cm_rcv_sidr_rep(const struct rnic_cm_mad_work *w,
 	u8 status = rnic_cm_get(msg, SIDR_REP_STATUS);
 
 	id = xa_load(&rnic_cm_comm_ids, rnic_cm_get(msg, SIDR_REQUEST_ID));
-	if (!id || id->rdev != w->rdev || id->qp_type != RNIC_QPT_UD ||
+	if (!id || !rnic_cm_from_peer(w, id) || id->qp_type != RNIC_QPT_UD ||
 	    id->state != RNIC_CM_REQ_SENT)
 		return;
 	rnic_cm_timer_cancel(id);
@@ -1172,7 +1200,8 @@ static void rnic_cm_rcv_rep(const struct rnic_cm_mad_work *w, const u8 *msg)
 	struct rnic_cm_conn *c;
 
 	id = xa_load(&rnic_cm_comm_ids, rnic_cm_get(msg, REP_REMOTE_COMM_ID));
-	if (!id || id->rdev != w->rdev)
+	/* a SIDR_REQ's request id is no connection: only a SIDR_REP for it */
+	if (!id || !rnic_cm_from_peer(w, id) || id->qp_type != RNIC_QPT_RC)
 		return;
 	c = &id->conn;
 	if (id->state == RNIC_CM_ESTABLISHED &&
@@ -1228,6 +1257,29 @@ static void rnic_cm_rcv_rtu(const struct rnic_cm_mad_work *w, const u8 *msg)
 	rnic_cm_event_queue(ev);
 }
 
+/*
+ * The request a REJ of reason timeout gives up on, sent before the
+ * requester knew this side's comm id: by the requester's comm id and the
+ * CA GUID in the ARI (rnic_cm_rej_ari_guid()).
+ */
+static struct rnic_cm_id *rnic_cm_rej_request(const struct rnic_cm_mad_work *w,
+					      const u8 *msg)
+{
+	u32 remote = rnic_cm_get(msg, MSG_LOCAL_COMM_ID);
+	struct rnic_cm_id *id;
+	__be64 guid;
+
+	if (rnic_cm_get(msg, REJ_INFO_LEN) < sizeof(guid))
+		return NULL;
+	memcpy(&guid, msg + REJ_ARI, sizeof(guid));
+	hash_for_each_possible(rnic_cm_remote, id, remote_node, remote)
+		if (id->conn.remote_comm_id == remote &&
+		    id->conn.remote_guid == guid && id->rdev == w->rdev &&
+		    id->qp_type == RNIC_QPT_RC)
+			return id;
+	return NULL;
+}
+
 /* The peer rejected this side's REQ or REP, or gave up on it. */
 static void rnic_cm_rcv_rej(const struct rnic_cm_mad_work *w, const u8 *msg)
 {
@@ -1237,7 +1289,9 @@ static void rnic_cm_rcv_rej(const struct rnic_cm_mad_work *w, const u8 *msg)
 	u32 event;
 
 	id = xa_load(&rnic_cm_comm_ids, rnic_cm_get(msg, MSG_REMOTE_COMM_ID));
-	if (!id || id->rdev != w->rdev)
+	if (!id && reason == RNIC_CM_REJ_TIMEOUT)
+		id = rnic_cm_rej_request(w, msg);
+	if (!id || !rnic_cm_from_peer(w, id) || id->qp_type != RNIC_QPT_RC)
 		return;
 	/* a REJ of a REQ may not know this side's comm id: 0 */
 	if (id->conn.remote_comm_id && rnic_cm_get(msg, MSG_LOCAL_COMM_ID) &&
@@ -1248,6 +1302,10 @@ static void rnic_cm_rcv_rej(const struct rnic_cm_mad_work *w, const u8 *msg)
 	case RNIC_CM_REP_RCVD:
 		event = reason == RNIC_CM_REJ_TIMEOUT ?
 			RNIC_CM_EVENT_UNREACHABLE : RNIC_CM_EVENT_REJECTED;
+		break;
+	case RNIC_CM_REQ_RCVD:
+		/* the requester gave up before the answer (IB CM: REJECTED) */
+		event = RNIC_CM_EVENT_REJECTED;
 		break;
 	case RNIC_CM_REP_SENT:
 		event = RNIC_CM_EVENT_CONNECT_ERROR;
@@ -1266,6 +1324,7 @@ static void rnic_cm_rcv_rej(const struct rnic_cm_mad_work *w, const u8 *msg)
 				 -ECONNRESET);
 	rnic_cm_event_pdata(ev, msg + REJ_PRIVATE_DATA, REJ_PRIVATE_DATA_LEN);
 	rnic_cm_event_queue(ev);
+	rnic_cm_request_done(id);
 	rnic_cm_comm_id_free(id);
 	id->state = RNIC_CM_DONE;
 }
@@ -1325,7 +1384,7 @@ static void rnic_cm_rcv_mra(const struct rnic_cm_mad_work *w, const u8 *msg)
 	struct rnic_cm_id *id;
 
 	id = xa_load(&rnic_cm_comm_ids, rnic_cm_get(msg, MSG_REMOTE_COMM_ID));
-	if (!id || id->rdev != w->rdev ||
+	if (!id || !rnic_cm_from_peer(w, id) || id->qp_type != RNIC_QPT_RC ||
 	    (id->state != RNIC_CM_REQ_SENT && id->state != RNIC_CM_REP_SENT))
 		return;
 	id->conn.retries = 0;

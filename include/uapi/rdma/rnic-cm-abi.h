@@ -39,6 +39,8 @@
  * Error contract, beyond rnic-abi.h's (ENOTTY, E2BIG, EINVAL, EFAULT):
  *
  * - ENOENT: no id of that handle on this file.
+ * - EBADF: RNIC_CM_IOCTL_MIGRATE_ID's fd is not an open file (EINVAL: a
+ *   file that is not an rnic_cm one).
  * - EINVAL: also a command the id's state does not allow (connect before
  *   the route is resolved, accept on an id that got no request, ...), an
  *   address family other than AF_INET and AF_INET6, private data longer
@@ -455,7 +457,10 @@ struct rnic_cm_connect {
  * @conn: the QP (moved to RTR and RTS already) and parameters
  *
  * Sends a REP. Then ESTABLISHED (the RTU arrived) or CONNECT_ERROR (no
- * RTU after the retries: out_status -ETIMEDOUT). A UD request's id sends
+ * RTU after the retries: out_status -ETIMEDOUT). A request whose
+ * requester gives up before it is answered (its id destroyed, its
+ * retries out) gets REJECTED (out_status 4, RNIC_CM_REJ_TIMEOUT), and
+ * accepting it is then EINVAL. A UD request's id sends
  * the SIDR_REP with its QP (@conn.qp_num) and RNIC_CM_UDP_QKEY; no event
  * follows.
  */
