@@ -8,7 +8,9 @@
  * on, a full backlog, a closed channel, and the errors of the ABI.
  * librnic's librdmacm API on top is tested by rdmacm.c.
  *
- * One device bound to a dummy netdev with 10.80.0.1/24.
+ * One device bound to a dummy netdev with 10.80.0.1/24. RNIC_CM_CHURN
+ * (default 2,000 connections) and RNIC_CM_KILLS (default 300 killed
+ * processes) set the long passes' counts (make stress: 10,000 and 1,000).
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -518,6 +520,14 @@ static int cm_cycle(int srv, int cli, int port)
 	return _cm_destroy(cli, a) || _cm_destroy(srv, p) ? -1 : 0;
 }
 
+/* A count from the environment (make stress), or @def. */
+static int cm_count(const char *var, int def)
+{
+	const char *v = getenv(var);
+
+	return v && atoi(v) > 0 ? atoi(v) : def;
+}
+
 /* Many connections, one after the other, with nothing left behind. */
 TEST_F(cm, churn)
 {
@@ -527,7 +537,7 @@ TEST_F(cm, churn)
 	ASSERT_EQ(0, _cm_create(self->srv, 1, &l));
 	ASSERT_EQ(0, _cm_bind(self->srv, l, "10.80.0.1", PORT));
 	ASSERT_EQ(0, _cm_listen(self->srv, l, 8));
-	for (i = 0; i < 2000; i++)
+	for (i = 0; i < cm_count("RNIC_CM_CHURN", 2000); i++)
 		ASSERT_EQ(0, cm_cycle(self->srv, self->cli, PORT))
 			TH_LOG("cycle %d", i);
 }
@@ -557,7 +567,8 @@ TEST_F(cm, killed_mid_handshake)
 	int base = 20000;
 	__u32 l;
 
-	rnic_kill_at_random(_metadata, 300, 30000, cm_churn_child, &base);
+	rnic_kill_at_random(_metadata, cm_count("RNIC_CM_KILLS", 300), 30000,
+			    cm_churn_child, &base);
 	ASSERT_EQ(0, _cm_create(self->srv, 1, &l));
 	ASSERT_EQ(0, _cm_bind(self->srv, l, "10.80.0.1", PORT));
 	ASSERT_EQ(0, _cm_listen(self->srv, l, 8));
