@@ -772,6 +772,7 @@ struct rnic_pkt;
 int rnic_cm_init(void);
 void rnic_cm_exit(void);
 void rnic_cm_dev_remove(struct rnic_dev *rdev);
+void rnic_cm_addr_change(struct rnic_dev *rdev);
 void rnic_cm_gsi_rcv(struct rnic_dev *rdev, const struct rnic_pkt *pkt);
 
 /*

@@ -5,7 +5,8 @@
  * host (REQ, REP, RTU, DREQ, DREP as MADs over QP 1 of the device on the
  * local link), what each side is told (events, private data, the QP
  * attributes that make the two QPs agree), rejects, a port nobody listens
- * on, a full backlog, a closed channel, and the errors of the ABI.
+ * on, a full backlog, a closed channel, stale connections (a QP number
+ * connected again too soon), ADDR_CHANGE, and the errors of the ABI.
  * librnic's librdmacm API on top is tested by rdmacm.c.
  *
  * One device bound to a dummy netdev with 10.80.0.1/24. RNIC_CM_CHURN
@@ -482,6 +483,18 @@ static int _cm_destroy(int fd, __u32 id)
 }
 
 /*
+ * A QP number for a connection: the CM rejects a QP number whose last
+ * connection may still have packets in flight (stale), so each of a
+ * process's connections names new ones, as real QPs would.
+ */
+static __u32 cm_qpn(void)
+{
+	static __u32 n;
+
+	return (getpid() & 0xfff) << 12 | (n++ & 0xfff);
+}
+
+/*
  * A whole connection's life to listener port @port of @srv from @cli:
  * resolve, connect, accept, establish, disconnect (both), destroy.
  * Return: 0, or -1 at the first step that went wrong.
@@ -498,12 +511,12 @@ static int cm_cycle(int srv, int cli, int port)
 	ra.id = a;
 	ra.dst_addr = cm_sin("10.80.0.1", port);
 	rr.id = a;
-	acc.conn.qp_num = 0x222;
+	acc.conn.qp_num = cm_qpn();
 	if (_rnic_ioctl(cli, RNIC_CM_IOCTL_RESOLVE_ADDR, &ra) ||
 	    cm_want(cli, RNIC_CM_EVENT_ADDR_RESOLVED, NULL) ||
 	    _rnic_ioctl(cli, RNIC_CM_IOCTL_RESOLVE_ROUTE, &rr) ||
 	    cm_want(cli, RNIC_CM_EVENT_ROUTE_RESOLVED, NULL) ||
-	    _cm_connect(cli, a, 0x111, "x") ||
+	    _cm_connect(cli, a, cm_qpn(), "x") ||
 	    cm_want(srv, RNIC_CM_EVENT_CONNECT_REQUEST, &p))
 		return -1;
 	acc.id = p;
@@ -573,6 +586,151 @@ TEST_F(cm, killed_mid_handshake)
 	ASSERT_EQ(0, _cm_bind(self->srv, l, "10.80.0.1", PORT));
 	ASSERT_EQ(0, _cm_listen(self->srv, l, 8));
 	ASSERT_EQ(0, cm_cycle(self->srv, self->cli, PORT));
+}
+
+/*
+ * Connect a new id of @cli (resolved to PORT, local ACK timeout code 18:
+ * a time wait of 2.1 s) from QP @qpa to QP @qpb of a request of @srv's
+ * listener; both established. Return: 0 or -1.
+ */
+static int cm_connection(int srv, int cli, __u32 qpa, __u32 qpb, __u32 *a,
+			 __u32 *p)
+{
+	struct rnic_cm_resolve_addr ra = { .size = sizeof(ra) };
+	struct rnic_cm_resolve_route rr = { .size = sizeof(rr) };
+	struct rnic_cm_set_option o = {
+		.size = sizeof(o), .level = RNIC_CM_OPTION_ID,
+		.optname = RNIC_CM_OPTION_ID_ACK_TIMEOUT, .value = 18,
+	};
+	struct rnic_cm_accept acc = { .size = sizeof(acc) };
+
+	if (_cm_create(cli, 7, a))
+		return -1;
+	ra.id = rr.id = o.id = *a;
+	ra.dst_addr = cm_sin("10.80.0.1", PORT);
+	if (_rnic_ioctl(cli, RNIC_CM_IOCTL_SET_OPTION, &o) ||
+	    _rnic_ioctl(cli, RNIC_CM_IOCTL_RESOLVE_ADDR, &ra) ||
+	    cm_want(cli, RNIC_CM_EVENT_ADDR_RESOLVED, NULL) ||
+	    _rnic_ioctl(cli, RNIC_CM_IOCTL_RESOLVE_ROUTE, &rr) ||
+	    cm_want(cli, RNIC_CM_EVENT_ROUTE_RESOLVED, NULL) ||
+	    _cm_connect(cli, *a, qpa, "") ||
+	    cm_want(srv, RNIC_CM_EVENT_CONNECT_REQUEST, p))
+		return -1;
+	acc.id = *p;
+	acc.conn.qp_num = qpb;
+	return _rnic_ioctl(srv, RNIC_CM_IOCTL_ACCEPT, &acc) ||
+	       cm_want(cli, RNIC_CM_EVENT_CONNECT_RESPONSE, NULL) ||
+	       _cm_id_cmd(cli, RNIC_CM_IOCTL_ESTABLISH, *a) ||
+	       cm_want(srv, RNIC_CM_EVENT_ESTABLISHED, NULL) ? -1 : 0;
+}
+
+/*
+ * The next two events of @fd are @type1 (status @status1) for @id1 and
+ * @type2 for @id2, in either order (the CM handles two MADs in the order
+ * its workqueue runs them). Return: 0 or -1.
+ */
+static int cm_want_two(int fd, __u32 type1, int status1, __u32 id1,
+		       __u32 type2, __u32 id2)
+{
+	struct rnic_cm_get_event ev;
+	bool one = false, two = false;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (cm_get_event(fd, &ev))
+			return -1;
+		if (!one && ev.out_event == type1 && ev.out_id == id1 &&
+		    ev.out_status == status1)
+			one = true;
+		else if (!two && ev.out_event == type2 && ev.out_id == id2)
+			two = true;
+	}
+	return one && two ? 0 : -1;
+}
+
+/*
+ * A connection from a QP that a connection of the passive side has, or
+ * had within its time wait, is stale (IB CM): the REQ is REJECTED with
+ * reason 10 and the established connection that has the QP ends (a
+ * DREQ), as the kernel's IB CM answers a peer that restarted. Destroying
+ * the ids does not end the time wait; after it the QP connects again. A
+ * REP from a QP the active side has a connection with is rejected the
+ * same way.
+ */
+TEST_F(cm, stale_connection)
+{
+	struct rnic_cm_get_event ev;
+	__u32 l, a, b, p, q;
+
+	ASSERT_EQ(0, _cm_create(self->srv, 100, &l));
+	ASSERT_EQ(0, _cm_bind(self->srv, l, "10.80.0.1", PORT));
+	ASSERT_EQ(0, _cm_listen(self->srv, l, 8));
+	ASSERT_EQ(0, cm_connection(self->srv, self->cli, 0x111, 0x222, &a, &p));
+
+	/* QP 0x111 again: rejected, and its connection ends */
+	cm_resolve(_metadata, self->cli, &b, PORT, RNIC_CM_PS_TCP);
+	ASSERT_EQ(0, _cm_connect(self->cli, b, 0x111, ""));
+	ASSERT_EQ(0, cm_want_two(self->cli, RNIC_CM_EVENT_REJECTED,
+				 RNIC_CM_REJ_STALE_CONN, b,
+				 RNIC_CM_EVENT_DISCONNECTED, a));
+	ASSERT_EQ(0, _cm_id_cmd(self->cli, RNIC_CM_IOCTL_DISCONNECT, a));
+	expect_event(self->srv, &ev, RNIC_CM_EVENT_DISCONNECTED);
+	ASSERT_EQ(p, ev.out_id);
+	ASSERT_EQ(0, _cm_destroy(self->cli, a));
+	ASSERT_EQ(0, _cm_destroy(self->cli, b));
+	ASSERT_EQ(0, _cm_destroy(self->srv, p));
+
+	/* the ids are gone, the time wait (2.1 s) is not */
+	cm_resolve(_metadata, self->cli, &b, PORT, RNIC_CM_PS_TCP);
+	ASSERT_EQ(0, _cm_connect(self->cli, b, 0x111, ""));
+	expect_event(self->cli, &ev, RNIC_CM_EVENT_REJECTED);
+	ASSERT_EQ(RNIC_CM_REJ_STALE_CONN, ev.out_status);
+	ASSERT_EQ(0, _cm_destroy(self->cli, b));
+	usleep(2500000);
+	ASSERT_EQ(0, cm_connection(self->srv, self->cli, 0x111, 0x222, &a, &p));
+
+	/* a REP from QP 0x222, which the active side is connected to */
+	cm_resolve(_metadata, self->cli, &b, PORT, RNIC_CM_PS_TCP);
+	ASSERT_EQ(0, _cm_connect(self->cli, b, 0x113, ""));
+	ASSERT_EQ(0, cm_want(self->srv, RNIC_CM_EVENT_CONNECT_REQUEST, &q));
+	{
+		struct rnic_cm_accept acc = { .size = sizeof(acc), .id = q };
+
+		acc.conn.qp_num = 0x222;
+		do_ioctl(self->srv, RNIC_CM_IOCTL_ACCEPT, &acc);
+	}
+	expect_event(self->cli, &ev, RNIC_CM_EVENT_REJECTED);
+	ASSERT_EQ(b, ev.out_id);
+	ASSERT_EQ(RNIC_CM_REJ_STALE_CONN, ev.out_status);
+	/* the REJ of the REP, and the DREQ of the old connection */
+	ASSERT_EQ(0, cm_want_two(self->srv, RNIC_CM_EVENT_CONNECT_ERROR,
+				 -ECONNRESET, q, RNIC_CM_EVENT_DISCONNECTED, p));
+}
+
+/*
+ * The netdev's hardware address changes: ADDR_CHANGE on the ids of its
+ * device (a listener bound to its address, a connection's two ids), as
+ * the kernel's rdma_cm tells the ids of a bond that failed over; the
+ * connection goes on.
+ */
+TEST_F(cm, addr_change)
+{
+	struct rnic_cm_get_event ev;
+	__u32 l, a, p;
+
+	ASSERT_EQ(0, _cm_create(self->srv, 100, &l));
+	ASSERT_EQ(0, _cm_bind(self->srv, l, "10.80.0.1", PORT));
+	ASSERT_EQ(0, _cm_listen(self->srv, l, 8));
+	ASSERT_EQ(0, cm_connection(self->srv, self->cli, cm_qpn(), cm_qpn(),
+				   &a, &p));
+	ASSERT_EQ(0, rnic_sh("ip link set " NETDEV " address 02:00:00:80:00:01"));
+	expect_event(self->cli, &ev, RNIC_CM_EVENT_ADDR_CHANGE);
+	ASSERT_EQ(a, ev.out_id);
+	ASSERT_EQ(0, cm_want_two(self->srv, RNIC_CM_EVENT_ADDR_CHANGE, 0, l,
+				 RNIC_CM_EVENT_ADDR_CHANGE, p));
+	ASSERT_EQ(0, _cm_id_cmd(self->cli, RNIC_CM_IOCTL_DISCONNECT, a));
+	expect_event(self->srv, &ev, RNIC_CM_EVENT_DISCONNECTED);
+	ASSERT_EQ(p, ev.out_id);
 }
 
 static void cm_params(int timeout_ms, int retries)

@@ -13,9 +13,11 @@
  * whose rdma_cm header is garbage, or not for RC, gets a REJ with reason
  * 8 (invalid service id); a SIDR_REQ nobody listens for gets a SIDR_REP
  * of status 1, one to a UD listener its QP and Q_Key, again for a
- * duplicate. Messages naming dead comm ids, or out of their state (an RTU
- * with no REP sent, a DREP with no DREQ), change nothing and are not
- * answered. What is not a CM MAD (truncated, oversized, wrong Q_Key,
+ * duplicate. A REQ from the QP of a live connection, or of one in its
+ * time wait, gets a REJ with reason 10 (stale connection), and the live
+ * one a DREQ. Messages naming dead comm ids, or out of their state (an
+ * RTU with no REP sent, a DREP with no DREQ), change nothing, are not
+ * answered and are counted in cm_ignored. What is not a CM MAD (truncated, oversized, wrong Q_Key,
  * base version, class, class version, method, attribute, opcode) is
  * dropped and counted in gsi_dropped, exactly. After each test a real
  * connection from host 1's CM through the wire still works.
@@ -327,25 +329,31 @@ static int cw_event(FIXTURE_DATA(cm_wire) *self,
 	       (int)ev->out_event;
 }
 
-static uint64_t cw_gsi_dropped(FIXTURE_DATA(cm_wire) *self)
+/* Host 0's counter @which (enum rnic_nl_counter). */
+static uint64_t cw_count(FIXTURE_DATA(cm_wire) *self, int which)
 {
 	uint64_t c[RNIC_NL_COUNTER_MAX + 1];
 
 	wh_counters(&self->h, 0, c);
-	return c[RNIC_NL_COUNTER_GSI_DROPPED];
+	return c[which];
 }
 
-/* gsi_dropped reaches @want within CW_ANSWER_MS; its value then. */
-static uint64_t cw_wait_dropped(FIXTURE_DATA(cm_wire) *self, uint64_t want)
+static uint64_t cw_gsi_dropped(FIXTURE_DATA(cm_wire) *self)
+{
+	return cw_count(self, RNIC_NL_COUNTER_GSI_DROPPED);
+}
+
+/* Counter @which reaches @want within CW_ANSWER_MS; its value then. */
+static uint64_t cw_wait_count(FIXTURE_DATA(cm_wire) *self, int which,
+			      uint64_t want)
 {
 	long end = dp_now_ms() + CW_ANSWER_MS;
-	uint64_t v;
 
-	while ((v = cw_gsi_dropped(self)) < want && dp_now_ms() < end)
+	while (cw_count(self, which) < want && dp_now_ms() < end)
 		usleep(10000);
 	/* and no more than that */
 	usleep(50000);
-	return cw_gsi_dropped(self);
+	return cw_count(self, which);
 }
 
 static void cw_accept(struct __test_metadata *_metadata,
@@ -388,6 +396,28 @@ static void cw_destroy(struct __test_metadata *_metadata, int fd, uint32_t id)
 	ASSERT_EQ(attr, cw_recv(self, mad, CW_ANSWER_MS))
 
 #define expect_quiet() ASSERT_EQ(0, cw_quiet(self))
+
+/*
+ * A REQ from host 1's comm id @x and QP 0x777 to the listener, accepted
+ * by host 0 with QP 0x888: the request's id in @p, host 0's comm id (in
+ * its REP) in @them.
+ */
+static void cw_accepted_request(struct __test_metadata *_metadata,
+				FIXTURE_DATA(cm_wire) *self, uint32_t x,
+				uint32_t *p, uint32_t *them)
+{
+	uint8_t req[CW_MAD], rep[CW_MAD];
+	struct rnic_cm_get_event ev;
+
+	cw_req(self, req, x, CW_PORT, 0x777, "");
+	ASSERT_EQ(0, cw_send(self, req));
+	ASSERT_EQ(RNIC_CM_EVENT_CONNECT_REQUEST,
+		  cw_event(self, &ev, self->cm0, CW_ANSWER_MS));
+	*p = ev.out_id;
+	cw_accept(_metadata, self, *p, 0x888);
+	expect_mad(rep, CW_REP);
+	*them = cw_get32(rep + CW_HDR);
+}
 
 /*
  * A real connection from host 1's CM to host 0's listener through the
@@ -553,18 +583,10 @@ TEST_F(cm_wire, handshake_replays_and_out_of_state)
  */
 TEST_F(cm_wire, messages_from_another_address)
 {
-	uint8_t req[CW_MAD], rep[CW_MAD], mad[CW_MAD];
-	struct rnic_cm_get_event ev;
+	uint8_t mad[CW_MAD];
 	uint32_t x = self->comm++, p, them;
 
-	cw_req(self, req, x, CW_PORT, 0x777, "");
-	ASSERT_EQ(0, cw_send(self, req));
-	ASSERT_EQ(RNIC_CM_EVENT_CONNECT_REQUEST,
-		  cw_event(self, &ev, self->cm0, CW_ANSWER_MS));
-	p = ev.out_id;
-	cw_accept(_metadata, self, p, 0x888);
-	expect_mad(rep, CW_REP);
-	them = cw_get32(rep + CW_HDR);
+	cw_accepted_request(_metadata, self, x, &p, &them);
 
 	cw_msg(self, mad, CW_RTU, x, them);
 	ASSERT_EQ(0, cw_send_from3(self, mad));
@@ -787,13 +809,15 @@ TEST_F(cm_wire, sidr_request_takes_only_sidr_rep)
 
 /*
  * Messages naming comm ids nobody has: no answer, no event, and (being
- * CM MADs) not counted as dropped at the GSI.
+ * CM MADs) not counted as dropped at the GSI but as ignored by the CM,
+ * each once.
  */
 TEST_F(cm_wire, dead_comm_ids)
 {
 	static const uint16_t attrs[] = {
 		CW_REP, CW_RTU, CW_REJ, CW_DREQ, CW_DREP, CW_MRA, CW_SIDR_REP,
 	};
+	uint64_t ignored = cw_count(self, RNIC_NL_COUNTER_CM_IGNORED);
 	uint64_t dropped = cw_gsi_dropped(self);
 	uint8_t mad[CW_MAD];
 	unsigned int i;
@@ -810,6 +834,58 @@ TEST_F(cm_wire, dead_comm_ids)
 	expect_quiet();
 	expect_no_event(self->cm0);
 	ASSERT_EQ(dropped, cw_gsi_dropped(self));
+	ASSERT_EQ(ignored + 2 * ARRAY_SIZE(attrs),
+		  cw_wait_count(self, RNIC_NL_COUNTER_CM_IGNORED,
+				ignored + 2 * ARRAY_SIZE(attrs)));
+	cw_real_connection(_metadata, self);
+}
+
+/*
+ * A REQ from the QP of an established connection (the peer restarted
+ * and its new QP has the old number): a REJ with reason 10 (stale
+ * connection), and a DREQ that ends the old connection, as the kernel's
+ * IB CM answers. Once both sides let go, the QP number stays stale for
+ * the time wait, even with the ids destroyed; then it connects again.
+ */
+TEST_F(cm_wire, stale_connection)
+{
+	uint8_t req[CW_MAD], mad[CW_MAD];
+	struct rnic_cm_get_event ev;
+	uint32_t x = self->comm++, p, them;
+
+	cw_accepted_request(_metadata, self, x, &p, &them);
+	cw_msg(self, mad, CW_RTU, x, them);
+	ASSERT_EQ(0, cw_send(self, mad));
+	ASSERT_EQ(p, expect_cw_event(self->cm0, RNIC_CM_EVENT_ESTABLISHED));
+
+	cw_req(self, req, self->comm++, CW_PORT, 0x777, "");
+	ASSERT_EQ(0, cw_send(self, req));
+	expect_mad(mad, CW_REJ);
+	ASSERT_EQ(self->comm - 1, cw_get32(mad + CW_HDR + 4));
+	ASSERT_EQ(0, mad[CW_HDR + 8] >> 6);	/* the REQ rejected */
+	ASSERT_EQ(RNIC_CM_REJ_STALE_CONN, cw_get16(mad + CW_HDR + 10));
+	expect_mad(mad, CW_DREQ);
+	ASSERT_EQ(them, cw_get32(mad + CW_HDR));
+	ASSERT_EQ(x, cw_get32(mad + CW_HDR + 4));
+	expect_no_event(self->cm0);
+	cw_msg(self, mad, CW_DREP, x, them);
+	ASSERT_EQ(0, cw_send(self, mad));
+	ASSERT_EQ(p, expect_cw_event(self->cm0, RNIC_CM_EVENT_DISCONNECTED));
+	cw_destroy(_metadata, self->cm0, p);
+
+	/* the REQ's local ACK timeout, 18: a time wait of 2.1 s */
+	cw_req(self, req, self->comm++, CW_PORT, 0x777, "");
+	ASSERT_EQ(0, cw_send(self, req));
+	expect_mad(mad, CW_REJ);
+	ASSERT_EQ(RNIC_CM_REJ_STALE_CONN, cw_get16(mad + CW_HDR + 10));
+	expect_quiet();
+	usleep(2500000);
+	cw_req(self, req, self->comm++, CW_PORT, 0x777, "");
+	ASSERT_EQ(0, cw_send(self, req));
+	ASSERT_EQ(RNIC_CM_EVENT_CONNECT_REQUEST,
+		  cw_event(self, &ev, self->cm0, CW_ANSWER_MS));
+	cw_destroy(_metadata, self->cm0, ev.out_id);
+	expect_mad(mad, CW_REJ);
 	cw_real_connection(_metadata, self);
 }
 
@@ -856,7 +932,8 @@ TEST_F(cm_wire, malformed_are_counted)
 	rw_put16(mad + 16, 0xffff);
 	ASSERT_EQ(0, cw_send(self, mad));
 	sent++;
-	ASSERT_EQ(dropped + sent, cw_wait_dropped(self, dropped + sent));
+	ASSERT_EQ(dropped + sent, cw_wait_count(self, RNIC_NL_COUNTER_GSI_DROPPED,
+						 dropped + sent));
 	expect_quiet();
 	expect_no_event(self->cm0);
 	cw_real_connection(_metadata, self);

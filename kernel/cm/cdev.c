@@ -973,8 +973,9 @@ err_wq:
 void rnic_cm_exit(void)
 {
 	misc_deregister(&rnic_cm_misc);
-	destroy_workqueue(rnic_cm_wq);
+	flush_workqueue(rnic_cm_wq);
 	rnic_cm_proto_exit();
+	destroy_workqueue(rnic_cm_wq);
 	if (atomic_read(&rnic_cm_nids))
 		pr_err("rnic: leak: %d CM ids at unload\n",
 		       atomic_read(&rnic_cm_nids));

@@ -15,8 +15,8 @@
  * QPs: userspace moves them with the attributes it gets (INIT_QP_ATTR).
  *
  * Locking: one mutex, rnic_cm_lock, protects every id's fields below (but
- * @ref), the tables of ids (by comm id, by remote comm id, by port) and
- * every file's handle table. The ioctls and the work items (MADs that
+ * @ref), the tables of ids (by comm id, by remote comm id, by port), the
+ * records of the peers' QPs (proto.c) and every file's handle table. The ioctls and the work items (MADs that
  * arrived, timers) take it; nothing in softirq does. A file's event
  * queue has its own spinlock (struct rnic_cm_file), so that GET_EVENT
  * and poll() do not wait for the protocol.
@@ -99,6 +99,8 @@ enum rnic_cm_state {
 	RNIC_CM_DONE,
 };
 
+struct rnic_cm_peer_qp;
+
 /**
  * struct rnic_cm_conn - what a connection's two sides agreed on
  * @qpn: this side's QP
@@ -124,6 +126,8 @@ enum rnic_cm_state {
  * @resp_timeout_ms: how long to wait for the peer's answer to a message
  * @max_retries: how often to send it again before giving up
  * @retries: sent again so many times
+ * @peer_qp: the record of the peer's QP (proto.c), from the REQ or REP
+ *	that named it until the connection is over
  * @mad: the last message sent that waits for an answer (REQ, REP,
  *	DREQ), or the answer a duplicate gets (DREP, RTU, REJ)
  */
@@ -145,6 +149,7 @@ struct rnic_cm_conn {
 	u32 resp_timeout_ms;
 	u8 max_retries;
 	u8 retries;
+	struct rnic_cm_peer_qp *peer_qp;
 	u8 mad[RNIC_CM_MAD_SIZE];
 };
 

@@ -294,24 +294,6 @@ static void rnic_cm_send_wait(struct rnic_cm_id *id)
 	rnic_cm_timer_arm(id, id->conn.resp_timeout_ms);
 }
 
-static void rnic_cm_comm_id_free(struct rnic_cm_id *id)
-{
-	if (id->conn.local_comm_id) {
-		xa_erase(&rnic_cm_comm_ids, id->conn.local_comm_id);
-		id->conn.local_comm_id = 0;
-	}
-	hash_del(&id->remote_node);
-}
-
-static int rnic_cm_comm_id_alloc(struct rnic_cm_id *id)
-{
-	int ret = xa_alloc_cyclic(&rnic_cm_comm_ids, &id->conn.local_comm_id,
-				  id, xa_limit_32b, &rnic_cm_comm_next,
-				  GFP_KERNEL);
-
-	return ret < 0 ? ret : 0;
-}
-
 /*
  * The time packets of a connection may still be in flight after it
  * ends: twice the QP's ACK timeout, at least 100 ms.
@@ -321,6 +303,145 @@ static unsigned long rnic_cm_timewait_ms(const struct rnic_cm_id *id)
 	u64 us = 4ULL << id->ack_timeout;
 
 	return max_t(u64, 100, 2 * us / 1000);
+}
+
+/*
+ * The peers' QPs of this side's connections, by QPN and CA GUID. A REQ
+ * or REP that names one of them again while its connection lives, or
+ * while that connection's packets may still be in flight, is for a stale
+ * connection: it is rejected (reason 10) and the old connection, if
+ * established, gets a DREQ, as the kernel's IB CM does. A record is made
+ * when the peer's QPN becomes known (a REQ or a REP taken) and belongs
+ * to the id while the id has the connection (@id, rnic_cm_conn.peer_qp);
+ * when the connection ends or its id goes first, the record stays for
+ * the time wait (@expires, on rnic_cm_peer_qps_ending) and the reaper
+ * frees it then: destroying an id at once after DISCONNECTED, as most
+ * programs do, does not make the peer's QPN fresh. A device's records go
+ * with it. rnic_cm_lock protects the records, the table and the list.
+ */
+struct rnic_cm_peer_qp {
+	struct hlist_node node;
+	struct list_head ending;
+	struct rnic_cm_id *id;
+	struct rnic_dev *rdev;	/* no reference: dropped before it goes */
+	__be64 guid;
+	u32 qpn;
+	unsigned long expires;
+};
+
+static DEFINE_HASHTABLE(rnic_cm_peer_qps, 8);
+static LIST_HEAD(rnic_cm_peer_qps_ending);
+static void rnic_cm_reap(struct work_struct *work);
+static DECLARE_DELAYED_WORK(rnic_cm_reaper, rnic_cm_reap);
+
+/*
+ * The record of the peer's QP @qpn of CA @guid, if a connection of this
+ * side uses it or one that may still have packets in flight did: a new
+ * connection to it would be stale.
+ */
+static struct rnic_cm_peer_qp *rnic_cm_peer_qp_find(u32 qpn, __be64 guid)
+{
+	struct rnic_cm_peer_qp *p;
+
+	hash_for_each_possible(rnic_cm_peer_qps, p, node, qpn)
+		if (p->qpn == qpn && p->guid == guid)
+			return p;
+	return NULL;
+}
+
+/* Record the peer's QP of @id's connection: 0 or -ENOMEM. */
+static int rnic_cm_peer_qp_add(struct rnic_cm_id *id)
+{
+	struct rnic_cm_peer_qp *p = kzalloc(sizeof(*p), GFP_KERNEL);
+
+	if (!p)
+		return -ENOMEM;
+	p->id = id;
+	p->rdev = id->rdev;
+	p->guid = id->conn.remote_guid;
+	p->qpn = id->conn.remote_qpn;
+	INIT_LIST_HEAD(&p->ending);
+	hash_add(rnic_cm_peer_qps, &p->node, p->qpn);
+	id->conn.peer_qp = p;
+	return 0;
+}
+
+static void rnic_cm_peer_qp_free(struct rnic_cm_peer_qp *p)
+{
+	hash_del(&p->node);
+	list_del(&p->ending);
+	kfree(p);
+}
+
+/*
+ * May packets of @id's connection still be in flight? From the REP on,
+ * both QPs may send, until the time wait is over.
+ */
+static bool rnic_cm_may_have_packets(const struct rnic_cm_id *id)
+{
+	return id->state == RNIC_CM_REP_RCVD ||
+	       (id->state >= RNIC_CM_REP_SENT && id->state <= RNIC_CM_TIMEWAIT);
+}
+
+/* @id lets go of its peer's QP: freed now, or after the time wait. */
+static void rnic_cm_peer_qp_end(struct rnic_cm_id *id)
+{
+	struct rnic_cm_peer_qp *p = id->conn.peer_qp;
+	unsigned long ms = rnic_cm_timewait_ms(id);
+
+	if (!p)
+		return;
+	id->conn.peer_qp = NULL;
+	if (!rnic_cm_may_have_packets(id)) {
+		rnic_cm_peer_qp_free(p);
+		return;
+	}
+	p->id = NULL;
+	p->expires = jiffies + msecs_to_jiffies(ms);
+	list_add_tail(&p->ending, &rnic_cm_peer_qps_ending);
+	/* pending already: for a record that ends no later than this one */
+	queue_delayed_work(rnic_cm_wq, &rnic_cm_reaper, msecs_to_jiffies(ms));
+}
+
+/* The reaper: free the records whose time wait is over. */
+static void rnic_cm_reap(struct work_struct *work)
+{
+	struct rnic_cm_peer_qp *p, *next;
+	unsigned long now = jiffies, first = 0;
+	bool more = false;
+
+	mutex_lock(&rnic_cm_lock);
+	list_for_each_entry_safe(p, next, &rnic_cm_peer_qps_ending, ending) {
+		if (time_after_eq(now, p->expires)) {
+			rnic_cm_peer_qp_free(p);
+		} else if (!more || time_before(p->expires, first)) {
+			first = p->expires;
+			more = true;
+		}
+	}
+	if (more)
+		queue_delayed_work(rnic_cm_wq, &rnic_cm_reaper, first - now);
+	mutex_unlock(&rnic_cm_lock);
+}
+
+/* The connection of @id is over (or never was): its comm id goes. */
+static void rnic_cm_comm_id_free(struct rnic_cm_id *id)
+{
+	if (id->conn.local_comm_id) {
+		xa_erase(&rnic_cm_comm_ids, id->conn.local_comm_id);
+		id->conn.local_comm_id = 0;
+	}
+	hash_del(&id->remote_node);
+	rnic_cm_peer_qp_end(id);
+}
+
+static int rnic_cm_comm_id_alloc(struct rnic_cm_id *id)
+{
+	int ret = xa_alloc_cyclic(&rnic_cm_comm_ids, &id->conn.local_comm_id,
+				  id, xa_limit_32b, &rnic_cm_comm_next,
+				  GFP_KERNEL);
+
+	return ret < 0 ? ret : 0;
 }
 
 /* The connection is over: wait out its packets, then TIMEWAIT_EXIT. */
@@ -812,8 +933,8 @@ void rnic_cm_timer_fn(struct work_struct *work)
 	if (!id->file || delayed_work_pending(&id->timer)) {
 		/* destroyed, or re-armed since: not this run's business */
 	} else if (id->state == RNIC_CM_TIMEWAIT) {
+		id->state = RNIC_CM_DONE;	/* waited: the peer's QP is free */
 		rnic_cm_comm_id_free(id);
-		id->state = RNIC_CM_DONE;
 		rnic_cm_event(id, RNIC_CM_EVENT_TIMEWAIT_EXIT, 0);
 	} else if (id->state == RNIC_CM_REQ_SENT ||
 		   id->state == RNIC_CM_REP_SENT ||
@@ -911,9 +1032,8 @@ static void rnic_cm_reject_req(const struct rnic_cm_mad_work *w,
 	rnic_cm_mad_xmit(w->rdev, &av, mad);
 }
 
-/* A duplicate of a REQ this side has: answer again what it answered. */
-static bool rnic_cm_req_duplicate(const struct rnic_cm_mad_work *w,
-				  const u8 *msg)
+/* The id a REQ made before, if @msg is a duplicate of that REQ */
+static struct rnic_cm_id *rnic_cm_req_id(const u8 *msg)
 {
 	u32 remote = rnic_cm_get(msg, REQ_LOCAL_COMM_ID);
 	__be64 guid = cpu_to_be64(rnic_cm_get(msg, REQ_LOCAL_CA_GUID));
@@ -921,12 +1041,9 @@ static bool rnic_cm_req_duplicate(const struct rnic_cm_mad_work *w,
 
 	hash_for_each_possible(rnic_cm_remote, id, remote_node, remote)
 		if (id->conn.remote_comm_id == remote &&
-		    id->conn.remote_guid == guid) {
-			if (id->state == RNIC_CM_REP_SENT)
-				rnic_cm_send(id, id->conn.mad);
-			return true;
-		}
-	return false;
+		    id->conn.remote_guid == guid)
+			return id;
+	return NULL;
 }
 
 /* The addresses a REQ's rdma_cm header names (IP port spaces) */
@@ -1032,27 +1149,64 @@ static void rnic_cm_event_ah(struct rnic_cm_event *ev,
 	ah->static_rate = id->av.static_rate;
 }
 
-/* A REQ for a listener: the new id, its CONNECT_REQUEST queued. */
-static void rnic_cm_rcv_req(const struct rnic_cm_mad_work *w, const u8 *msg)
+/* A device goes: its records too (its ids let go of theirs already). */
+static void rnic_cm_peer_qps_drop(struct rnic_dev *rdev)
 {
+	struct rnic_cm_peer_qp *p;
+	struct hlist_node *next;
+	int bkt;
+
+	hash_for_each_safe(rnic_cm_peer_qps, bkt, next, p, node)
+		if (p->rdev == rdev && !WARN_ON(p->id))
+			rnic_cm_peer_qp_free(p);
+}
+
+/*
+ * A stale connection was rejected: the old one, if established, ends (a
+ * DREQ), as the IB CM does. The peer restarted, or lost track of it.
+ */
+static void rnic_cm_stale_end(struct rnic_cm_peer_qp *p)
+{
+	if (p->id && p->id->state == RNIC_CM_ESTABLISHED)
+		rnic_cm_send_dreq(p->id, NULL, 0);
+}
+
+/* A REQ for a listener: the new id, its CONNECT_REQUEST queued. */
+static bool rnic_cm_rcv_req(const struct rnic_cm_mad_work *w, const u8 *msg)
+{
+	struct rnic_cm_peer_qp *stale;
 	struct sockaddr_storage src, dst;
 	struct rnic_cm_id *l, *id;
 	struct rnic_cm_event *ev;
 	struct rnic_cm_conn *c;
 
-	if (rnic_cm_req_duplicate(w, msg))
-		return;
+	id = rnic_cm_req_id(msg);
+	if (id) {
+		/* a duplicate: the REP again, if it went */
+		if (id->state != RNIC_CM_REP_SENT)
+			return false;
+		rnic_cm_send(id, id->conn.mad);
+		return true;
+	}
+	stale = rnic_cm_peer_qp_find(rnic_cm_get(msg, REQ_LOCAL_QPN),
+				     cpu_to_be64(rnic_cm_get(msg,
+							     REQ_LOCAL_CA_GUID)));
+	if (stale) {
+		rnic_cm_reject_req(w, msg, RNIC_CM_REJ_STALE_CONN);
+		rnic_cm_stale_end(stale);
+		return true;
+	}
 	l = rnic_cm_get(msg, REQ_TRANSPORT) != 0 ? NULL :
 	    rnic_cm_request_listener(w, rnic_cm_get(msg, REQ_SERVICE_ID),
 				     RNIC_CM_PS_TCP, RNIC_CM_PS_TCP,
 				     msg + REQ_PRIVATE_DATA, &src, &dst);
 	if (!l) {
 		rnic_cm_reject_req(w, msg, RNIC_CM_REJ_INVALID_SERVICE_ID);
-		return;
+		return true;
 	}
 	if (l->pending >= l->backlog) {
 		rnic_cm_reject_req(w, msg, RNIC_CM_REJ_CONSUMER_DEFINED);
-		return;
+		return true;
 	}
 	id = rnic_cm_new_request(w, l, &src, &dst,
 				 rnic_cm_get(msg, REQ_LOCAL_COMM_ID),
@@ -1060,11 +1214,16 @@ static void rnic_cm_rcv_req(const struct rnic_cm_mad_work *w, const u8 *msg)
 				 rnic_cm_get(msg, REQ_TRAFFIC_CLASS));
 	if (!id) {
 		rnic_cm_reject_req(w, msg, RNIC_CM_REJ_CONSUMER_DEFINED);
-		return;
+		return true;
 	}
 	c = &id->conn;
 	c->remote_guid = cpu_to_be64(rnic_cm_get(msg, REQ_LOCAL_CA_GUID));
 	c->remote_qpn = rnic_cm_get(msg, REQ_LOCAL_QPN);
+	if (rnic_cm_peer_qp_add(id)) {
+		rnic_cm_reject(id, RNIC_CM_REJ_CONSUMER_DEFINED, NULL, 0);
+		rnic_cm_id_destroy(id);
+		return true;
+	}
 	c->remote_psn = rnic_cm_get(msg, REQ_STARTING_PSN);
 	c->psn = get_random_u32() & RNIC_PSN_MASK;
 	/* the most this side may take / send: what the peer sends / takes */
@@ -1100,6 +1259,7 @@ static void rnic_cm_rcv_req(const struct rnic_cm_mad_work *w, const u8 *msg)
 				    REQ_PRIVATE_DATA_LEN - CMA_HDR_LEN);
 	}
 	rnic_cm_event_queue(ev);
+	return true;
 }
 
 /* A SIDR_REP to the sender of a SIDR_REQ that no listener takes. */
@@ -1122,7 +1282,7 @@ static void rnic_cm_sidr_unsupported(const struct rnic_cm_mad_work *w,
 }
 
 /* A SIDR_REQ: a UD listener's CONNECT_REQUEST; a duplicate, the answer. */
-static void rnic_cm_rcv_sidr_req(const struct rnic_cm_mad_work *w,
+static bool rnic_cm_rcv_sidr_req(const struct rnic_cm_mad_work *w,
 				 const u8 *msg)
 {
 	u32 reqid = rnic_cm_get(msg, SIDR_REQUEST_ID);
@@ -1134,21 +1294,23 @@ static void rnic_cm_rcv_sidr_req(const struct rnic_cm_mad_work *w,
 		if (id->conn.remote_comm_id == reqid &&
 		    id->qp_type == RNIC_QPT_UD && id->rdev == w->rdev &&
 		    !memcmp(id->av.dgid, w->sgid, 16)) {
-			if (id->state == RNIC_CM_DONE)
-				rnic_cm_send(id, id->conn.mad);
-			return;
+			/* a duplicate: the answer again, if it went */
+			if (id->state != RNIC_CM_DONE)
+				return false;
+			rnic_cm_send(id, id->conn.mad);
+			return true;
 		}
 	l = rnic_cm_request_listener(w, rnic_cm_get(msg, SIDR_REQ_SERVICE_ID),
 				     RNIC_CM_PS_UDP, RNIC_CM_PS_IPOIB,
 				     msg + SIDR_REQ_PRIVATE_DATA, &src, &dst);
 	if (!l || l->qp_type != RNIC_QPT_UD || l->pending >= l->backlog) {
 		rnic_cm_sidr_unsupported(w, msg);
-		return;
+		return true;
 	}
 	id = rnic_cm_new_request(w, l, &src, &dst, reqid, 64, 0);
 	if (!id) {
 		rnic_cm_sidr_unsupported(w, msg);
-		return;
+		return true;
 	}
 	ev = rnic_cm_event_alloc(id, RNIC_CM_EVENT_CONNECT_REQUEST, 0);
 	if (ev) {
@@ -1160,10 +1322,11 @@ static void rnic_cm_rcv_sidr_req(const struct rnic_cm_mad_work *w,
 				    SIDR_REQ_PRIVATE_DATA_LEN - CMA_HDR_LEN);
 	}
 	rnic_cm_event_queue(ev);
+	return true;
 }
 
 /* The SIDR_REP: the peer's QP and Q_Key (ESTABLISHED), or UNREACHABLE. */
-static void rnic_cm_rcv_sidr_rep(const struct rnic_cm_mad_work *w,
+static bool rnic_cm_rcv_sidr_rep(const struct rnic_cm_mad_work *w,
 				 const u8 *msg)
 {
 	struct rnic_cm_id *id;
@@ -1173,7 +1336,7 @@ static void rnic_cm_rcv_sidr_rep(const struct rnic_cm_mad_work *w,
 	id = xa_load(&rnic_cm_comm_ids, rnic_cm_get(msg, SIDR_REQUEST_ID));
 	if (!id || !rnic_cm_from_peer(w, id) || id->qp_type != RNIC_QPT_UD ||
 	    id->state != RNIC_CM_REQ_SENT)
-		return;
+		return false;
 	rnic_cm_timer_cancel(id);
 	if (status != RNIC_CM_SIDR_SUCCESS) {
 		ev = rnic_cm_event_alloc(id, RNIC_CM_EVENT_UNREACHABLE, status);
@@ -1190,11 +1353,30 @@ static void rnic_cm_rcv_sidr_rep(const struct rnic_cm_mad_work *w,
 	rnic_cm_event_queue(ev);
 	rnic_cm_comm_id_free(id);
 	id->state = RNIC_CM_DONE;
+	return true;
+}
+
+/*
+ * A REP from a QP this side's connections use or used (rnic_cm_peer_qp_find()):
+ * a REJ to it, and the connect is REJECTED (reason 10) at once.
+ */
+static void rnic_cm_rep_stale(struct rnic_cm_id *id)
+{
+	struct rnic_cm_conn *c = &id->conn;
+
+	rnic_cm_timer_cancel(id);
+	rnic_cm_fill_rej(c->mad, c->tid, c->local_comm_id, c->remote_comm_id,
+			 RNIC_CM_REJ_MSG_REP, RNIC_CM_REJ_STALE_CONN, NULL, 0);
+	rnic_cm_send(id, c->mad);
+	rnic_cm_event(id, RNIC_CM_EVENT_REJECTED, RNIC_CM_REJ_STALE_CONN);
+	rnic_cm_comm_id_free(id);
+	id->state = RNIC_CM_DONE;
 }
 
 /* The REP: the peer accepted; CONNECT_RESPONSE. A duplicate: the RTU again. */
-static void rnic_cm_rcv_rep(const struct rnic_cm_mad_work *w, const u8 *msg)
+static bool rnic_cm_rcv_rep(const struct rnic_cm_mad_work *w, const u8 *msg)
 {
+	struct rnic_cm_peer_qp *stale;
 	struct rnic_cm_id *id;
 	struct rnic_cm_event *ev;
 	struct rnic_cm_conn *c;
@@ -1202,19 +1384,28 @@ static void rnic_cm_rcv_rep(const struct rnic_cm_mad_work *w, const u8 *msg)
 	id = xa_load(&rnic_cm_comm_ids, rnic_cm_get(msg, REP_REMOTE_COMM_ID));
 	/* a SIDR_REQ's request id is no connection: only a SIDR_REP for it */
 	if (!id || !rnic_cm_from_peer(w, id) || id->qp_type != RNIC_QPT_RC)
-		return;
+		return false;
 	c = &id->conn;
 	if (id->state == RNIC_CM_ESTABLISHED &&
 	    c->remote_comm_id == rnic_cm_get(msg, REP_LOCAL_COMM_ID)) {
 		rnic_cm_send_rtu(id);
-		return;
+		return true;
 	}
 	if (id->state != RNIC_CM_REQ_SENT)
-		return;
-	rnic_cm_timer_cancel(id);
+		return false;
 	c->remote_comm_id = rnic_cm_get(msg, REP_LOCAL_COMM_ID);
 	c->remote_guid = cpu_to_be64(rnic_cm_get(msg, REP_LOCAL_CA_GUID));
 	c->remote_qpn = rnic_cm_get(msg, REP_LOCAL_QPN);
+	stale = rnic_cm_peer_qp_find(c->remote_qpn, c->remote_guid);
+	if (stale) {
+		rnic_cm_rep_stale(id);
+		rnic_cm_stale_end(stale);
+		return true;
+	}
+	/* no memory: as if lost, the REP comes again */
+	if (rnic_cm_peer_qp_add(id))
+		return false;
+	rnic_cm_timer_cancel(id);
 	c->remote_psn = rnic_cm_get(msg, REP_STARTING_PSN);
 	/* the passive side says how often to retry after its RNR NAKs */
 	c->rnr_retry_count = rnic_cm_get(msg, REP_RNR_RETRY);
@@ -1239,15 +1430,16 @@ static void rnic_cm_rcv_rep(const struct rnic_cm_mad_work *w, const u8 *msg)
 				    REP_PRIVATE_DATA_LEN);
 	}
 	rnic_cm_event_queue(ev);
+	return true;
 }
 
-static void rnic_cm_rcv_rtu(const struct rnic_cm_mad_work *w, const u8 *msg)
+static bool rnic_cm_rcv_rtu(const struct rnic_cm_mad_work *w, const u8 *msg)
 {
 	struct rnic_cm_id *id = rnic_cm_lookup(w, msg);
 	struct rnic_cm_event *ev;
 
 	if (!id || id->state != RNIC_CM_REP_SENT)
-		return;
+		return false;
 	rnic_cm_timer_cancel(id);
 	id->state = RNIC_CM_ESTABLISHED;
 	ev = rnic_cm_event_alloc(id, RNIC_CM_EVENT_ESTABLISHED, 0);
@@ -1255,6 +1447,7 @@ static void rnic_cm_rcv_rtu(const struct rnic_cm_mad_work *w, const u8 *msg)
 		ev->desc.out_conn.qp_num = id->conn.remote_qpn;
 	rnic_cm_event_pdata(ev, msg + RTU_PRIVATE_DATA, RTU_PRIVATE_DATA_LEN);
 	rnic_cm_event_queue(ev);
+	return true;
 }
 
 /*
@@ -1281,7 +1474,7 @@ static struct rnic_cm_id *rnic_cm_rej_request(const struct rnic_cm_mad_work *w,
 }
 
 /* The peer rejected this side's REQ or REP, or gave up on it. */
-static void rnic_cm_rcv_rej(const struct rnic_cm_mad_work *w, const u8 *msg)
+static bool rnic_cm_rcv_rej(const struct rnic_cm_mad_work *w, const u8 *msg)
 {
 	struct rnic_cm_id *id;
 	struct rnic_cm_event *ev;
@@ -1292,11 +1485,11 @@ static void rnic_cm_rcv_rej(const struct rnic_cm_mad_work *w, const u8 *msg)
 	if (!id && reason == RNIC_CM_REJ_TIMEOUT)
 		id = rnic_cm_rej_request(w, msg);
 	if (!id || !rnic_cm_from_peer(w, id) || id->qp_type != RNIC_QPT_RC)
-		return;
+		return false;
 	/* a REJ of a REQ may not know this side's comm id: 0 */
 	if (id->conn.remote_comm_id && rnic_cm_get(msg, MSG_LOCAL_COMM_ID) &&
 	    id->conn.remote_comm_id != rnic_cm_get(msg, MSG_LOCAL_COMM_ID))
-		return;
+		return false;
 	switch (id->state) {
 	case RNIC_CM_REQ_SENT:
 	case RNIC_CM_REP_RCVD:
@@ -1315,7 +1508,7 @@ static void rnic_cm_rcv_rej(const struct rnic_cm_mad_work *w, const u8 *msg)
 		event = RNIC_CM_EVENT_DISCONNECTED;
 		break;
 	default:
-		return;
+		return false;
 	}
 	rnic_cm_timer_cancel(id);
 	ev = rnic_cm_event_alloc(id, event,
@@ -1327,17 +1520,18 @@ static void rnic_cm_rcv_rej(const struct rnic_cm_mad_work *w, const u8 *msg)
 	rnic_cm_request_done(id);
 	rnic_cm_comm_id_free(id);
 	id->state = RNIC_CM_DONE;
+	return true;
 }
 
 /* The peer's DREQ: DISCONNECTED; the DREP when this side disconnects. */
-static void rnic_cm_rcv_dreq(const struct rnic_cm_mad_work *w, const u8 *msg)
+static bool rnic_cm_rcv_dreq(const struct rnic_cm_mad_work *w, const u8 *msg)
 {
 	struct rnic_cm_id *id = rnic_cm_lookup(w, msg);
 	struct rnic_cm_event *ev;
 	u64 tid = get_unaligned_be64(w->mad + 8);
 
 	if (!id)
-		return;
+		return false;
 	switch (id->state) {
 	case RNIC_CM_REP_SENT:
 	case RNIC_CM_ESTABLISHED:
@@ -1348,13 +1542,13 @@ static void rnic_cm_rcv_dreq(const struct rnic_cm_mad_work *w, const u8 *msg)
 		rnic_cm_send_drep(id, tid, NULL, 0);
 		rnic_cm_event(id, RNIC_CM_EVENT_DISCONNECTED, 0);
 		rnic_cm_enter_timewait(id);
-		return;
+		return true;
 	case RNIC_CM_TIMEWAIT:
 		/* our DREP was lost: it again */
 		rnic_cm_send_drep(id, tid, NULL, 0);
-		return;
+		return true;
 	default:
-		return;
+		return false;
 	}
 	rnic_cm_timer_cancel(id);
 	id->conn.tid = tid;
@@ -1362,34 +1556,56 @@ static void rnic_cm_rcv_dreq(const struct rnic_cm_mad_work *w, const u8 *msg)
 	ev = rnic_cm_event_alloc(id, RNIC_CM_EVENT_DISCONNECTED, 0);
 	rnic_cm_event_pdata(ev, msg + DREQ_PRIVATE_DATA, DREQ_PRIVATE_DATA_LEN);
 	rnic_cm_event_queue(ev);
+	return true;
 }
 
-static void rnic_cm_rcv_drep(const struct rnic_cm_mad_work *w, const u8 *msg)
+static bool rnic_cm_rcv_drep(const struct rnic_cm_mad_work *w, const u8 *msg)
 {
 	struct rnic_cm_id *id = rnic_cm_lookup(w, msg);
 	struct rnic_cm_event *ev;
 
 	if (!id || id->state != RNIC_CM_DREQ_SENT)
-		return;
+		return false;
 	rnic_cm_timer_cancel(id);
 	ev = rnic_cm_event_alloc(id, RNIC_CM_EVENT_DISCONNECTED, 0);
 	rnic_cm_event_pdata(ev, msg + DREP_PRIVATE_DATA, DREP_PRIVATE_DATA_LEN);
 	rnic_cm_event_queue(ev);
 	rnic_cm_enter_timewait(id);
+	return true;
 }
 
 /* An MRA: the peer needs longer; wait again from now, retries anew. */
-static void rnic_cm_rcv_mra(const struct rnic_cm_mad_work *w, const u8 *msg)
+static bool rnic_cm_rcv_mra(const struct rnic_cm_mad_work *w, const u8 *msg)
 {
 	struct rnic_cm_id *id;
 
 	id = xa_load(&rnic_cm_comm_ids, rnic_cm_get(msg, MSG_REMOTE_COMM_ID));
 	if (!id || !rnic_cm_from_peer(w, id) || id->qp_type != RNIC_QPT_RC ||
 	    (id->state != RNIC_CM_REQ_SENT && id->state != RNIC_CM_REP_SENT))
-		return;
+		return false;
 	id->conn.retries = 0;
 	rnic_cm_timer_arm(id, id->conn.resp_timeout_ms);
+	return true;
 }
+
+/*
+ * The handler of each attribute (rnic_cm_mad_valid() let only these
+ * through): true if the message did something, false if it was dropped
+ * (it names no id, comes from another address than the id's peer, or
+ * does not fit the id's state; counted in cm_ignored).
+ */
+static bool (* const rnic_cm_rcv[])(const struct rnic_cm_mad_work *w,
+				    const u8 *msg) = {
+	[RNIC_CM_ATTR_REQ - RNIC_CM_ATTR_REQ] = rnic_cm_rcv_req,
+	[RNIC_CM_ATTR_MRA - RNIC_CM_ATTR_REQ] = rnic_cm_rcv_mra,
+	[RNIC_CM_ATTR_REJ - RNIC_CM_ATTR_REQ] = rnic_cm_rcv_rej,
+	[RNIC_CM_ATTR_REP - RNIC_CM_ATTR_REQ] = rnic_cm_rcv_rep,
+	[RNIC_CM_ATTR_RTU - RNIC_CM_ATTR_REQ] = rnic_cm_rcv_rtu,
+	[RNIC_CM_ATTR_DREQ - RNIC_CM_ATTR_REQ] = rnic_cm_rcv_dreq,
+	[RNIC_CM_ATTR_DREP - RNIC_CM_ATTR_REQ] = rnic_cm_rcv_drep,
+	[RNIC_CM_ATTR_SIDR_REQ - RNIC_CM_ATTR_REQ] = rnic_cm_rcv_sidr_req,
+	[RNIC_CM_ATTR_SIDR_REP - RNIC_CM_ATTR_REQ] = rnic_cm_rcv_sidr_rep,
+};
 
 /* Handle a MAD that arrived, under rnic_cm_lock. */
 static void rnic_cm_mad_work(struct work_struct *work)
@@ -1399,35 +1615,8 @@ static void rnic_cm_mad_work(struct work_struct *work)
 	const u8 *msg = w->mad + RNIC_MAD_HDR_SIZE;
 
 	mutex_lock(&rnic_cm_lock);
-	switch (get_unaligned_be16(w->mad + 16)) {
-	case RNIC_CM_ATTR_REQ:
-		rnic_cm_rcv_req(w, msg);
-		break;
-	case RNIC_CM_ATTR_MRA:
-		rnic_cm_rcv_mra(w, msg);
-		break;
-	case RNIC_CM_ATTR_REJ:
-		rnic_cm_rcv_rej(w, msg);
-		break;
-	case RNIC_CM_ATTR_REP:
-		rnic_cm_rcv_rep(w, msg);
-		break;
-	case RNIC_CM_ATTR_RTU:
-		rnic_cm_rcv_rtu(w, msg);
-		break;
-	case RNIC_CM_ATTR_DREQ:
-		rnic_cm_rcv_dreq(w, msg);
-		break;
-	case RNIC_CM_ATTR_DREP:
-		rnic_cm_rcv_drep(w, msg);
-		break;
-	case RNIC_CM_ATTR_SIDR_REQ:
-		rnic_cm_rcv_sidr_req(w, msg);
-		break;
-	case RNIC_CM_ATTR_SIDR_REP:
-		rnic_cm_rcv_sidr_rep(w, msg);
-		break;
-	}
+	if (!rnic_cm_rcv[get_unaligned_be16(w->mad + 16) - RNIC_CM_ATTR_REQ](w, msg))
+		rnic_dev_count(w->rdev, RNIC_NL_COUNTER_CM_IGNORED);
 	mutex_unlock(&rnic_cm_lock);
 	put_device(&w->rdev->dev);
 	kfree(w);
@@ -1443,7 +1632,8 @@ static bool rnic_cm_mad_valid(const u8 *mad)
 	       mad[1] == RNIC_MAD_CLASS_CM &&
 	       mad[2] == RNIC_MAD_CM_VERSION &&
 	       mad[3] == RNIC_MAD_METHOD_SEND &&
-	       attr >= RNIC_CM_ATTR_REQ && attr <= RNIC_CM_ATTR_SIDR_REP;
+	       attr >= RNIC_CM_ATTR_REQ &&
+	       attr - RNIC_CM_ATTR_REQ < ARRAY_SIZE(rnic_cm_rcv);
 }
 
 /**
@@ -1601,6 +1791,29 @@ void rnic_cm_dev_remove(struct rnic_dev *rdev)
 			id->state = RNIC_CM_DONE;
 		rnic_cm_event(id, RNIC_CM_EVENT_DEVICE_REMOVAL, 0);
 	}
+	rnic_cm_peer_qps_drop(rdev);
+	mutex_unlock(&rnic_cm_lock);
+}
+
+/**
+ * rnic_cm_addr_change() - the hardware address of a device's netdev
+ *	changed (a new MAC, a bond's failover): its ids get ADDR_CHANGE
+ * @rdev: the device
+ *
+ * As the kernel's rdma_cm tells the ids bound to a bond that failed over:
+ * the peers may have to learn the new address (a reconnect, a new path);
+ * userspace decides. Nothing of the ids changes.
+ *
+ * Context: process; takes rnic_cm_lock.
+ */
+void rnic_cm_addr_change(struct rnic_dev *rdev)
+{
+	struct rnic_cm_id *id;
+
+	mutex_lock(&rnic_cm_lock);
+	list_for_each_entry(id, &rnic_cm_all, dev_node)
+		if (id->rdev == rdev && id->state != RNIC_CM_DONE)
+			rnic_cm_event(id, RNIC_CM_EVENT_ADDR_CHANGE, 0);
 	mutex_unlock(&rnic_cm_lock);
 }
 
@@ -1610,7 +1823,16 @@ int rnic_cm_proto_init(void)
 	return 0;
 }
 
+/**
+ * rnic_cm_proto_exit() - the protocol's end: no file is open, no device
+ *	left, no MAD queued
+ *
+ * Context: before the CM's workqueue goes.
+ */
 void rnic_cm_proto_exit(void)
 {
+	cancel_delayed_work_sync(&rnic_cm_reaper);
+	/* every record went with its device */
+	WARN_ON(!list_empty(&rnic_cm_peer_qps_ending));
 	WARN_ON(!xa_empty(&rnic_cm_comm_ids));
 }

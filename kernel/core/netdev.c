@@ -458,6 +458,25 @@ static void rnic_netdev_moved(struct net_device *netdev)
 	rnic_netdev_rename(netdev);
 }
 
+/* A bound netdev's hardware address changed: the CM's ids are told. */
+static void rnic_netdev_addr_change(struct net_device *netdev)
+{
+	struct rnic_dev *rdev, *found = NULL;
+
+	spin_lock_bh(&rnic_bind_lock);
+	list_for_each_entry(rdev, &rnic_bound_devs, bind_node)
+		if (rdev->netdev == netdev) {
+			found = rdev;
+			get_device(&found->dev);
+			break;
+		}
+	spin_unlock_bh(&rnic_bind_lock);
+	if (!found)
+		return;
+	rnic_cm_addr_change(found);
+	put_device(&found->dev);
+}
+
 static int rnic_netdev_event(struct notifier_block *nb, unsigned long event,
 			     void *ptr)
 {
@@ -472,6 +491,10 @@ static int rnic_netdev_event(struct notifier_block *nb, unsigned long event,
 		break;
 	case NETDEV_CHANGENAME:
 		rnic_netdev_rename(netdev);
+		break;
+	case NETDEV_CHANGEADDR:
+	case NETDEV_BONDING_FAILOVER:
+		rnic_netdev_addr_change(netdev);
 		break;
 	case NETDEV_REGISTER:
 		rnic_netdev_moved(netdev);

@@ -308,6 +308,11 @@ enum rnic_nl_attr {
  * @RNIC_NL_COUNTER_DROP_NO_WQE: UD datagrams and UC messages the
  *	receiving QP dropped because no receive WQE was posted (RC answers
  *	with an RNR NAK instead, SEND_RNR_ERR)
+ * @RNIC_NL_COUNTER_CM_IGNORED: CM messages (well-formed MADs that
+ *	GSI_DROPPED does not count) the connection manager dropped because
+ *	they name no connection of the device's, come from another address
+ *	than its peer, or do not fit its state (a duplicate with nothing to
+ *	answer, an RTU before the REP, a DREP without a DREQ)
  *
  * Each counter is a u64 that counts from 0 since the device was created
  * and only grows. Userspace must skip counters it does not know. The
@@ -348,6 +353,7 @@ enum rnic_nl_counter {
 	RNIC_NL_COUNTER_FAULT_REM_ACCESS,
 	RNIC_NL_COUNTER_FAULT_RETRY_EXC,
 	RNIC_NL_COUNTER_DROP_NO_WQE,
+	RNIC_NL_COUNTER_CM_IGNORED,
 
 	__RNIC_NL_COUNTER_MAX,
 	RNIC_NL_COUNTER_MAX = __RNIC_NL_COUNTER_MAX - 1
@@ -394,6 +400,7 @@ enum rnic_nl_counter {
 	[RNIC_NL_COUNTER_FAULT_REM_ACCESS] = "fault_rem_access",	\
 	[RNIC_NL_COUNTER_FAULT_RETRY_EXC] = "fault_retry_exc",	\
 	[RNIC_NL_COUNTER_DROP_NO_WQE] = "drop_no_wqe",	\
+	[RNIC_NL_COUNTER_CM_IGNORED] = "cm_ignored",	\
 }
 
 /** RNIC_FAULT_PPM_MAX - a fault rate of 100%, in parts per million. */

@@ -125,14 +125,14 @@ t "set clear"             0 "" "" -- link set "$a" clear
 t "show after set clear"  0 "" "^    node_guid " -- link show "$a"
 check "show: no fault line" lines 3
 
-counters="req_not_peer 0 resp_not_peer 0 sent_pkts 0 rcvd_pkts 0 duplicate_request 0 out_of_seq_request 0 rcvd_rnr_err 0 send_rnr_err 0 rcvd_seq_err 0 retry_exceeded_err 0 retry_rnr_exceeded_err 0 completer_retry_err 0 send_err 0 link_downed 0 drop_no_qp 0 drop_not_reached 0 drop_bad_opcode 0 drop_qp_state 0 drop_bad_qkey 0 drop_bad_pkey 0 drop_length 0 gsi_dropped 0 drop_bad_header 0 drop_bad_icrc 0 fault_drop 0 fault_duplicate 0 fault_corrupt 0 fault_delay 0 fault_rnr 0 fault_rem_access 0 fault_retry_exc 0 drop_no_wqe 0"
+counters="req_not_peer 0 resp_not_peer 0 sent_pkts 0 rcvd_pkts 0 duplicate_request 0 out_of_seq_request 0 rcvd_rnr_err 0 send_rnr_err 0 rcvd_seq_err 0 retry_exceeded_err 0 retry_rnr_exceeded_err 0 completer_retry_err 0 send_err 0 link_downed 0 drop_no_qp 0 drop_not_reached 0 drop_bad_opcode 0 drop_qp_state 0 drop_bad_qkey 0 drop_bad_pkey 0 drop_length 0 gsi_dropped 0 drop_bad_header 0 drop_bad_icrc 0 fault_drop 0 fault_duplicate 0 fault_corrupt 0 fault_delay 0 fault_rnr 0 fault_rem_access 0 fault_retry_exc 0 drop_no_wqe 0 cm_ignored 0"
 t "stat show one"         0 "" "^[0-9]*: $a: port 1 $counters\$" -- stat show "$a"
 check "stat show: one line" lines 1
 t "bare stat lists both"  0 "" "^[0-9]*: $b: port 1 req_not_peer 0 " -- stat
 t "statistic prefixes"    0 "" "^[0-9]*: $a: port 1 " -- st l "$a"
 t "stat show nosuch"      1 "^rnic: no such rnic device\$" "" -- stat show ${pfx}nosuch
 t "stat extra argument"   2 "^rnic: stat show: unexpected argument 'x'\$" "" -- stat show "$a" x
-t "json stat show"        0 "" "^\[{\"ifindex\":[0-9]*,\"ifname\":\"$a\",\"port\":1,\"req_not_peer\":0,\"resp_not_peer\":0,\"sent_pkts\":0,.*,\"gsi_dropped\":0,\"drop_bad_header\":0,\"drop_bad_icrc\":0,\"fault_drop\":0,.*,\"fault_retry_exc\":0,\"drop_no_wqe\":0}\]\$" -- -j stat show "$a"
+t "json stat show"        0 "" "^\[{\"ifindex\":[0-9]*,\"ifname\":\"$a\",\"port\":1,\"req_not_peer\":0,\"resp_not_peer\":0,\"sent_pkts\":0,.*,\"gsi_dropped\":0,\"drop_bad_header\":0,\"drop_bad_icrc\":0,\"fault_drop\":0,.*,\"fault_retry_exc\":0,\"drop_no_wqe\":0,\"cm_ignored\":0}\]\$" -- -j stat show "$a"
 check "json stat show parses" valid_json "$tmp/out"
 t "json stat dump"        0 "" "\"ifname\":\"$b\",\"port\":1," -- -j stat
 check "json stat dump parses" valid_json "$tmp/out"
