@@ -30,7 +30,9 @@
 #      udp link), each as the server and as the client, data verified
 #      (-V) over 10 ping-pongs, IPv4 and IPv6; and Debian's rping itself
 #      run on rnic0 through rnic-run (rnic's librdmacm.so.1) against rping
-#      on rxe0; udaddy (UD, SIDR) and mckey (a multicast group) both ways.
+#      on rxe0; udaddy (UD, SIDR), mckey (a multicast group), ucmatose
+#      (5 connections at once) and rdma-core's example rdma_client and
+#      rdma_server, both ways.
 #   5. Captures (dumpcap), decoded by tshark's InfiniBand dissector: every
 #      RoCE packet must decode (BTH), none malformed, and each ICRC must
 #      be right (roce_icrc.py: tshark does not check ICRCs): rnic's
@@ -454,6 +456,30 @@ if want cm; then
 		-m 239.77.0.6 -b $rnic_ip -C 10 -- \
 		env -u LD_LIBRARY_PATH mckey -m 239.77.0.6 -b $rxe_ip -s -C 10
 	cm_check "cm: mckey sender on rxe0 -> rnic-run mckey on rnic0 (multicast)"
+	# ucmatose: 5 connections at once, 10 messages each way on each
+	port=$((port + 1))
+	cm_pair - env -u LD_LIBRARY_PATH ucmatose -b $rxe_ip -p $port \
+		-c 5 -C 10 -- \
+		ip netns exec $ns "$top/build/bin/rnic-run" ucmatose \
+		-s $rxe_ip -p $port -c 5 -C 10
+	cm_check "cm: rnic-run ucmatose client on rnic0 -> ucmatose on rxe0 (5 connections)"
+	port=$((port + 1))
+	cm_pair ns ip netns exec $ns "$top/build/bin/rnic-run" ucmatose \
+		-b $rnic_ip -p $port -c 5 -C 10 -- \
+		env -u LD_LIBRARY_PATH ucmatose -s $rnic_ip -p $port -c 5 -C 10
+	cm_check "cm: ucmatose client on rxe0 -> rnic-run ucmatose on rnic0 (5 connections)"
+	# rdma-core's example client and server (rdma_getaddrinfo,
+	# rdma_create_ep, rdma_get_request, inline sends), unmodified
+	port=$((port + 1))
+	cm_pair - env -u LD_LIBRARY_PATH rdma_server -s $rxe_ip -p $port -- \
+		ip netns exec $ns "$top/build/bin/rnic-run" rdma_client \
+		-s $rxe_ip -p $port
+	cm_check "cm: rnic-run rdma_client on rnic0 -> rdma_server on rxe0"
+	port=$((port + 1))
+	cm_pair ns ip netns exec $ns "$top/build/bin/rnic-run" rdma_server \
+		-s $rnic_ip -p $port -- \
+		env -u LD_LIBRARY_PATH rdma_client -s $rnic_ip -p $port
+	cm_check "cm: rdma_client on rxe0 -> rnic-run rdma_server on rnic0"
 fi
 
 # ---- 5. capture ----------------------------------------------------------
