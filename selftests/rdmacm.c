@@ -19,7 +19,7 @@
  * Raw ioctls of the char device are tested by cm.c.
  *
  * One device bound to a dummy netdev with 10.82.0.1/24.
- * RNIC_RDMACM_CHURN (default 500) sets churn_with_data's connections
+ * RNIC_RDMACM_CHURN (default 400) sets churn_with_data's connections
  * (make stress: 10,000).
  */
 #include <arpa/inet.h>
@@ -918,7 +918,7 @@ TEST_F(rdmacm, srq)
 
 /* churn_with_data's listener, its default count, its buffers */
 #define CHURN_PORT	(PORT + 10)
-#define CHURN_DEFAULT	500
+#define CHURN_DEFAULT	400
 #define CHURN_BUF	4096
 #define CHURN_GUARD	0xee
 
