@@ -5,17 +5,20 @@
  * host (REQ, REP, RTU, DREQ, DREP as MADs over QP 1 of the device on the
  * local link), what each side is told (events, private data, the QP
  * attributes that make the two QPs agree), rejects, a port nobody listens
- * on, a full backlog, a closed channel, stale connections (a QP number
- * connected again too soon), ADDR_CHANGE, and the errors of the ABI.
+ * on, a full backlog, a closed channel, killed peers (the survivor is
+ * told), stale connections (a QP number connected again too soon),
+ * ADDR_CHANGE, and the errors of the ABI.
  * librnic's librdmacm API on top is tested by rdmacm.c.
  *
  * One device bound to a dummy netdev with 10.80.0.1/24. RNIC_CM_CHURN
  * (default 2,000 connections) and RNIC_CM_KILLS (default 300 killed
- * processes) set the long passes' counts (make stress: 10,000 and 1,000).
+ * processes, 100 where a passive side in another process survives them)
+ * set the long passes' counts (make stress: 10,000 and 1,000).
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <time.h>
 #include <rdma/rnic-cm-abi.h>
 
 #include "rnic_test.h"
@@ -731,6 +734,157 @@ TEST_F(cm, addr_change)
 	ASSERT_EQ(0, _cm_id_cmd(self->cli, RNIC_CM_IOCTL_DISCONNECT, a));
 	expect_event(self->srv, &ev, RNIC_CM_EVENT_DISCONNECTED);
 	ASSERT_EQ(p, ev.out_id);
+}
+
+/* The active side of connections to @port, one after the other, forever. */
+static void cm_client_child(void *arg)
+{
+	int cli = open(RNIC_CM_DEV_PATH, O_RDWR);
+	int port = *(int *)arg;
+
+	if (cli < 0)
+		return;
+	for (;;) {
+		struct rnic_cm_resolve_addr ra = { .size = sizeof(ra) };
+		struct rnic_cm_resolve_route rr = { .size = sizeof(rr) };
+		__u32 a;
+
+		if (_cm_create(cli, 7, &a))
+			return;
+		ra.id = rr.id = a;
+		ra.dst_addr = cm_sin("10.80.0.1", port);
+		if (_rnic_ioctl(cli, RNIC_CM_IOCTL_RESOLVE_ADDR, &ra) ||
+		    cm_want(cli, RNIC_CM_EVENT_ADDR_RESOLVED, NULL) ||
+		    _rnic_ioctl(cli, RNIC_CM_IOCTL_RESOLVE_ROUTE, &rr) ||
+		    cm_want(cli, RNIC_CM_EVENT_ROUTE_RESOLVED, NULL) ||
+		    _cm_connect(cli, a, cm_qpn(), "") ||
+		    cm_want(cli, RNIC_CM_EVENT_CONNECT_RESPONSE, NULL) ||
+		    _cm_id_cmd(cli, RNIC_CM_IOCTL_ESTABLISH, a))
+			return;
+		usleep(rand() % 2000);
+		if (_cm_id_cmd(cli, RNIC_CM_IOCTL_DISCONNECT, a) ||
+		    cm_want(cli, RNIC_CM_EVENT_DISCONNECTED, NULL) ||
+		    _cm_destroy(cli, a))
+			return;
+	}
+}
+
+/* The survivor's ids, by handle: alive or not */
+#define CM_SURVIVOR_IDS	4096
+
+static long cm_now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/*
+ * The passive side that survives: accepts every request on @port and
+ * answers every event until @stop is readable, then until each of its
+ * ids has ended, each with an event that ends it where it was: REJECTED
+ * (a request the peer gave up on), CONNECT_ERROR (accepted, the peer
+ * gone), or DISCONNECTED and then TIMEWAIT_EXIT. Exit status 0 if every
+ * id ended within 10 s of @stop and no other event came.
+ */
+static int cm_survivor(int port, int stop)
+{
+	static bool alive[CM_SURVIVOR_IDS];
+	int fd = open(RNIC_CM_DEV_PATH, O_RDWR);
+	int n = 0, ended[RNIC_CM_EVENT_TIMEWAIT_EXIT + 1] = { 0 };
+	long deadline = 0;
+	__u32 l;
+
+	if (fd < 0 || _cm_create(fd, 1, &l) ||
+	    _cm_bind(fd, l, "10.80.0.1", port) || _cm_listen(fd, l, 64))
+		return 1;
+	for (;;) {
+		struct pollfd p[2] = { { .fd = fd, .events = POLLIN },
+				       { .fd = stop, .events = POLLIN } };
+		struct rnic_cm_accept acc = { .size = sizeof(acc) };
+		struct rnic_cm_get_event ev = { .size = sizeof(ev) };
+
+		if (!deadline && poll(&p[1], 1, 0) == 1)
+			deadline = cm_now_ms() + 10000;
+		if (deadline && !n)
+			break;
+		if (deadline && cm_now_ms() > deadline) {
+			printf("# survivor: %d ids never ended\n", n);
+			fflush(stdout);
+			return 1;
+		}
+		if (poll(p, 1, 100) != 1)
+			continue;
+		if (_rnic_ioctl(fd, RNIC_CM_IOCTL_GET_EVENT, &ev) ||
+		    ev.out_id >= CM_SURVIVOR_IDS)
+			return 1;
+		switch (ev.out_event) {
+		case RNIC_CM_EVENT_CONNECT_REQUEST:
+			alive[ev.out_id] = true;
+			n++;
+			acc.id = ev.out_id;
+			acc.conn.qp_num = cm_qpn();
+			/* EINVAL: the requester gave up already (REJECTED) */
+			_rnic_ioctl(fd, RNIC_CM_IOCTL_ACCEPT, &acc);
+			break;
+		case RNIC_CM_EVENT_ESTABLISHED:
+			break;
+		case RNIC_CM_EVENT_DISCONNECTED:
+			if (_cm_id_cmd(fd, RNIC_CM_IOCTL_DISCONNECT, ev.out_id))
+				return 1;
+			ended[ev.out_event]++;
+			break;
+		case RNIC_CM_EVENT_REJECTED:
+		case RNIC_CM_EVENT_CONNECT_ERROR:
+		case RNIC_CM_EVENT_TIMEWAIT_EXIT:
+			if (!alive[ev.out_id] || _cm_destroy(fd, ev.out_id))
+				return 1;
+			alive[ev.out_id] = false;
+			n--;
+			ended[ev.out_event]++;
+			break;
+		default:
+			fprintf(stderr, "# survivor: event %u status %d\n",
+				ev.out_event, ev.out_status);
+			return 1;
+		}
+	}
+	printf("# survivor: %d rejected, %d connect errors, %d disconnected, %d time waits over\n",
+	       ended[RNIC_CM_EVENT_REJECTED],
+	       ended[RNIC_CM_EVENT_CONNECT_ERROR],
+	       ended[RNIC_CM_EVENT_DISCONNECTED],
+	       ended[RNIC_CM_EVENT_TIMEWAIT_EXIT]);
+	fflush(stdout);	/* the child ends with _exit() */
+	return 0;
+}
+
+/*
+ * Active sides killed at random points of their connections (their
+ * channel's release ends what they had as the IB CM does): the passive
+ * side that survives gets, for each of its ids, the event that ends it
+ * (cm_survivor()) in seconds, not after the MAD retries run out.
+ */
+TEST_F(cm, killed_peer_survivor_told)
+{
+	int port = PORT + 60, stop[2], status;
+	pid_t srv;
+
+	ASSERT_EQ(0, pipe(stop));
+	srv = fork();
+	ASSERT_LE(0, srv);
+	if (srv == 0) {
+		close(stop[1]);
+		_exit(cm_survivor(port, stop[0]));
+	}
+	close(stop[0]);
+	usleep(300000);	/* the listener */
+	rnic_kill_at_random(_metadata, cm_count("RNIC_CM_KILLS", 100), 30000,
+			    cm_client_child, &port);
+	close(stop[1]);
+	ASSERT_EQ(srv, waitpid(srv, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
 }
 
 static void cm_params(int timeout_ms, int retries)

@@ -17,7 +17,8 @@
  * time wait, gets a REJ with reason 10 (stale connection), and the live
  * one a DREQ. Messages naming dead comm ids, or out of their state (an
  * RTU with no REP sent, a DREP with no DREQ), change nothing, are not
- * answered and are counted in cm_ignored. What is not a CM MAD (truncated, oversized, wrong Q_Key,
+ * answered and are counted in cm_ignored, but a DREQ for a dead comm id,
+ * which gets a DREP. What is not a CM MAD (truncated, oversized, wrong Q_Key,
  * base version, class, class version, method, attribute, opcode) is
  * dropped and counted in gsi_dropped, exactly. After each test a real
  * connection from host 1's CM through the wire still works.
@@ -808,9 +809,10 @@ TEST_F(cm_wire, sidr_request_takes_only_sidr_rep)
 }
 
 /*
- * Messages naming comm ids nobody has: no answer, no event, and (being
- * CM MADs) not counted as dropped at the GSI but as ignored by the CM,
- * each once.
+ * Messages naming comm ids nobody has: no event, and (being CM MADs) not
+ * counted as dropped at the GSI. A DREQ gets a DREP (the IB CM's answer
+ * for a connection that is gone, so that the peer stops asking); the
+ * others no answer, and each counts once as ignored by the CM.
  */
 TEST_F(cm_wire, dead_comm_ids)
 {
@@ -819,24 +821,34 @@ TEST_F(cm_wire, dead_comm_ids)
 	};
 	uint64_t ignored = cw_count(self, RNIC_NL_COUNTER_CM_IGNORED);
 	uint64_t dropped = cw_gsi_dropped(self);
-	uint8_t mad[CW_MAD];
-	unsigned int i;
+	uint8_t mad[CW_MAD], drep[CW_MAD];
+	unsigned int i, k;
 
 	for (i = 0; i < ARRAY_SIZE(attrs); i++) {
-		if (attrs[i] == CW_REP)
-			cw_rep(self, mad, 0x1234, 0xdead0000 + i);
-		else
-			cw_msg(self, mad, attrs[i], 0x1234, 0xdead0000 + i);
-		ASSERT_EQ(0, cw_send(self, mad));
-		cw_msg(self, mad, attrs[i], 0, 0);
-		ASSERT_EQ(0, cw_send(self, mad));
+		for (k = 0; k < 2; k++) {
+			uint32_t remote = k ? 0 : 0xdead0000 + i;
+			uint32_t local = k ? 0 : 0x1234;
+
+			if (attrs[i] == CW_REP)
+				cw_rep(self, mad, local, remote);
+			else
+				cw_msg(self, mad, attrs[i], local, remote);
+			ASSERT_EQ(0, cw_send(self, mad));
+			if (attrs[i] != CW_DREQ)
+				continue;
+			expect_mad(drep, CW_DREP);
+			ASSERT_EQ(remote, cw_get32(drep + CW_HDR));
+			ASSERT_EQ(local, cw_get32(drep + CW_HDR + 4));
+			/* the DREP answers the DREQ's transaction */
+			ASSERT_EQ(0, memcmp(drep + 8, mad + 8, 8));
+		}
 	}
 	expect_quiet();
 	expect_no_event(self->cm0);
 	ASSERT_EQ(dropped, cw_gsi_dropped(self));
-	ASSERT_EQ(ignored + 2 * ARRAY_SIZE(attrs),
+	ASSERT_EQ(ignored + 2 * (ARRAY_SIZE(attrs) - 1),
 		  cw_wait_count(self, RNIC_NL_COUNTER_CM_IGNORED,
-				ignored + 2 * ARRAY_SIZE(attrs)));
+				ignored + 2 * (ARRAY_SIZE(attrs) - 1)));
 	cw_real_connection(_metadata, self);
 }
 

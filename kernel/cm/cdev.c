@@ -946,7 +946,8 @@ int rnic_cm_init(void)
 {
 	int ret;
 
-	rnic_cm_wq = alloc_workqueue("rnic_cm", WQ_UNBOUND, 0);
+	/* ordered: MADs are handled in the order they came, as IB CM's are */
+	rnic_cm_wq = alloc_ordered_workqueue("rnic_cm", 0);
 	if (!rnic_cm_wq)
 		return -ENOMEM;
 	ret = rnic_cm_proto_init();

@@ -9,7 +9,8 @@
  * the devices, on the link the path takes: rnic_cm_mad_xmit() hands one
  * to the link like any packet; the link hands one that arrived at QP 1
  * to rnic_cm_gsi_rcv() (softirq), which copies it and queues a work item
- * that handles it under rnic_cm_lock (rnic_cm_mad_work()).
+ * that handles it under rnic_cm_lock (rnic_cm_mad_work()), in the order
+ * the MADs came (the workqueue is ordered).
  *
  * A connection, active side: CONNECT sends a REQ (REQ_SENT); the REP
  * queues CONNECT_RESPONSE (REP_RCVD); ESTABLISH sends the RTU
@@ -1523,6 +1524,29 @@ static bool rnic_cm_rcv_rej(const struct rnic_cm_mad_work *w, const u8 *msg)
 	return true;
 }
 
+/*
+ * A DREQ for a connection this side no longer has (its id destroyed, the
+ * comm id free): a DREP, as the IB CM answers, so that the peer need not
+ * send it again until its retries run out.
+ */
+static void rnic_cm_drep_unknown(const struct rnic_cm_mad_work *w,
+				 const u8 *dreq)
+{
+	u8 mad[RNIC_CM_MAD_SIZE];
+	struct rnic_av av;
+	u8 *msg;
+
+	if (rnic_cm_reply_av(w, &av))
+		return;
+	msg = rnic_cm_mad_init(mad, RNIC_CM_ATTR_DREP,
+			       get_unaligned_be64(w->mad + 8));
+	rnic_cm_put(msg, MSG_LOCAL_COMM_ID,
+		    rnic_cm_get(dreq, MSG_REMOTE_COMM_ID));
+	rnic_cm_put(msg, MSG_REMOTE_COMM_ID,
+		    rnic_cm_get(dreq, MSG_LOCAL_COMM_ID));
+	rnic_cm_mad_xmit(w->rdev, &av, mad);
+}
+
 /* The peer's DREQ: DISCONNECTED; the DREP when this side disconnects. */
 static bool rnic_cm_rcv_dreq(const struct rnic_cm_mad_work *w, const u8 *msg)
 {
@@ -1530,6 +1554,11 @@ static bool rnic_cm_rcv_dreq(const struct rnic_cm_mad_work *w, const u8 *msg)
 	struct rnic_cm_event *ev;
 	u64 tid = get_unaligned_be64(w->mad + 8);
 
+	if (!id && !xa_load(&rnic_cm_comm_ids,
+			    rnic_cm_get(msg, MSG_REMOTE_COMM_ID))) {
+		rnic_cm_drep_unknown(w, msg);
+		return true;
+	}
 	if (!id)
 		return false;
 	switch (id->state) {
