@@ -166,7 +166,9 @@ static int cm_ep_passive(struct cm_id *cid, struct rdma_addrinfo *res,
 {
 	if (rdma_bind_addr(&cid->id, res->ai_src_addr))
 		return -1;
-	cid->id.pd = pd;
+	/* Without one, the device's PD that binding gave the id. */
+	if (pd)
+		cid->id.pd = pd;
 	if (qp_init_attr) {
 		cid->qp_init_attr = malloc(sizeof(*qp_init_attr));
 		if (!cid->qp_init_attr)
