@@ -11,8 +11,8 @@
  * works non-blocking and in epoll; rdma_migrate_id() moves an id's events
  * and makes it synchronous; UD ids connect with SIDR and exchange a
  * datagram, then one through a multicast group; rdma_set_option() and
- * rdma_create_srq(); and the device accounts no object once the ids are
- * gone. churn_with_data makes connections one after the other (new ids
+ * rdma_create_srq(); a bound id has its device's PD; and the device
+ * accounts no object once the ids are gone. churn_with_data makes connections one after the other (new ids
  * and QPs each time, private data naming the cycle, a SEND and an answer
  * by SEND or RDMA WRITE with immediate, every byte checked, either side
  * disconnecting) with no QP number coming back and nothing left over.
@@ -398,7 +398,8 @@ TEST_F(rdmacm, data_path)
 	ibv_dealloc_pd(pd);
 	EXPECT_EQ(0, rdma_destroy_id(id));
 	rdma_destroy_event_channel(ch);
-	expect_no_objects(_metadata, self->g, self->res, 0);
+	/* but the device's PD, which the library keeps for its ids */
+	expect_no_objects(_metadata, self->g, self->res, 1);
 }
 
 static const char rej_data[] = "not now: the server is busy, come back later";
@@ -1353,6 +1354,74 @@ TEST_F_TIMEOUT(rdmacm, churn_with_data, 3600)
 		       (unsigned long long)left);
 	fflush(stdout);	/* the harness ends the test with _exit() */
 	free(seen);
+}
+
+/* The index of the id's source GID (its route's) in the port's table. */
+static uint8_t sgid_index(struct rdma_cm_id *id)
+{
+	union ibv_gid gid;
+	int i;
+
+	for (i = 0; i < 16; i++)
+		if (!ibv_query_gid(id->verbs, 1, i, &gid) &&
+		    !memcmp(&gid, &id->route.path_rec->sgid, sizeof(gid)))
+			return (uint8_t)i;
+	return 0;
+}
+
+/*
+ * A bound id has a PD at once, its device's (shared by the ids of the
+ * device, as librdmacm's): pyverbs registers memory and makes AHs and QPs
+ * with id->pd right after rdma_bind_addr() or rdma_resolve_route().
+ * A QP made in another PD makes that one the id's.
+ */
+TEST_F(rdmacm, bound_id_has_pd)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct sockaddr_in sin = sin_of(PORT + 20);
+	struct rdma_cm_id *lid, *id;
+	struct ibv_ah_attr ah_attr;
+	struct ibv_ah *ah;
+	struct ibv_mr *mr;
+	struct ibv_pd *pd;
+	char buf[64];
+
+	ASSERT_NE(NULL, ch);
+	ASSERT_EQ(0, rdma_create_id(ch, &lid, NULL, RDMA_PS_TCP));
+	EXPECT_EQ(NULL, lid->pd);	/* not bound to a device yet */
+	ASSERT_EQ(0, rdma_bind_addr(lid, (struct sockaddr *)&sin));
+	ASSERT_NE(NULL, lid->verbs);
+	ASSERT_NE(NULL, lid->pd);
+	EXPECT_EQ(lid->verbs, lid->pd->context);
+	mr = ibv_reg_mr(lid->pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, mr);
+	EXPECT_EQ(0, ibv_dereg_mr(mr));
+
+	id = resolve(ch, 21);
+	ASSERT_NE(NULL, id);
+	ASSERT_NE(NULL, id->pd);
+	EXPECT_EQ(lid->pd, id->pd);	/* one PD per device */
+	memset(&ah_attr, 0, sizeof(ah_attr));
+	ah_attr.is_global = 1;
+	ah_attr.port_num = 1;
+	ah_attr.grh.dgid = id->route.path_rec->dgid;
+	ah_attr.grh.sgid_index = sgid_index(id);
+	ah_attr.grh.hop_limit = 1;
+	ah = ibv_create_ah(id->pd, &ah_attr);
+	ASSERT_NE(NULL, ah);
+	EXPECT_EQ(0, ibv_destroy_ah(ah));
+
+	/* The id's PD follows its QP's. */
+	pd = ibv_alloc_pd(id->verbs);
+	ASSERT_NE(NULL, pd);
+	ASSERT_EQ(0, create_qp(id, pd));
+	EXPECT_EQ(pd, id->pd);
+	rdma_destroy_qp(id);
+	EXPECT_EQ(0, rdma_destroy_id(id));
+	EXPECT_EQ(0, ibv_dealloc_pd(pd));
+	EXPECT_EQ(0, rdma_destroy_id(lid));
+	rdma_destroy_event_channel(ch);
+	expect_no_objects(_metadata, self->g, self->res, 1);
 }
 
 TEST_HARNESS_MAIN

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: (GPL-2.0 OR MIT)
 /*
  * librnic's librdmacm API without a kernel: rdma_event_str() for every
- * event, rdma_getaddrinfo()'s numeric and passive answers, the ports of
- * an id, what is not supported (ECE), and the error paths when the connection
- * manager's char device is missing (ENODEV) or is not one (ENOTTY).
+ * event, rdma_getaddrinfo()'s numeric, passive and hints-only answers and
+ * its UD port spaces, the ports of an id, what is not supported (ECE), and
+ * the error paths when the connection manager's char device is missing
+ * (ENODEV) or is not one (ENOTTY).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -140,6 +141,86 @@ static void test_getaddrinfo_passive(void)
 	ok(!res->ai_dst_addr, "passive: no destination");
 	ok(res->ai_flags & RAI_PASSIVE, "RAI_PASSIVE kept");
 	rdma_freeaddrinfo(res);
+}
+
+/*
+ * Neither node nor service: the answer is the hints. pyverbs' AddrInfo(src=)
+ * asks so for a multicast address (test_rdmacm's multicast tests).
+ */
+static void test_getaddrinfo_hints_only(void)
+{
+	struct rdma_addrinfo hints, *res = NULL;
+	struct sockaddr_in src, dst, *got;
+	int ret;
+
+	memset(&src, 0, sizeof(src));
+	src.sin_family = AF_INET;
+	src.sin_addr.s_addr = htonl(0xe0004f02);
+	dst = src;
+	dst.sin_port = htons(7471);
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_flags = RAI_NUMERICHOST;
+	hints.ai_family = AF_INET;
+	hints.ai_port_space = RDMA_PS_UDP;
+	hints.ai_src_addr = (struct sockaddr *)&src;
+	hints.ai_src_len = sizeof(src);
+	ret = rdma_getaddrinfo(NULL, NULL, &hints, &res);
+	is_int(ret, 0, "getaddrinfo with hints only");
+	if (ret)
+		return;
+	got = (struct sockaddr_in *)res->ai_src_addr;
+	ok(got && got != &src && res->ai_src_len == sizeof(src) &&
+	   !memcmp(got, &src, sizeof(src)), "hints only: their source, copied");
+	ok(!res->ai_dst_addr && !res->ai_dst_len, "hints only: no destination");
+	is_int(res->ai_flags, RAI_NUMERICHOST, "hints only: their flags");
+	is_int(res->ai_family, AF_INET, "hints only: their family");
+	is_int(res->ai_port_space, RDMA_PS_UDP, "hints only: their port space");
+	is_int(res->ai_qp_type, 0, "hints only: their QP type (none)");
+	rdma_freeaddrinfo(res);
+
+	hints.ai_src_addr = NULL;
+	hints.ai_src_len = 0;
+	hints.ai_dst_addr = (struct sockaddr *)&dst;
+	hints.ai_dst_len = sizeof(dst);
+	res = NULL;
+	ret = rdma_getaddrinfo(NULL, NULL, &hints, &res);
+	is_int(ret, 0, "getaddrinfo with a destination in the hints only");
+	if (ret)
+		return;
+	got = (struct sockaddr_in *)res->ai_dst_addr;
+	ok(got && res->ai_dst_len == sizeof(dst) &&
+	   !memcmp(got, &dst, sizeof(dst)) && !res->ai_src_addr,
+	   "hints only: their destination, copied");
+	rdma_freeaddrinfo(res);
+}
+
+/* A UDP (or IPoIB) port space without a QP type: UD, as librdmacm says. */
+static void test_getaddrinfo_udp_ps(void)
+{
+	static const struct {
+		enum rdma_port_space ps;
+		const char *name;
+	} spaces[] = { { RDMA_PS_UDP, "UDP" }, { RDMA_PS_IPOIB, "IPoIB" } };
+	struct rdma_addrinfo hints, *res;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(spaces); i++) {
+		memset(&hints, 0, sizeof(hints));
+		hints.ai_flags = RAI_NUMERICHOST;
+		hints.ai_port_space = spaces[i].ps;
+		res = NULL;
+		ret = rdma_getaddrinfo("127.0.0.1", "7471", &hints, &res);
+		is_int(ret, 0, "getaddrinfo 127.0.0.1:7471, %s port space",
+		       spaces[i].name);
+		if (ret)
+			continue;
+		is_int(res->ai_qp_type, IBV_QPT_UD, "%s port space: QP type UD",
+		       spaces[i].name);
+		is_int(res->ai_port_space, spaces[i].ps, "%s port space kept",
+		       spaces[i].name);
+		rdma_freeaddrinfo(res);
+	}
 }
 
 static void test_getaddrinfo_errors(void)
@@ -289,6 +370,8 @@ int main(void)
 	test_getaddrinfo_active();
 	test_getaddrinfo_source();
 	test_getaddrinfo_passive();
+	test_getaddrinfo_hints_only();
+	test_getaddrinfo_udp_ps();
 	test_getaddrinfo_errors();
 	test_ports();
 	test_unsupported();

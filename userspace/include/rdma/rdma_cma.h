@@ -644,10 +644,15 @@ int rdma_migrate_id(struct rdma_cm_id *id,
 /**
  * rdma_getaddrinfo() - resolve a host and service into endpoint addresses
  * @node: a host name or numeric address, or NULL
- * @service: a port number or service name, or NULL (not both NULL)
+ * @service: a port number or service name, or NULL
  * @hints: RAI_PASSIVE (the answer is a source to bind), RAI_NUMERICHOST,
  *	ai_family, ai_qp_type, ai_port_space, a source address; or NULL
  * @res: set to the answer, to free with rdma_freeaddrinfo()
+ *
+ * With neither @node nor @service, the answer is a copy of @hints (its
+ * flags, family, QP type, port space, source and destination); with
+ * neither and no @hints either, EINVAL. Without a QP type in @hints, the
+ * UDP and IPoIB port spaces answer UD, the others RC.
  *
  * RETURN: 0; -1 with errno set; or getaddrinfo()'s EAI_* error code.
  */

@@ -10,14 +10,23 @@
 
 #include "cm.h"
 
-static struct sockaddr *cm_addr_dup(const struct sockaddr *addr,
-				    socklen_t len)
+/* *@dst becomes a copy of @len bytes of @src; false if out of memory. */
+static bool cm_addr_copy(struct sockaddr **dst, socklen_t *dst_len,
+			 const struct sockaddr *src, socklen_t len)
 {
-	struct sockaddr *copy = malloc(len);
+	*dst = malloc(len);
+	if (!*dst)
+		return false;
+	memcpy(*dst, src, len);
+	*dst_len = len;
+	return true;
+}
 
-	if (copy)
-		memcpy(copy, addr, len);
-	return copy;
+/* The hints name a datagram port space (UDP, IPoIB): its QPs are UD. */
+static bool cm_ps_datagram(const struct rdma_addrinfo *hints)
+{
+	return hints && (hints->ai_port_space == RDMA_PS_UDP ||
+			 hints->ai_port_space == RDMA_PS_IPOIB);
 }
 
 /* What getaddrinfo() is asked, from the RAI_* flags and the hints. */
@@ -33,7 +42,8 @@ static void cm_gai_hints(struct addrinfo *ai,
 	if (hints->ai_flags & RAI_NUMERICHOST)
 		ai->ai_flags |= AI_NUMERICHOST;
 	ai->ai_family = hints->ai_family;
-	if (hints->ai_qp_type == IBV_QPT_UD)
+	if (hints->ai_qp_type == IBV_QPT_UD ||
+	    (!hints->ai_qp_type && cm_ps_datagram(hints)))
 		ai->ai_socktype = SOCK_DGRAM;
 }
 
@@ -48,31 +58,54 @@ static int cm_fill_rai(struct rdma_addrinfo *rai, const struct addrinfo *ai,
 	rai->ai_flags = hints ? hints->ai_flags : 0;
 	rai->ai_family = ai->ai_family;
 	rai->ai_qp_type = hints && hints->ai_qp_type ? hints->ai_qp_type :
-		IBV_QPT_RC;
+		cm_ps_datagram(hints) ? IBV_QPT_UD : IBV_QPT_RC;
 	if (hints && hints->ai_port_space)
 		rai->ai_port_space = hints->ai_port_space;
 	else
 		rai->ai_port_space = rai->ai_qp_type == IBV_QPT_UD ?
 			RDMA_PS_UDP : RDMA_PS_TCP;
 
-	if (rai->ai_flags & RAI_PASSIVE) {
-		rai->ai_src_addr = cm_addr_dup(ai->ai_addr, ai->ai_addrlen);
-		if (!rai->ai_src_addr)
-			return EAI_MEMORY;
-		rai->ai_src_len = ai->ai_addrlen;
-		return 0;
-	}
-	rai->ai_dst_addr = cm_addr_dup(ai->ai_addr, ai->ai_addrlen);
-	if (!rai->ai_dst_addr)
+	if (rai->ai_flags & RAI_PASSIVE)
+		return cm_addr_copy(&rai->ai_src_addr, &rai->ai_src_len,
+				    ai->ai_addr, ai->ai_addrlen) ?
+			0 : EAI_MEMORY;
+	if (!cm_addr_copy(&rai->ai_dst_addr, &rai->ai_dst_len, ai->ai_addr,
+			  ai->ai_addrlen))
 		return EAI_MEMORY;
-	rai->ai_dst_len = ai->ai_addrlen;
-	if (hints && hints->ai_src_addr && hints->ai_src_len) {
-		rai->ai_src_addr = cm_addr_dup(hints->ai_src_addr,
-					       hints->ai_src_len);
-		if (!rai->ai_src_addr)
-			return EAI_MEMORY;
-		rai->ai_src_len = hints->ai_src_len;
+	if (hints && hints->ai_src_addr && hints->ai_src_len &&
+	    !cm_addr_copy(&rai->ai_src_addr, &rai->ai_src_len,
+			  hints->ai_src_addr, hints->ai_src_len))
+		return EAI_MEMORY;
+	return 0;
+}
+
+/*
+ * No node and no service: nothing to look up, the answer is the hints
+ * themselves (flags, family, QP type, port space and the addresses they
+ * give), as librdmacm answers it. pyverbs' AddrInfo(src=ADDR) ends so.
+ */
+static int cm_rai_from_hints(const struct rdma_addrinfo *hints,
+			     struct rdma_addrinfo **res)
+{
+	struct rdma_addrinfo *rai = calloc(1, sizeof(*rai));
+
+	if (!rai)
+		return -1;
+	rai->ai_flags = hints->ai_flags;
+	rai->ai_family = hints->ai_family;
+	rai->ai_qp_type = hints->ai_qp_type;
+	rai->ai_port_space = hints->ai_port_space;
+	if ((hints->ai_src_addr && hints->ai_src_len &&
+	     !cm_addr_copy(&rai->ai_src_addr, &rai->ai_src_len,
+			   hints->ai_src_addr, hints->ai_src_len)) ||
+	    (hints->ai_dst_addr && hints->ai_dst_len &&
+	     !cm_addr_copy(&rai->ai_dst_addr, &rai->ai_dst_len,
+			   hints->ai_dst_addr, hints->ai_dst_len))) {
+		rdma_freeaddrinfo(rai);
+		errno = ENOMEM;
+		return -1;
 	}
+	*res = rai;
 	return 0;
 }
 
@@ -84,10 +117,12 @@ int rdma_getaddrinfo(const char *node, const char *service,
 	struct addrinfo gai_hints, *ai;
 	int ret;
 
-	if (!res || (!node && !service)) {
+	if (!res || (!node && !service && !hints)) {
 		errno = EINVAL;
 		return -1;
 	}
+	if (!node && !service)
+		return cm_rai_from_hints(hints, res);
 	cm_gai_hints(&gai_hints, hints);
 	ret = getaddrinfo(node, service, &gai_hints, &ai);
 	if (ret)
@@ -131,7 +166,9 @@ static int cm_ep_passive(struct cm_id *cid, struct rdma_addrinfo *res,
 {
 	if (rdma_bind_addr(&cid->id, res->ai_src_addr))
 		return -1;
-	cid->id.pd = pd;
+	/* Without one, the device's PD that binding gave the id. */
+	if (pd)
+		cid->id.pd = pd;
 	if (qp_init_attr) {
 		cid->qp_init_attr = malloc(sizeof(*qp_init_attr));
 		if (!cid->qp_init_attr)

@@ -53,7 +53,11 @@ static void cm_route_from_query(struct cm_id *cid,
 
 /*
  * Refreshes the id from the kernel: addresses, route and, once it is
- * bound to a device, the device's verbs context (opened on first use).
+ * bound to a device, the device's verbs context (opened on first use) and
+ * its PD: as with librdmacm, a bound id's pd is the device's shared one
+ * from then on (until a QP of the id is made in another), so that an
+ * application can register memory and make AHs and QPs with id->pd right
+ * after rdma_bind_addr() or rdma_resolve_addr().
  */
 int cm_query(struct cm_id *cid)
 {
@@ -68,6 +72,9 @@ int cm_query(struct cm_id *cid)
 		if (!cid->dev)
 			return -1;
 		cid->id.verbs = cid->dev->verbs;
+		cid->id.pd = cm_device_pd(cid->dev);
+		if (!cid->id.pd)
+			return -1;
 	}
 	cm_route_from_query(cid, &q);
 	return 0;

@@ -272,8 +272,8 @@ int rdma_create_qp_ex(struct rdma_cm_id *id,
 	if (id->qp_type == IBV_QPT_UD ? cm_ud_qp_ready(cid) :
 	    cm_modify_qp(cid, IBV_QPS_INIT))
 		goto err_qp;
-	if (!id->pd)
-		id->pd = qp->pd;
+	/* The id's PD is its QP's from now on (rdma_reg_msgs() uses it). */
+	id->pd = qp->pd;
 	return 0;
 
 err_qp:
