@@ -16,10 +16,11 @@
  *
  * Locking: one mutex, rnic_cm_lock, protects every id's fields below (but
  * @ref), the tables of ids (by comm id, by remote comm id, by port), the
- * records of the peers' QPs (proto.c) and every file's handle table. The ioctls and the work items (MADs that
- * arrived, timers) take it; nothing in softirq does. A file's event
- * queue has its own spinlock (struct rnic_cm_file), so that GET_EVENT
- * and poll() do not wait for the protocol.
+ * records of the peers' QPs (proto.c) and every file's handle table. The
+ * ioctls and the work items (MADs that arrived, timers, the reaper) take
+ * it; nothing in softirq does. A file's event queue has its own spinlock
+ * (struct rnic_cm_file), so that GET_EVENT and poll() do not wait for
+ * the protocol.
  */
 #ifndef RNIC_CM_H
 #define RNIC_CM_H
