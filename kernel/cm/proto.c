@@ -400,7 +400,11 @@ static void rnic_cm_peer_qp_end(struct rnic_cm_id *id)
 	p->id = NULL;
 	p->expires = jiffies + msecs_to_jiffies(ms);
 	list_add_tail(&p->ending, &rnic_cm_peer_qps_ending);
-	/* pending already: for a record that ends no later than this one */
+	/*
+	 * Pending already: the reaper runs for another record first and
+	 * re-arms for the earliest left; if that is later than this one's
+	 * end, this record lives longer than it must, never shorter.
+	 */
 	queue_delayed_work(rnic_cm_wq, &rnic_cm_reaper, msecs_to_jiffies(ms));
 }
 
