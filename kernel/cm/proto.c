@@ -999,15 +999,18 @@ static struct rnic_cm_id *rnic_cm_lookup(const struct rnic_cm_mad_work *w,
 	return id;
 }
 
-/* The path back to the sender of @w, from the GID it was sent to. */
-static int rnic_cm_reply_av(const struct rnic_cm_mad_work *w,
-			    struct rnic_av *av)
+/*
+ * Send @mad to the sender of @w, from the GID it was sent to: the answer
+ * to a message that no id of this side takes (lost if that GID is gone).
+ */
+static void rnic_cm_reply(const struct rnic_cm_mad_work *w, const u8 *mad)
 {
 	struct rnic_ah_attr attr = {
 		.hop_limit = 64, .is_global = 1, .port_num = 1,
 	};
 	struct rnic_port *port = &w->rdev->port;
 	int index, found = -1;
+	struct rnic_av av;
 
 	spin_lock_bh(&port->lock);
 	for (index = 0; index < RNIC_GID_TABLE_LEN && found < 0; index++)
@@ -1016,10 +1019,11 @@ static int rnic_cm_reply_av(const struct rnic_cm_mad_work *w,
 			found = index;
 	spin_unlock_bh(&port->lock);
 	if (found < 0)
-		return -EADDRNOTAVAIL;
+		return;
 	attr.sgid_index = found;
 	memcpy(attr.dgid, w->sgid, 16);
-	return rnic_av_from_attr(w->rdev, &attr, av);
+	if (!rnic_av_from_attr(w->rdev, &attr, &av))
+		rnic_cm_mad_xmit(w->rdev, &av, mad);
 }
 
 /* REJ to the sender of a REQ that no id takes */
@@ -1027,14 +1031,11 @@ static void rnic_cm_reject_req(const struct rnic_cm_mad_work *w,
 			       const u8 *req, u16 reason)
 {
 	u8 mad[RNIC_CM_MAD_SIZE];
-	struct rnic_av av;
 
-	if (rnic_cm_reply_av(w, &av))
-		return;
 	rnic_cm_fill_rej(mad, get_unaligned_be64(w->mad + 8), 0,
 			 rnic_cm_get(req, REQ_LOCAL_COMM_ID),
 			 RNIC_CM_REJ_MSG_REQ, reason, NULL, 0);
-	rnic_cm_mad_xmit(w->rdev, &av, mad);
+	rnic_cm_reply(w, mad);
 }
 
 /* The id a REQ made before, if @msg is a duplicate of that REQ */
@@ -1272,18 +1273,15 @@ static void rnic_cm_sidr_unsupported(const struct rnic_cm_mad_work *w,
 				     const u8 *req)
 {
 	u8 mad[RNIC_CM_MAD_SIZE];
-	struct rnic_av av;
 	u8 *msg;
 
-	if (rnic_cm_reply_av(w, &av))
-		return;
 	msg = rnic_cm_mad_init(mad, RNIC_CM_ATTR_SIDR_REP,
 			       get_unaligned_be64(w->mad + 8));
 	rnic_cm_put(msg, SIDR_REQUEST_ID, rnic_cm_get(req, SIDR_REQUEST_ID));
 	rnic_cm_put(msg, SIDR_REP_STATUS, RNIC_CM_SIDR_UNSUPPORTED);
 	rnic_cm_put(msg, SIDR_REP_SERVICE_ID,
 		    rnic_cm_get(req, SIDR_REQ_SERVICE_ID));
-	rnic_cm_mad_xmit(w->rdev, &av, mad);
+	rnic_cm_reply(w, mad);
 }
 
 /* A SIDR_REQ: a UD listener's CONNECT_REQUEST; a duplicate, the answer. */
@@ -1537,18 +1535,15 @@ static void rnic_cm_drep_unknown(const struct rnic_cm_mad_work *w,
 				 const u8 *dreq)
 {
 	u8 mad[RNIC_CM_MAD_SIZE];
-	struct rnic_av av;
 	u8 *msg;
 
-	if (rnic_cm_reply_av(w, &av))
-		return;
 	msg = rnic_cm_mad_init(mad, RNIC_CM_ATTR_DREP,
 			       get_unaligned_be64(w->mad + 8));
 	rnic_cm_put(msg, MSG_LOCAL_COMM_ID,
 		    rnic_cm_get(dreq, MSG_REMOTE_COMM_ID));
 	rnic_cm_put(msg, MSG_REMOTE_COMM_ID,
 		    rnic_cm_get(dreq, MSG_LOCAL_COMM_ID));
-	rnic_cm_mad_xmit(w->rdev, &av, mad);
+	rnic_cm_reply(w, mad);
 }
 
 /* The peer's DREQ: DISCONNECTED; the DREP when this side disconnects. */
