@@ -66,6 +66,7 @@
 #include <rdma/rnic-abi.h>
 #include <rdma/rnic-cm-abi.h>
 
+#include "rnic_fuzz.h"
 #include "rnic_genl.h"
 
 #define CF_DEV			"cmfz0"
@@ -94,25 +95,6 @@ static int cf_inject_op = -1;
 
 /* ---- randomness (fuzz.c's) ---------------------------------------------- */
 
-static uint64_t cf_mix(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ULL;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
-}
-
-static uint32_t cf_rand(uint64_t *s)
-{
-	*s = cf_mix(*s);
-	return *s >> 32;
-}
-
-static bool cf_chance(uint64_t *s, unsigned int n, unsigned int d)
-{
-	return cf_rand(s) % d < n;
-}
-
 static const uint32_t cf_bounds32[] = {
 	0, 1, 2, 3, 4, 7, 8, 15, 16, 31, 32, 55, 56, 57, 63, 64, 127, 128,
 	135, 136, 137, 147, 148, 149, 179, 180, 181, 195, 196, 197, 219, 220,
@@ -122,11 +104,11 @@ static const uint32_t cf_bounds32[] = {
 
 static uint32_t cf_bound(uint64_t *s)
 {
-	uint32_t v = cf_bounds32[cf_rand(s) % ARRAY_SIZE(cf_bounds32)];
+	uint32_t v = cf_bounds32[fuzz_rand(s) % ARRAY_SIZE(cf_bounds32)];
 
-	switch (cf_rand(s) % 8) {
+	switch (fuzz_rand(s) % 8) {
 	case 0:
-		return cf_rand(s);
+		return fuzz_rand(s);
 	case 1:
 		return v + 1;
 	case 2:
@@ -333,7 +315,7 @@ static void cf_pool_del(struct cf_worker *w, int fd, uint32_t h)
 /* A random live id of the pool (of @role unless CF_ANY); NULL if none. */
 static struct cf_id *cf_pick(struct cf_worker *w, uint64_t *s, int role)
 {
-	int i, start = cf_rand(s) % CF_POOL;
+	int i, start = fuzz_rand(s) % CF_POOL;
 
 	for (i = 0; i < CF_POOL; i++) {
 		struct cf_id *p = &w->pool[(start + i) % CF_POOL];
@@ -347,20 +329,20 @@ static struct cf_id *cf_pick(struct cf_worker *w, uint64_t *s, int role)
 /* A handle for a command: mostly a live one, else a bad one. */
 static uint32_t cf_handle(struct cf_worker *w, uint64_t *s, int *fd)
 {
-	struct cf_id *p = cf_chance(s, 7, 8) ? cf_pick(w, s, CF_ANY) : NULL;
+	struct cf_id *p = fuzz_chance(s, 7, 8) ? cf_pick(w, s, CF_ANY) : NULL;
 
 	if (p) {
 		*fd = p->fd;
 		return p->h;
 	}
-	*fd = cf_rand(s) % CF_FDS;
-	switch (cf_rand(s) % 4) {
+	*fd = fuzz_rand(s) % CF_FDS;
+	switch (fuzz_rand(s) % 4) {
 	case 0:
 		return 0;
 	case 1:
 		return cf_bound(s);
 	default:
-		return cf_rand(s) % 64;
+		return fuzz_rand(s) % 64;
 	}
 }
 
@@ -395,10 +377,10 @@ static void cf_sin6(struct rnic_cm_sockaddr *a, const char *ip,
 /* An address for a command: mostly one of the worker's, else anything. */
 static void cf_addr(struct cf_worker *w, uint64_t *s, struct rnic_cm_sockaddr *a)
 {
-	uint16_t port = cf_port(w, cf_rand(s));
+	uint16_t port = cf_port(w, fuzz_rand(s));
 	uint8_t *b = (uint8_t *)a;
 
-	switch (cf_rand(s) % 12) {
+	switch (fuzz_rand(s) % 12) {
 	case 0:
 		cf_sin(a, "0.0.0.0", port);
 		break;
@@ -415,14 +397,14 @@ static void cf_addr(struct cf_worker *w, uint64_t *s, struct rnic_cm_sockaddr *a
 		cf_sin(a, "239.81.0.1", 0);	/* a group */
 		break;
 	case 5:
-		cf_sin(a, CF_ADDR, cf_rand(s) % 1024);
+		cf_sin(a, CF_ADDR, fuzz_rand(s) % 1024);
 		break;
 	case 6:	/* another family, or garbage after a good one */
 		cf_sin(a, CF_ADDR, port);
-		if (cf_chance(s, 1, 2))
-			((struct sockaddr_in *)a)->sin_family = cf_rand(s) % 64;
+		if (fuzz_chance(s, 1, 2))
+			((struct sockaddr_in *)a)->sin_family = fuzz_rand(s) % 64;
 		else
-			b[16 + cf_rand(s) % 100] = cf_rand(s) | 1;
+			b[16 + fuzz_rand(s) % 100] = fuzz_rand(s) | 1;
 		break;
 	case 7:
 		memset(a, 0, sizeof(*a));
@@ -439,32 +421,32 @@ static void cf_conn_param(uint64_t *s, struct rnic_cm_conn_param *c,
 			  unsigned int pd_max, bool malformed)
 {
 	memset(c, 0, sizeof(*c));
-	c->qp_num = 0x100 + cf_rand(s) % 0x1000;
-	c->responder_resources = cf_rand(s) % 256;
-	c->initiator_depth = cf_rand(s) % 256;
-	c->retry_count = cf_rand(s) % 8;
-	c->rnr_retry_count = cf_rand(s) % 8;
-	c->srq = cf_rand(s) % 2;
-	c->flow_control = cf_rand(s) % 2;
-	c->private_data_len = cf_rand(s) % (pd_max + 1);
-	memset(c->private_data, cf_rand(s), c->private_data_len);
+	c->qp_num = 0x100 + fuzz_rand(s) % 0x1000;
+	c->responder_resources = fuzz_rand(s) % 256;
+	c->initiator_depth = fuzz_rand(s) % 256;
+	c->retry_count = fuzz_rand(s) % 8;
+	c->rnr_retry_count = fuzz_rand(s) % 8;
+	c->srq = fuzz_rand(s) % 2;
+	c->flow_control = fuzz_rand(s) % 2;
+	c->private_data_len = fuzz_rand(s) % (pd_max + 1);
+	memset(c->private_data, fuzz_rand(s), c->private_data_len);
 	if (!malformed)
 		return;
-	switch (cf_rand(s) % 5) {
+	switch (fuzz_rand(s) % 5) {
 	case 0:
-		c->private_data_len = pd_max + 1 + cf_rand(s) % (256 - pd_max);
+		c->private_data_len = pd_max + 1 + fuzz_rand(s) % (256 - pd_max);
 		break;
 	case 1:
-		c->__reserved = cf_rand(s) | 1;
+		c->__reserved = fuzz_rand(s) | 1;
 		break;
 	case 2:
-		c->retry_count = 8 + cf_rand(s) % 248;
+		c->retry_count = 8 + fuzz_rand(s) % 248;
 		break;
 	case 3:
-		c->rnr_retry_count = 8 + cf_rand(s) % 248;
+		c->rnr_retry_count = 8 + fuzz_rand(s) % 248;
 		break;
 	default:
-		c->srq = 2 + cf_rand(s) % 254;
+		c->srq = 2 + fuzz_rand(s) % 254;
 		break;
 	}
 }
@@ -493,7 +475,7 @@ static int cf_connect(struct cf_worker *w, uint64_t *s, int fd, uint32_t h)
 	struct rnic_cm_connect c = { .size = sizeof(c), .id = h };
 
 	cf_conn_param(s, &c.conn, RNIC_CM_REQ_PRIVATE_DATA,
-		      cf_chance(s, 1, 10));
+		      fuzz_chance(s, 1, 10));
 	return cf_ioctl(w, w->fds[fd], C_CONNECT, 0, &c);
 }
 
@@ -504,8 +486,8 @@ static void cf_qp_attrs(struct cf_worker *w, uint64_t *s, int fd, uint32_t h)
 	};
 	struct rnic_cm_init_qp_attr a = { .size = sizeof(a), .id = h };
 
-	a.qp_state = cf_chance(s, 7, 8) ?
-		     states[cf_rand(s) % ARRAY_SIZE(states)] : cf_bound(s);
+	a.qp_state = fuzz_chance(s, 7, 8) ?
+		     states[fuzz_rand(s) % ARRAY_SIZE(states)] : cf_bound(s);
 	cf_ioctl(w, w->fds[fd], C_INIT_QP_ATTR, 0, &a);
 }
 
@@ -513,9 +495,9 @@ static int cf_accept(struct cf_worker *w, uint64_t *s, int fd, uint32_t h)
 {
 	struct rnic_cm_accept a = { .size = sizeof(a), .id = h };
 
-	a.uid = cf_rand(s);
+	a.uid = fuzz_rand(s);
 	cf_conn_param(s, &a.conn, RNIC_CM_SIDR_REP_PRIVATE_DATA,
-		      cf_chance(s, 1, 10));
+		      fuzz_chance(s, 1, 10));
 	return cf_ioctl(w, w->fds[fd], C_ACCEPT, 0, &a);
 }
 
@@ -523,9 +505,9 @@ static int cf_reject(struct cf_worker *w, uint64_t *s, int fd, uint32_t h)
 {
 	struct rnic_cm_reject r = { .size = sizeof(r), .id = h };
 
-	r.reason = cf_chance(s, 1, 2) ? 0 : cf_rand(s) % 64;
-	r.private_data_len = cf_chance(s, 9, 10) ?
-			     cf_rand(s) % (RNIC_CM_SIDR_REP_PRIVATE_DATA + 1) :
+	r.reason = fuzz_chance(s, 1, 2) ? 0 : fuzz_rand(s) % 64;
+	r.private_data_len = fuzz_chance(s, 9, 10) ?
+			     fuzz_rand(s) % (RNIC_CM_SIDR_REP_PRIVATE_DATA + 1) :
 			     cf_bound(s);
 	return cf_ioctl(w, w->fds[fd], C_REJECT, 0, &r);
 }
@@ -538,7 +520,7 @@ static void cf_react(struct cf_worker *w, uint64_t *s, int fd,
 					    .id = ev->out_id,
 					    .timeout_ms = 2000 };
 	uint32_t h = ev->out_id;
-	unsigned int r = cf_rand(s) % 10;
+	unsigned int r = fuzz_rand(s) % 10;
 
 	switch (ev->out_event) {
 	case RNIC_CM_EVENT_ADDR_RESOLVED:
@@ -663,7 +645,7 @@ static void cf_op_pump(struct cf_worker *w, uint64_t *s)
 /* Wait up to 20 ms for an event, then read it with a blocking GET_EVENT. */
 static void cf_op_wait(struct cf_worker *w, uint64_t *s)
 {
-	int fd = cf_rand(s) % CF_FDS, fl = fcntl(w->fds[fd], F_GETFL);
+	int fd = fuzz_rand(s) % CF_FDS, fl = fcntl(w->fds[fd], F_GETFL);
 	struct pollfd p = { .fd = w->fds[fd], .events = POLLIN };
 	struct rnic_cm_get_event ev = { .size = sizeof(ev) };
 
@@ -684,8 +666,8 @@ static int cf_create(struct cf_worker *w, uint64_t *s, int fd, bool ud,
 	struct rnic_cm_create_id c = { .size = sizeof(c) };
 	int ret;
 
-	c.uid = cf_rand(s);
-	c.ps = ud ? (cf_chance(s, 1, 2) ? RNIC_CM_PS_UDP : RNIC_CM_PS_IPOIB) :
+	c.uid = fuzz_rand(s);
+	c.ps = ud ? (fuzz_chance(s, 1, 2) ? RNIC_CM_PS_UDP : RNIC_CM_PS_IPOIB) :
 		    RNIC_CM_PS_TCP;
 	c.qp_type = ud ? RNIC_QPT_UD : RNIC_QPT_RC;
 	ret = cf_ioctl(w, w->fds[fd], C_CREATE, 0, &c);
@@ -706,45 +688,45 @@ static void cf_listen(struct cf_worker *w, uint64_t *s, int fd, bool ud)
 
 	if (cf_create(w, s, fd, ud, CF_LISTENER, &h))
 		return;
-	if (cf_chance(s, 1, 4)) {
+	if (fuzz_chance(s, 1, 4)) {
 		o.id = h;
 		o.optname = RNIC_CM_OPTION_ID_REUSEADDR;
 		o.value = 1;
 		cf_ioctl(w, w->fds[fd], C_SET_OPTION, 0, &o);
 	}
 	b.id = h;
-	if (cf_chance(s, 1, 5))
-		cf_sin(&b.addr, "0.0.0.0", cf_port(w, cf_rand(s) % CF_LIVE));
+	if (fuzz_chance(s, 1, 5))
+		cf_sin(&b.addr, "0.0.0.0", cf_port(w, fuzz_rand(s) % CF_LIVE));
 	else
-		cf_sin(&b.addr, CF_ADDR, cf_port(w, cf_rand(s) % CF_LIVE));
+		cf_sin(&b.addr, CF_ADDR, cf_port(w, fuzz_rand(s) % CF_LIVE));
 	if (cf_ioctl(w, w->fds[fd], C_BIND, 0, &b))
 		return;
 	l.id = h;
-	l.backlog = (int)(cf_rand(s) % 5) - 1;
+	l.backlog = (int)(fuzz_rand(s) % 5) - 1;
 	cf_ioctl(w, w->fds[fd], C_LISTEN, 0, &l);
 }
 
 static void cf_op_listen(struct cf_worker *w, uint64_t *s)
 {
-	cf_listen(w, s, cf_rand(s) % CF_FDS, cf_chance(s, 1, 4));
+	cf_listen(w, s, fuzz_rand(s) % CF_FDS, fuzz_chance(s, 1, 4));
 }
 
 /* An active id starting to connect to a port of the worker. */
 static void cf_op_start(struct cf_worker *w, uint64_t *s)
 {
-	int fd = cf_rand(s) % CF_FDS;
+	int fd = fuzz_rand(s) % CF_FDS;
 	struct rnic_cm_resolve_addr ra = { .size = sizeof(ra) };
 	uint32_t h;
 
-	if (cf_create(w, s, fd, cf_chance(s, 1, 4), CF_ACTIVE, &h))
+	if (cf_create(w, s, fd, fuzz_chance(s, 1, 4), CF_ACTIVE, &h))
 		return;
 	ra.id = h;
 	ra.timeout_ms = 2000;
 	/* mostly a live port, sometimes a dead one */
-	cf_sin(&ra.dst_addr, CF_ADDR, cf_port(w, cf_chance(s, 3, 4) ?
-					      cf_rand(s) % CF_LIVE :
-					      CF_LIVE + cf_rand(s) % 4));
-	if (cf_chance(s, 1, 4))
+	cf_sin(&ra.dst_addr, CF_ADDR, cf_port(w, fuzz_chance(s, 3, 4) ?
+					      fuzz_rand(s) % CF_LIVE :
+					      CF_LIVE + fuzz_rand(s) % 4));
+	if (fuzz_chance(s, 1, 4))
 		cf_sin(&ra.src_addr, CF_ADDR, 0);
 	cf_log(w, "start id %u on fd %d", h, fd);
 	cf_ioctl(w, w->fds[fd], C_RESOLVE_ADDR, 0, &ra);
@@ -775,24 +757,24 @@ static void cf_fill(struct cf_worker *w, uint64_t *s, int c, void *buf,
 	static const uint16_t ps[] = {
 		RNIC_CM_PS_TCP, RNIC_CM_PS_UDP, RNIC_CM_PS_IPOIB, RNIC_CM_PS_IB,
 	};
-	bool bad = cf_chance(s, 1, 4);
+	bool bad = fuzz_chance(s, 1, 4);
 
 	u->idc.id = h;
 	switch (c) {
 	case C_CREATE:
-		u->create.uid = cf_rand(s);
-		u->create.ps = bad ? cf_bound(s) : ps[cf_rand(s) % 4];
-		u->create.qp_type = cf_chance(s, 1, 8) ? cf_rand(s) :
-				    cf_chance(s, 1, 2) ? RNIC_QPT_RC :
+		u->create.uid = fuzz_rand(s);
+		u->create.ps = bad ? cf_bound(s) : ps[fuzz_rand(s) % 4];
+		u->create.qp_type = fuzz_chance(s, 1, 8) ? fuzz_rand(s) :
+				    fuzz_chance(s, 1, 2) ? RNIC_QPT_RC :
 				    RNIC_QPT_UD;
-		u->create.__reserved = bad && cf_chance(s, 1, 4);
+		u->create.__reserved = bad && fuzz_chance(s, 1, 4);
 		break;
 	case C_BIND:
 		cf_addr(w, s, &u->bind.addr);
 		break;
 	case C_RESOLVE_ADDR:
-		u->ra.timeout_ms = cf_chance(s, 1, 4) ? cf_bound(s) : 1000;
-		if (cf_chance(s, 1, 3))
+		u->ra.timeout_ms = fuzz_chance(s, 1, 4) ? cf_bound(s) : 1000;
+		if (fuzz_chance(s, 1, 3))
 			cf_addr(w, s, &u->ra.src_addr);
 		cf_addr(w, s, &u->ra.dst_addr);
 		break;
@@ -804,61 +786,61 @@ static void cf_fill(struct cf_worker *w, uint64_t *s, int c, void *buf,
 		break;
 	case C_CONNECT:
 		cf_conn_param(s, &u->connect.conn,
-			      cf_chance(s, 1, 2) ? RNIC_CM_REQ_PRIVATE_DATA :
+			      fuzz_chance(s, 1, 2) ? RNIC_CM_REQ_PRIVATE_DATA :
 			      RNIC_CM_SIDR_REQ_PRIVATE_DATA, bad);
 		break;
 	case C_ACCEPT:
-		u->accept.uid = cf_rand(s);
+		u->accept.uid = fuzz_rand(s);
 		cf_conn_param(s, &u->accept.conn, RNIC_CM_REP_PRIVATE_DATA,
 			      bad);
 		break;
 	case C_REJECT:
 		u->reject.reason = cf_bound(s);
 		u->reject.private_data_len = cf_bound(s);
-		u->reject.__reserved = bad && cf_chance(s, 1, 4);
+		u->reject.__reserved = bad && fuzz_chance(s, 1, 4);
 		break;
 	case C_DISCONNECT:
 		u->disc.private_data_len = cf_bound(s);
 		if (bad)
-			u->disc.__reserved[cf_rand(s) % 3] = cf_rand(s) | 1;
+			u->disc.__reserved[fuzz_rand(s) % 3] = fuzz_rand(s) | 1;
 		break;
 	case C_NOTIFY:
-		u->notify.event = cf_chance(s, 1, 2) ? 4 : cf_bound(s);
+		u->notify.event = fuzz_chance(s, 1, 2) ? 4 : cf_bound(s);
 		break;
 	case C_INIT_QP_ATTR:
-		u->qa.qp_state = cf_chance(s, 3, 4) ? cf_rand(s) % 8 :
+		u->qa.qp_state = fuzz_chance(s, 3, 4) ? fuzz_rand(s) % 8 :
 				 cf_bound(s);
-		u->qa.__reserved = bad && cf_chance(s, 1, 4);
+		u->qa.__reserved = bad && fuzz_chance(s, 1, 4);
 		break;
 	case C_SET_OPTION:
-		u->opt.level = cf_chance(s, 3, 4) ? RNIC_CM_OPTION_ID :
+		u->opt.level = fuzz_chance(s, 3, 4) ? RNIC_CM_OPTION_ID :
 			       cf_bound(s);
-		u->opt.optname = cf_chance(s, 3, 4) ? cf_rand(s) % 5 :
+		u->opt.optname = fuzz_chance(s, 3, 4) ? fuzz_rand(s) % 5 :
 				 cf_bound(s);
-		u->opt.value = cf_chance(s, 1, 2) ? cf_rand(s) % 2 :
+		u->opt.value = fuzz_chance(s, 1, 2) ? fuzz_rand(s) % 2 :
 			       cf_bound(s);
-		u->opt.__reserved = bad && cf_chance(s, 1, 4);
+		u->opt.__reserved = bad && fuzz_chance(s, 1, 4);
 		break;
 	case C_MIGRATE:
-		*fd = cf_rand(s) % CF_FDS;
+		*fd = fuzz_rand(s) % CF_FDS;
 		u->mig.fd = w->fds[h % CF_FDS];
-		if (cf_chance(s, 1, 5))
-			u->mig.fd = cf_chance(s, 1, 2) ? -1 :
-				    (int)(cf_rand(s) % 64);
-		u->mig.id = cf_rand(s) % 32;
+		if (fuzz_chance(s, 1, 5))
+			u->mig.fd = fuzz_chance(s, 1, 2) ? -1 :
+				    (int)(fuzz_rand(s) % 64);
+		u->mig.id = fuzz_rand(s) % 32;
 		break;
 	case C_JOIN:
 	case C_LEAVE:
-		u->join.join_flags = cf_chance(s, 3, 4) ?
+		u->join.join_flags = fuzz_chance(s, 3, 4) ?
 				     RNIC_CM_MC_JOIN_FULLMEMBER : cf_bound(s);
-		u->join.uid = cf_rand(s);
-		if (cf_chance(s, 2, 3))
+		u->join.uid = fuzz_rand(s);
+		if (fuzz_chance(s, 2, 3))
 			cf_sin(&u->join.addr, "239.81.0.0", 0);
 		else
 			cf_addr(w, s, &u->join.addr);
-		if (cf_chance(s, 2, 3))
-			((uint8_t *)&u->join.addr)[7] = cf_rand(s) % 4;
-		if (c == C_LEAVE && cf_chance(s, 3, 4))
+		if (fuzz_chance(s, 2, 3))
+			((uint8_t *)&u->join.addr)[7] = fuzz_rand(s) % 4;
+		if (c == C_LEAVE && fuzz_chance(s, 3, 4))
 			u->join.join_flags = u->join.uid = 0;
 		break;
 	}
@@ -869,7 +851,7 @@ static void cf_op_ioctl(struct cf_worker *w, uint64_t *s)
 {
 	uint64_t buf64[128];
 	uint8_t *buf = (uint8_t *)buf64;
-	int c = cf_rand(s) % CF_NR_CMDS, fd;
+	int c = fuzz_rand(s) % CF_NR_CMDS, fd;
 	uint32_t size = cf_sizes[c];
 	void *arg = buf;
 
@@ -877,28 +859,28 @@ static void cf_op_ioctl(struct cf_worker *w, uint64_t *s)
 	cf_fill(w, s, c, buf, &fd);
 	if (c == C_GET_EVENT)
 		return;		/* pump reads events; a lost one is fine too */
-	switch (cf_rand(s) % 16) {
+	switch (fuzz_rand(s) % 16) {
 	case 0:
-		size = cf_rand(s) % cf_sizes[c];	/* short */
+		size = fuzz_rand(s) % cf_sizes[c];	/* short */
 		break;
 	case 1:	/* longer, with a zero tail */
-		size = cf_sizes[c] + 8 * (1 + cf_rand(s) % 8);
+		size = cf_sizes[c] + 8 * (1 + fuzz_rand(s) % 8);
 		break;
 	case 2:	/* longer, with a non-zero tail: E2BIG */
-		size = cf_sizes[c] + 8 * (1 + cf_rand(s) % 8);
-		buf[size - 1 - cf_rand(s) % 8] = cf_rand(s) | 1;
+		size = cf_sizes[c] + 8 * (1 + fuzz_rand(s) % 8);
+		buf[size - 1 - fuzz_rand(s) % 8] = fuzz_rand(s) | 1;
 		break;
 	case 3:
-		size = cf_chance(s, 1, 2) ? 0xffffffff : cf_bound(s);
+		size = fuzz_chance(s, 1, 2) ? 0xffffffff : cf_bound(s);
 		break;
 	case 4:
-		((uint32_t *)buf)[1] = cf_rand(s) | 1;	/* flags */
+		((uint32_t *)buf)[1] = fuzz_rand(s) | 1;	/* flags */
 		break;
 	default:
 		break;
 	}
 	((uint32_t *)buf)[0] = size;
-	switch (cf_rand(s) % 24) {
+	switch (fuzz_rand(s) % 24) {
 	case 0:
 		arg = NULL;
 		break;
@@ -911,7 +893,7 @@ static void cf_op_ioctl(struct cf_worker *w, uint64_t *s)
 		arg = w->ro;
 		break;
 	case 3:	/* the struct runs into an unmapped page */
-		arg = w->edge + 4096 - (cf_rand(s) % (cf_sizes[c] + 1) & ~3u);
+		arg = w->edge + 4096 - (fuzz_rand(s) % (cf_sizes[c] + 1) & ~3u);
 		if ((uint8_t *)arg < w->edge + 4096 - 4)
 			memcpy(arg, buf, w->edge + 4096 - (uint8_t *)arg);
 		else
@@ -949,25 +931,25 @@ static void cf_op_bad_number(struct cf_worker *w, uint64_t *s)
 	uint8_t buf[64] = { 64 };
 	unsigned long num;
 
-	switch (cf_rand(s) % 4) {
+	switch (fuzz_rand(s) % 4) {
 	case 0:
 		num = _IO(RNIC_IOCTL_MAGIC, RNIC_CM_CMD_BASE + CF_NR_CMDS +
-			  cf_rand(s) % 16);
+			  fuzz_rand(s) % 16);
 		break;
 	case 1:
-		num = _IO(RNIC_IOCTL_MAGIC, cf_rand(s) % RNIC_CM_CMD_BASE);
+		num = _IO(RNIC_IOCTL_MAGIC, fuzz_rand(s) % RNIC_CM_CMD_BASE);
 		break;
 	case 2:	/* a good number with direction and size bits */
 		num = _IOWR(RNIC_IOCTL_MAGIC, RNIC_CM_CMD_BASE +
-			    cf_rand(s) % CF_NR_CMDS, uint64_t);
+			    fuzz_rand(s) % CF_NR_CMDS, uint64_t);
 		break;
 	default:
-		num = _IO(cf_rand(s) & 0xff, RNIC_CM_CMD_BASE);
+		num = _IO(fuzz_rand(s) & 0xff, RNIC_CM_CMD_BASE);
 		if (_IOC_TYPE(num) == RNIC_IOCTL_MAGIC)
 			num = _IO(RNIC_IOCTL_MAGIC + 1, RNIC_CM_CMD_BASE);
 		break;
 	}
-	cf_ioctl(w, w->fds[cf_rand(s) % CF_FDS], -1, num, buf);
+	cf_ioctl(w, w->fds[fuzz_rand(s) % CF_FDS], -1, num, buf);
 }
 
 /* A legitimate command on a live id, whatever its state. */
@@ -978,7 +960,7 @@ static void cf_op_poke(struct cf_worker *w, uint64_t *s)
 
 	if (!p)
 		return;
-	switch (cf_rand(s) % 9) {
+	switch (fuzz_rand(s) % 9) {
 	case 0:
 		cf_id_cmd(w, p->fd, C_DISCONNECT, p->h);
 		break;
@@ -1013,7 +995,7 @@ static void cf_op_migrate(struct cf_worker *w, uint64_t *s)
 {
 	struct cf_id *p = cf_pick(w, s, CF_ANY);
 	struct rnic_cm_migrate_id m = { .size = sizeof(m) };
-	int to = cf_rand(s) % CF_FDS;
+	int to = fuzz_rand(s) % CF_FDS;
 
 	if (!p)
 		return;
@@ -1076,10 +1058,10 @@ static void *cf_racer_main(void *arg)
  */
 static void cf_op_close(struct cf_worker *w, uint64_t *s)
 {
-	int fd = cf_rand(s) % CF_FDS, i;
+	int fd = fuzz_rand(s) % CF_FDS, i;
 	struct cf_racer r = { .fd = w->fds[fd], .to = w->fds[(fd + 1) % CF_FDS] };
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-	bool race = cf_chance(s, 1, 2);
+	bool race = fuzz_chance(s, 1, 2);
 	pthread_t t;
 
 	if (null < 0)
@@ -1088,10 +1070,10 @@ static void cf_op_close(struct cf_worker *w, uint64_t *s)
 	w->st.closes++;
 	if (race && pthread_create(&t, NULL, cf_racer_main, &r))
 		race = false;
-	usleep(cf_rand(s) % 300);
+	usleep(fuzz_rand(s) % 300);
 	dup2(null, w->fds[fd]);
 	if (race) {
-		usleep(cf_rand(s) % 200);
+		usleep(fuzz_rand(s) % 200);
 		atomic_store(&r.stop, true);
 		pthread_join(t, NULL);
 		if (r.bad)
@@ -1114,7 +1096,7 @@ static void cf_run_op(struct cf_worker *w, uint64_t *s);
 /* fork: the child uses and destroys the parent's ids, then exits. */
 static void cf_op_fork(struct cf_worker *w, uint64_t *s)
 {
-	uint64_t cs = cf_mix(*s ^ 0xf0f0);
+	uint64_t cs = fuzz_mix(*s ^ 0xf0f0);
 	pid_t pid;
 	int st;
 
@@ -1129,8 +1111,8 @@ static void cf_op_fork(struct cf_worker *w, uint64_t *s)
 
 		w->verbose = false;
 		for (n = 0; n < 12 && !w->fail[0]; n++) {
-			cs = cf_mix(cs);
-			if (cf_rand(&cs) % 2)
+			cs = fuzz_mix(cs);
+			if (fuzz_rand(&cs) % 2)
 				cf_op_ioctl(w, &cs);
 			else
 				cf_op_poke(w, &cs);
@@ -1148,7 +1130,7 @@ static void cf_op_fork(struct cf_worker *w, uint64_t *s)
 
 static void cf_run_op(struct cf_worker *w, uint64_t *s)
 {
-	unsigned int r = cf_rand(s) % 100;
+	unsigned int r = fuzz_rand(s) % 100;
 
 	if (r < 25)
 		cf_op_ioctl(w, s);
@@ -1171,84 +1153,16 @@ static void cf_run_op(struct cf_worker *w, uint64_t *s)
 	else if (r < 95)
 		cf_op_fork(w, s);
 	else
-		usleep(cf_rand(s) % 5000);	/* let timers run */
+		usleep(fuzz_rand(s) % 5000);	/* let timers run */
 }
 
 /* ---- chunks ---------------------------------------------------------------- */
 
-static int cf_kmsg(const char *fmt, ...)
-{
-	char line[256];
-	va_list ap;
-	int fd, n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, line, n);
-	close(fd);
-	return n < 0 ? -errno : 0;
-}
-
-static const char *const cf_bad_words[] = {
-	"WARNING:", "BUG:", "Oops", "general protection", "refcount_t",
-	"list_add corruption", "list_del corruption", "Kernel panic",
-	"rnic: leak", "UBSAN", "KASAN", "Call Trace:", "allocation failure",
-	"vmalloc error", "soft lockup", "blocked for more than",
-};
-
-/* New kernel log lines of @fd: bad ones printed (and counted). */
+/* New kernel log lines of @fd, with this fuzzer's chunk markers */
 static int cf_kmsg_scan(int fd, bool print_markers, unsigned int *markers)
 {
-	char line[1024], last[8][128];
-	unsigned int nlast = 0, i;
-	int bad = 0;
-	ssize_t n;
-
-	if (fd < 0)
-		return 0;
-	while ((n = read(fd, line, sizeof(line) - 1)) > 0 ||
-	       (n < 0 && errno == EPIPE)) {
-		const char *msg;
-
-		if (n <= 0)
-			continue;
-		line[n] = '\0';
-		msg = strchr(line, ';');
-		msg = msg ? msg + 1 : line;
-		if (!strncmp(msg, "rnic-cm-fuzz: replay ", 21)) {
-			snprintf(last[nlast++ % 8], sizeof(last[0]), "%.*s",
-				 (int)strcspn(msg + 21, "\n"), msg + 21);
-			if (markers)
-				(*markers)++;
-			continue;
-		}
-		for (i = 0; i < ARRAY_SIZE(cf_bad_words); i++)
-			if (strstr(msg, cf_bad_words[i]))
-				break;
-		if (i == ARRAY_SIZE(cf_bad_words))
-			continue;
-		bad++;
-		printf("# kernel: %.*s\n", (int)strcspn(msg, "\n"), msg);
-		if (!print_markers)
-			continue;
-		for (i = nlast > 8 ? nlast - 8 : 0; i < nlast; i++)
-			printf("#   after chunk RNIC_CM_FUZZ_REPLAY=%s\n",
-			       last[i % 8]);
-	}
-	return bad;
-}
-
-static int cf_kmsg_open(void)
-{
-	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-
-	if (fd >= 0)
-		lseek(fd, 0, SEEK_END);
-	return fd;
+	return fuzz_kmsg_scan(fd, "rnic-cm-fuzz: replay ",
+			      "RNIC_CM_FUZZ_REPLAY", print_markers, markers);
 }
 
 static void cf_chunk_close(struct cf_worker *w)
@@ -1266,12 +1180,12 @@ static void cf_chunk_close(struct cf_worker *w)
 /* Run chunk @chunk of worker @w (the operations of w->mask, or all). */
 static int cf_chunk(struct cf_worker *w, unsigned int chunk, unsigned int nops)
 {
-	uint64_t cs = cf_mix(w->seed ^ cf_mix(w->id ^ cf_mix(chunk)));
+	uint64_t cs = fuzz_mix(w->seed ^ fuzz_mix(w->id ^ fuzz_mix(chunk)));
 	int i;
 
 	w->chunk = chunk;
 	w->st.chunks++;
-	cf_kmsg("rnic-cm-fuzz: replay %" PRIu64 ":%d:%u\n", w->seed, w->id,
+	fuzz_kmsg("rnic-cm-fuzz: replay %" PRIu64 ":%d:%u\n", w->seed, w->id,
 		chunk);
 	for (i = 0; i < CF_FDS; i++) {
 		w->fds[i] = open(RNIC_CM_DEV_PATH,
@@ -1284,10 +1198,10 @@ static int cf_chunk(struct cf_worker *w, unsigned int chunk, unsigned int nops)
 		}
 	}
 	/* listeners to connect to from the start: an RC one and a UD one */
-	cf_listen(w, &cs, cf_rand(&cs) % CF_FDS, false);
-	cf_listen(w, &cs, cf_rand(&cs) % CF_FDS, true);
+	cf_listen(w, &cs, fuzz_rand(&cs) % CF_FDS, false);
+	cf_listen(w, &cs, fuzz_rand(&cs) % CF_FDS, true);
 	for (w->op = 0; w->op < nops; w->op++) {
-		uint64_t s = cf_mix(cs ^ cf_mix(w->op));
+		uint64_t s = fuzz_mix(cs ^ fuzz_mix(w->op));
 
 		if (w->mask && !w->mask[w->op])
 			continue;
@@ -1438,7 +1352,7 @@ static int cf_replay(const struct cf_config *cfg, const char *spec)
 	unsigned long long seed;
 	struct cf_config c = *cfg;
 	unsigned int chunk;
-	int id, n, kfd = cf_kmsg_open();
+	int id, n, kfd = fuzz_kmsg_open();
 
 	if (sscanf(spec, "%llu:%d:%u", &seed, &id, &chunk) != 3) {
 		printf("not ok 1 - RNIC_CM_FUZZ_REPLAY must be seed:worker:chunk\n");
@@ -1462,7 +1376,7 @@ static int cf_replay(const struct cf_config *cfg, const char *spec)
 static bool cf_check_shrink(const struct cf_config *cfg)
 {
 	bool mask[CF_CHUNK_OPS];
-	int n, kfd = cf_kmsg_open();
+	int n, kfd = fuzz_kmsg_open();
 
 	cf_inject_chunk = 1;
 	cf_inject_op = CF_CHUNK_OPS / 3;
@@ -1580,26 +1494,18 @@ out:
 	return ok;
 }
 
-static unsigned long cf_env(const char *name, unsigned long def)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? strtoull(v, NULL, 0) : def;
-}
-
 int main(void)
 {
 	struct cf_config cfg = {
-		.seed = cf_env("RNIC_CM_FUZZ_SEED", CF_DEFAULT_SEED),
-		.iters = cf_env("RNIC_CM_FUZZ_ITERS", CF_DEFAULT_ITERS),
-		.procs = cf_env("RNIC_CM_FUZZ_PROCS", 4),
+		.seed = fuzz_env("RNIC_CM_FUZZ_SEED", CF_DEFAULT_SEED),
+		.iters = fuzz_env("RNIC_CM_FUZZ_ITERS", CF_DEFAULT_ITERS),
+		.procs = fuzz_env("RNIC_CM_FUZZ_PROCS", 4),
 	};
 	const char *replay = getenv("RNIC_CM_FUZZ_REPLAY");
 	const char *inject = getenv("RNIC_CM_FUZZ_INJECT");
-	unsigned int markers, idle = 0;
 	struct timespec t0, t1;
 	struct rnic_genl *g;
-	int kfd, p, st, failed = 0;
+	int kfd, p, failed = 0;
 	double secs;
 	pid_t *pids;
 	bool ok;
@@ -1629,7 +1535,7 @@ int main(void)
 	}
 	printf("# seed %" PRIu64 ", %lu operations, %d worker processes\n",
 	       cfg.seed, cfg.iters, cfg.procs);
-	kfd = cf_kmsg_open();
+	kfd = fuzz_kmsg_open();
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	pids = calloc(cfg.procs, sizeof(*pids));
 	for (p = 0; p < cfg.procs; p++) {
@@ -1637,31 +1543,9 @@ int main(void)
 		if (!pids[p])
 			_exit(cf_process(&cfg, p));
 	}
-	/* a run making no progress (no chunk marker) for CF_HANG_S: a hang */
-	for (p = 0; p < cfg.procs;) {
-		pid_t pid = waitpid(-1, &st, WNOHANG);
-
-		if (pid > 0) {
-			if (!WIFEXITED(st) || WEXITSTATUS(st)) {
-				printf("# process %d ended with status 0x%x\n",
-				       (int)pid, st);
-				failed = 1;
-			}
-			p++;
-			continue;
-		}
-		markers = 0;
-		if (cf_kmsg_scan(kfd, true, &markers))
-			failed = 1;
-		idle = markers ? 0 : idle + 1;
-		if (idle == CF_HANG_S) {
-			printf("# no chunk started for %d s: hung\n", CF_HANG_S);
-			failed = 1;
-			for (p = 0; p < cfg.procs; p++)
-				kill(pids[p], SIGKILL);
-		}
-		sleep(1);
-	}
+	if (fuzz_supervise(pids, cfg.procs, kfd, "rnic-cm-fuzz: replay ", "RNIC_CM_FUZZ_REPLAY",
+			   CF_HANG_S))
+		failed = 1;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	/* the time waits of the last chunks end: their timers run */
 	usleep(500000);

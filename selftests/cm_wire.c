@@ -33,6 +33,7 @@
 #include <poll.h>
 #include <rdma/rnic-cm-abi.h>
 
+#include "rnic_fuzz.h"
 #include "rnic_wire.h"
 
 #define CW_PORT		7600
@@ -953,27 +954,6 @@ TEST_F(cm_wire, malformed_are_counted)
 
 /* ---- the mutation mode --------------------------------------------------- */
 
-static uint64_t cw_mix(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ULL;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
-}
-
-static uint32_t cw_rand(uint64_t *s)
-{
-	*s = cw_mix(*s);
-	return *s >> 32;
-}
-
-static unsigned long cw_env(const char *name, unsigned long def)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? strtoull(v, NULL, 0) : def;
-}
-
 /* Answer host 0's events at random; how many were read. */
 static unsigned int cw_answer(struct __test_metadata *_metadata,
 			      FIXTURE_DATA(cm_wire) *self, uint64_t *s)
@@ -993,9 +973,9 @@ static unsigned int cw_answer(struct __test_metadata *_metadata,
 		switch (ev.out_event) {
 		case RNIC_CM_EVENT_CONNECT_REQUEST:
 			/* each answered: the backlog has room again */
-			if (cw_rand(s) % 2)
+			if (fuzz_rand(s) % 2)
 				cw_accept(_metadata, self, ev.out_id, 0x100);
-			else if (cw_rand(s) % 2)
+			else if (fuzz_rand(s) % 2)
 				_rnic_ioctl(self->cm0, RNIC_CM_IOCTL_REJECT,
 					    &rej);
 			else
@@ -1006,7 +986,7 @@ static unsigned int cw_answer(struct __test_metadata *_metadata,
 			_rnic_ioctl(self->cm0, RNIC_CM_IOCTL_DISCONNECT, &d);
 			break;
 		case RNIC_CM_EVENT_ESTABLISHED:
-			if (cw_rand(s) % 2)
+			if (fuzz_rand(s) % 2)
 				break;
 			_rnic_ioctl(self->cm0, RNIC_CM_IOCTL_DISCONNECT, &d);
 			break;
@@ -1026,18 +1006,18 @@ static unsigned int cw_answer(struct __test_metadata *_metadata,
 static void cw_template(FIXTURE_DATA(cm_wire) *self, uint64_t *s,
 			uint8_t *mad, uint32_t *them)
 {
-	uint32_t x = self->comm - cw_rand(s) % 4;
-	uint32_t y = them[cw_rand(s) % 4];
+	uint32_t x = self->comm - fuzz_rand(s) % 4;
+	uint32_t y = them[fuzz_rand(s) % 4];
 
-	switch (cw_rand(s) % 10) {
+	switch (fuzz_rand(s) % 10) {
 	case 0:
 	case 1:
-		cw_req(self, mad, cw_rand(s) % 4 ? self->comm++ : x,
-		       cw_rand(s) % 4 ? CW_PORT : CW_DEAD_PORT, 0x700, "m");
+		cw_req(self, mad, fuzz_rand(s) % 4 ? self->comm++ : x,
+		       fuzz_rand(s) % 4 ? CW_PORT : CW_DEAD_PORT, 0x700, "m");
 		break;
 	case 2:
-		cw_sidr_req(self, mad, cw_rand(s) % 2 ? self->comm++ : x,
-			    cw_rand(s) % 4 ? CW_PORT : CW_DEAD_PORT);
+		cw_sidr_req(self, mad, fuzz_rand(s) % 2 ? self->comm++ : x,
+			    fuzz_rand(s) % 4 ? CW_PORT : CW_DEAD_PORT);
 		break;
 	case 3:
 		cw_rep(self, mad, x, y);
@@ -1047,7 +1027,7 @@ static void cw_template(FIXTURE_DATA(cm_wire) *self, uint64_t *s,
 			CW_RTU, CW_REJ, CW_DREQ, CW_DREP, CW_MRA, CW_SIDR_REP,
 		};
 
-		cw_msg(self, mad, attrs[cw_rand(s) % ARRAY_SIZE(attrs)], x, y);
+		cw_msg(self, mad, attrs[fuzz_rand(s) % ARRAY_SIZE(attrs)], x, y);
 		break;
 	}
 	}
@@ -1061,8 +1041,8 @@ static void cw_template(FIXTURE_DATA(cm_wire) *self, uint64_t *s,
  */
 TEST_F_TIMEOUT(cm_wire, mutate, 7200)
 {
-	unsigned long pkts = cw_env("RNIC_CM_WIRE_PKTS", CW_PKTS);
-	uint64_t seed = cw_env("RNIC_CM_WIRE_SEED", CW_SEED);
+	unsigned long pkts = fuzz_env("RNIC_CM_WIRE_PKTS", CW_PKTS);
+	uint64_t seed = fuzz_env("RNIC_CM_WIRE_SEED", CW_SEED);
 	uint64_t dropped = cw_gsi_dropped(self);
 	uint32_t them[4] = { 0 };
 	unsigned long i, events = 0, answers = 0;
@@ -1071,39 +1051,39 @@ TEST_F_TIMEOUT(cm_wire, mutate, 7200)
 
 	TH_LOG("seed %" PRIu64 ", %lu packets", seed, pkts);
 	for (i = 0; i < pkts; i++) {
-		uint64_t s = cw_mix(seed ^ cw_mix(i));
+		uint64_t s = fuzz_mix(seed ^ fuzz_mix(i));
 		uint32_t len = CW_MAD, qkey = CW_QKEY_GSI;
 		uint8_t opcode = RW_UD | RW_SEND_ONLY;
 		unsigned int k, n;
 
 		memset(mad, 0, sizeof(mad));
 		cw_template(self, &s, mad, them);
-		switch (cw_rand(&s) % 8) {
+		switch (fuzz_rand(&s) % 8) {
 		case 0:	/* bits flipped anywhere */
-			for (n = 1 + cw_rand(&s) % 8, k = 0; k < n; k++)
-				mad[cw_rand(&s) % CW_MAD] ^= 1 << cw_rand(&s) % 8;
+			for (n = 1 + fuzz_rand(&s) % 8, k = 0; k < n; k++)
+				mad[fuzz_rand(&s) % CW_MAD] ^= 1 << fuzz_rand(&s) % 8;
 			break;
 		case 1:	/* a byte of the message set */
-			mad[CW_HDR + cw_rand(&s) % (CW_MAD - CW_HDR)] =
-				cw_rand(&s);
+			mad[CW_HDR + fuzz_rand(&s) % (CW_MAD - CW_HDR)] =
+				fuzz_rand(&s);
 			break;
 		case 2:	/* a byte of the MAD header */
-			mad[cw_rand(&s) % CW_HDR] = cw_rand(&s);
+			mad[fuzz_rand(&s) % CW_HDR] = fuzz_rand(&s);
 			break;
 		case 3:	/* length */
-			len = cw_rand(&s) % (CW_MAD + 64);
+			len = fuzz_rand(&s) % (CW_MAD + 64);
 			break;
 		case 4:
-			if (cw_rand(&s) % 2)
-				qkey = cw_rand(&s);
+			if (fuzz_rand(&s) % 2)
+				qkey = fuzz_rand(&s);
 			else
-				opcode = cw_rand(&s) % 2 ?
+				opcode = fuzz_rand(&s) % 2 ?
 					 (RW_UD | RW_SEND_ONLY_IMM) :
-					 (RW_RC | (cw_rand(&s) % 8));
+					 (RW_RC | (fuzz_rand(&s) % 8));
 			break;
 		case 5:	/* a comm id field: a live one's neighbour */
-			rw_put32(mad + CW_HDR + 4 * (cw_rand(&s) % 2),
-				 them[cw_rand(&s) % 4] + cw_rand(&s) % 3 - 1);
+			rw_put32(mad + CW_HDR + 4 * (fuzz_rand(&s) % 2),
+				 them[fuzz_rand(&s) % 4] + fuzz_rand(&s) % 3 - 1);
 			break;
 		default: /* valid */
 			break;

@@ -59,6 +59,7 @@
 #include <infiniband/verbs.h>
 #include <rdma/rnic-abi.h>
 
+#include "rnic_fuzz.h"
 #include "rnic_genl.h"
 #include "rnic_proc.h"
 
@@ -86,29 +87,9 @@ static int fz_inject_op = -1;
 
 /* ---- randomness -------------------------------------------------------- */
 
-static uint64_t fz_mix(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ULL;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
-}
-
-static uint32_t fz_rand(uint64_t *s)
-{
-	*s = fz_mix(*s);
-	return *s >> 32;
-}
-
 static uint64_t fz_rand64(uint64_t *s)
 {
-	return (uint64_t)fz_rand(s) << 32 | fz_rand(s);
-}
-
-/* True with probability @n / @d. */
-static bool fz_chance(uint64_t *s, unsigned int n, unsigned int d)
-{
-	return fz_rand(s) % d < n;
+	return (uint64_t)fuzz_rand(s) << 32 | fuzz_rand(s);
 }
 
 static const uint32_t fz_bounds32[] = {
@@ -121,11 +102,11 @@ static const uint32_t fz_bounds32[] = {
 /* A 32-bit value from the boundary list, or near it, or random. */
 static uint32_t fz_bound(uint64_t *s)
 {
-	uint32_t v = fz_bounds32[fz_rand(s) % ARRAY_SIZE(fz_bounds32)];
+	uint32_t v = fz_bounds32[fuzz_rand(s) % ARRAY_SIZE(fz_bounds32)];
 
-	switch (fz_rand(s) % 8) {
+	switch (fuzz_rand(s) % 8) {
 	case 0:
-		return fz_rand(s);
+		return fuzz_rand(s);
 	case 1:
 		return v + 1;
 	case 2:
@@ -475,8 +456,8 @@ static void fz_pool_add(struct fz_worker *w, int kind, int ctx,
  */
 static uint32_t fz_handle(struct fz_worker *w, uint64_t *s, int kind, int ctx)
 {
-	unsigned int i, n = 0, pick, start = fz_rand(s) % FZ_POOL;
-	uint32_t r = fz_rand(s) % 32;
+	unsigned int i, n = 0, pick, start = fuzz_rand(s) % FZ_POOL;
+	uint32_t r = fuzz_rand(s) % 32;
 
 	if (r < 26) {
 		struct fz_side *sd = &w->side[ctx];
@@ -484,7 +465,7 @@ static uint32_t fz_handle(struct fz_worker *w, uint64_t *s, int kind, int ctx)
 			[FZ_PD] = sd->pd, [FZ_MR] = sd->mr_handle,
 			[FZ_CQ] = sd->cq_handle, [FZ_SRQ] = sd->srq_handle,
 			[FZ_AH] = sd->ud.ah,
-			[FZ_QP] = fz_chance(s, 1, 2) ? sd->rc.handle :
+			[FZ_QP] = fuzz_chance(s, 1, 2) ? sd->rc.handle :
 						       sd->ud.handle,
 		};
 
@@ -496,14 +477,14 @@ static uint32_t fz_handle(struct fz_worker *w, uint64_t *s, int kind, int ctx)
 				return o->handle;
 		}
 		/* none of the fuzzed ones: the traffic's, half of the time */
-		if (kind != FZ_CHANNEL && fz_chance(s, 1, 2))
+		if (kind != FZ_CHANNEL && fuzz_chance(s, 1, 2))
 			return traffic[kind];
 	}
 	if (r < 30) {
 		for (i = 0; i < FZ_POOL; i++)
 			n += w->pool[i].used;
 		if (n) {
-			pick = fz_rand(s) % n;
+			pick = fuzz_rand(s) % n;
 			for (i = 0; i < FZ_POOL; i++)
 				if (w->pool[i].used && !pick--)
 					return w->pool[i].handle;
@@ -511,11 +492,11 @@ static uint32_t fz_handle(struct fz_worker *w, uint64_t *s, int kind, int ctx)
 	}
 	if (r == 30) {
 		/* one of the traffic objects, of any kind */
-		struct fz_side *sd = &w->side[fz_rand(s) & 1];
+		struct fz_side *sd = &w->side[fuzz_rand(s) & 1];
 		uint32_t h[] = { sd->pd, sd->cq_handle, sd->rc.handle,
 				 sd->ud.handle, sd->ud.ah };
 
-		return h[fz_rand(s) % ARRAY_SIZE(h)];
+		return h[fuzz_rand(s) % ARRAY_SIZE(h)];
 	}
 	return fz_bound(s);
 }
@@ -580,11 +561,11 @@ static uint8_t *fz_ring_entry(struct fz_ring *r, uint32_t idx)
 static void fz_ring_sq(struct fz_worker *w, uint64_t *s, int fd, uint32_t qp)
 {
 	unsigned long arg = qp;
-	bool high = fz_chance(s, 1, 8);
+	bool high = fuzz_chance(s, 1, 8);
 	int err;
 
 	if (high)
-		arg |= (unsigned long)(1 + fz_rand(s) % 0xffff) << 32;
+		arg |= (unsigned long)(1 + fuzz_rand(s) % 0xffff) << 32;
 	err = ioctl(fd, RNIC_IOCTL_RING_SQ, arg) ? errno : 0;
 	if (err)
 		w->st.err++;
@@ -606,7 +587,7 @@ static void fz_kick(struct fz_worker *w, uint64_t *s, int ctx, uint32_t qp,
 
 	if (w->side[ctx].fd < 0)
 		return;
-	if (!flags && fz_chance(s, 1, 2))
+	if (!flags && fuzz_chance(s, 1, 2))
 		fz_ring_sq(w, s, w->side[ctx].fd, qp);
 	else
 		fz_ioctl(w, w->side[ctx].fd, fz_cmd_index(RNIC_IOCTL_KICK_SQ),
@@ -851,11 +832,11 @@ static void fz_make_bind(struct fz_worker *w, uint64_t *s, int ctx,
 	struct fz_side *sd = &w->side[ctx];
 
 	wqe->wr.bind.mw_handle = fz_handle(w, s, FZ_MW, ctx);
-	wqe->wr.bind.rkey = fz_rand(s);
+	wqe->wr.bind.rkey = fuzz_rand(s);
 	wqe->wr.bind.mr_lkey = sd->lkey;
-	wqe->wr.bind.access = fz_rand(s) & 0x3f;
-	wqe->wr.bind.addr = (uintptr_t)sd->buf + fz_rand(s) % 8192;
-	wqe->wr.bind.length = fz_rand(s) % 8192;
+	wqe->wr.bind.access = fuzz_rand(s) & 0x3f;
+	wqe->wr.bind.addr = (uintptr_t)sd->buf + fuzz_rand(s) % 8192;
+	wqe->wr.bind.length = fuzz_rand(s) % 8192;
 }
 
 /* A valid send WQE on @qp of side @ctx into @e (entry_size bytes). */
@@ -873,40 +854,40 @@ static void fz_make_send(struct fz_worker *w, uint64_t *s, int ctx,
 	static const uint32_t mw_ops[] = {
 		RNIC_WR_BIND_MW, RNIC_WR_LOCAL_INV, RNIC_WR_SEND_WITH_INV,
 	};
-	uint32_t len = fz_rand(s) % 2048;
+	uint32_t len = fuzz_rand(s) % 2048;
 
 	memset(e, 0, esize);
 	wqe->wr_id = fz_rand64(s);
 	/* unsignaled RC WQEs wait for a later ACK: rnic_req_ask() */
-	wqe->send_flags = fz_chance(s, 3, 4) ? RNIC_SEND_SIGNALED : 0;
+	wqe->send_flags = fuzz_chance(s, 3, 4) ? RNIC_SEND_SIGNALED : 0;
 	/* an XRC SRQ number on a QP that is not XRC: refused, QP in error */
-	if (fz_chance(s, 1, 64))
-		wqe->remote_srqn = fz_rand(s);
+	if (fuzz_chance(s, 1, 64))
+		wqe->remote_srqn = fuzz_rand(s);
 	if (qp->type == RNIC_QPT_UD) {
 		wqe->opcode = RNIC_WR_SEND;
 		wqe->wr.ud.ah_handle = qp->ah;
 		wqe->wr.ud.remote_qpn = peer->ud.qpn;
 		wqe->wr.ud.remote_qkey = 0x1234;
 		len %= 1024;
-	} else if (fz_chance(s, 1, 16)) {
+	} else if (fuzz_chance(s, 1, 16)) {
 		/* windows: binds of fuzzed windows, invalidates of any key */
-		wqe->opcode = mw_ops[fz_rand(s) % ARRAY_SIZE(mw_ops)];
-		wqe->ex.invalidate_rkey = fz_chance(s, 1, 2) ? peer->rkey :
-							      fz_rand(s);
+		wqe->opcode = mw_ops[fuzz_rand(s) % ARRAY_SIZE(mw_ops)];
+		wqe->ex.invalidate_rkey = fuzz_chance(s, 1, 2) ? peer->rkey :
+							      fuzz_rand(s);
 		if (wqe->opcode == RNIC_WR_BIND_MW)
 			fz_make_bind(w, s, ctx, wqe);
 		if (wqe->opcode != RNIC_WR_SEND_WITH_INV)
 			return;
 	} else {
-		wqe->opcode = rc_ops[fz_rand(s) % ARRAY_SIZE(rc_ops)];
+		wqe->opcode = rc_ops[fuzz_rand(s) % ARRAY_SIZE(rc_ops)];
 		wqe->wr.rdma.remote_addr = (uintptr_t)peer->buf + 4096 +
-					   fz_rand(s) % 1024;
+					   fuzz_rand(s) % 1024;
 		wqe->wr.rdma.rkey = peer->rkey;
 	}
 	if (wqe->opcode == RNIC_WR_ATOMIC_CMP_AND_SWP ||
 	    wqe->opcode == RNIC_WR_ATOMIC_FETCH_AND_ADD) {
 		wqe->wr.atomic.remote_addr = (uintptr_t)peer->buf + 8192 +
-					     8 * (fz_rand(s) % 64);
+					     8 * (fuzz_rand(s) % 64);
 		wqe->wr.atomic.compare_add = fz_rand64(s);
 		wqe->wr.atomic.swap = fz_rand64(s);
 		wqe->wr.atomic.rkey = peer->rkey;
@@ -914,16 +895,16 @@ static void fz_make_send(struct fz_worker *w, uint64_t *s, int ctx,
 	}
 	if (wqe->opcode == RNIC_WR_SEND_WITH_IMM ||
 	    wqe->opcode == RNIC_WR_RDMA_WRITE_WITH_IMM)
-		wqe->ex.imm_data = fz_rand(s);
+		wqe->ex.imm_data = fuzz_rand(s);
 	if (len <= qp->cap.max_inline_data && wqe->opcode != RNIC_WR_RDMA_READ &&
-	    len != 8 && fz_chance(s, 1, 3)) {
+	    len != 8 && fuzz_chance(s, 1, 3)) {
 		wqe->send_flags |= RNIC_SEND_INLINE;
 		wqe->inline_len = len;
 		memset(e + sizeof(*wqe), 0x5a, len);
 		return;
 	}
 	wqe->num_sge = 1;
-	sge->addr = (uintptr_t)sd->buf + 12288 + fz_rand(s) % 1024;
+	sge->addr = (uintptr_t)sd->buf + 12288 + fuzz_rand(s) % 1024;
 	sge->length = len;
 	sge->lkey = sd->lkey;
 }
@@ -937,7 +918,7 @@ static void fz_make_recv(struct fz_worker *w, uint64_t *s, int ctx, uint8_t *e,
 	memset(e, 0, esize);
 	wqe->wr_id = fz_rand64(s);
 	wqe->num_sge = 1;
-	sge->addr = (uintptr_t)w->side[ctx].buf + fz_rand(s) % 1024;
+	sge->addr = (uintptr_t)w->side[ctx].buf + fuzz_rand(s) % 1024;
 	sge->length = 2048 + 64;
 	sge->lkey = w->side[ctx].lkey;
 }
@@ -948,10 +929,10 @@ static void fz_make_recv(struct fz_worker *w, uint64_t *s, int ctx, uint8_t *e,
  */
 static void fz_op_post(struct fz_worker *w, uint64_t *s, bool corrupt)
 {
-	int ctx = fz_rand(s) & 1;
+	int ctx = fuzz_rand(s) & 1;
 	struct fz_side *sd = &w->side[ctx];
-	struct fz_qp *qp = fz_chance(s, 1, 2) ? &sd->rc : &sd->ud;
-	bool recv = fz_chance(s, 1, 2);
+	struct fz_qp *qp = fuzz_chance(s, 1, 2) ? &sd->rc : &sd->ud;
+	bool recv = fuzz_chance(s, 1, 2);
 	int ri = recv ? qp->rq : qp->sq;
 	struct fz_ring *r;
 	uint8_t *e;
@@ -972,9 +953,9 @@ static void fz_op_post(struct fz_worker *w, uint64_t *s, bool corrupt)
 	else
 		fz_make_send(w, s, ctx, qp, e, r->info.entry_size);
 	if (corrupt) {
-		off = 4 * (fz_rand(s) % (r->info.entry_size / 4));
-		if (fz_chance(s, 2, 3))
-			off = 4 * (fz_rand(s) % 12);	/* header words */
+		off = 4 * (fuzz_rand(s) % (r->info.entry_size / 4));
+		if (fuzz_chance(s, 2, 3))
+			off = 4 * (fuzz_rand(s) % 12);	/* header words */
 		*(uint32_t *)(e + off) = fz_bound(s);
 	}
 	fz_log(w, "post %s on ctx %d %s qp %u%s", recv ? "recv" : "send", ctx,
@@ -982,7 +963,7 @@ static void fz_op_post(struct fz_worker *w, uint64_t *s, bool corrupt)
 	       corrupt ? " (one word corrupted)" : "");
 	fz_ring_publish(r);
 	w->st.posted++;
-	if (!recv || fz_chance(s, 1, 4))
+	if (!recv || fuzz_chance(s, 1, 4))
 		fz_kick(w, s, ctx, qp->handle, recv ? RNIC_KICK_RQ : 0);
 }
 
@@ -992,17 +973,17 @@ static void fz_op_post(struct fz_worker *w, uint64_t *s, bool corrupt)
  */
 static void fz_op_corrupt(struct fz_worker *w, uint64_t *s)
 {
-	struct fz_ring *r = &w->rings[fz_rand(s) % FZ_RINGS];
+	struct fz_ring *r = &w->rings[fuzz_rand(s) % FZ_RINGS];
 	uint32_t off, v = fz_bound(s);
 
 	if (!r->base)
 		return;
-	switch (fz_rand(s) % 5) {
+	switch (fuzz_rand(s) % 5) {
 	case 0:
 		off = r->info.producer_off;
-		if (fz_chance(s, 1, 2))
-			v = *fz_ring_word(r, off) + (fz_rand(s) % 3) *
-			    r->info.entries + fz_rand(s) % 3 - 1;
+		if (fuzz_chance(s, 1, 2))
+			v = *fz_ring_word(r, off) + (fuzz_rand(s) % 3) *
+			    r->info.entries + fuzz_rand(s) % 3 - 1;
 		break;
 	case 1:
 		off = r->info.consumer_off;
@@ -1013,7 +994,7 @@ static void fz_op_corrupt(struct fz_worker *w, uint64_t *s)
 		off = r->flags_off;
 		break;
 	default:
-		off = 4 * (fz_rand(s) % (r->size / 4));
+		off = 4 * (fuzz_rand(s) % (r->size / 4));
 		break;
 	}
 	fz_log(w, "corrupt ring word at %u of ctx %d ring (qp %u) = 0x%x", off,
@@ -1022,7 +1003,7 @@ static void fz_op_corrupt(struct fz_worker *w, uint64_t *s)
 	w->st.corrupted++;
 	if (r->qp)
 		fz_kick(w, s, r->ctx, r->qp,
-			fz_chance(s, 1, 2) ? RNIC_KICK_RQ : 0);
+			fuzz_chance(s, 1, 2) ? RNIC_KICK_RQ : 0);
 }
 
 /*
@@ -1034,10 +1015,10 @@ static void fz_op_corrupt(struct fz_worker *w, uint64_t *s)
  */
 static void fz_op_sq_back(struct fz_worker *w, uint64_t *s)
 {
-	int ctx = fz_rand(s) & 1;
+	int ctx = fuzz_rand(s) & 1;
 	struct fz_side *sd = &w->side[ctx];
-	struct fz_qp *qp = fz_chance(s, 1, 2) ? &sd->rc : &sd->ud;
-	unsigned int i, n = 2 + fz_rand(s) % 6;
+	struct fz_qp *qp = fuzz_chance(s, 1, 2) ? &sd->rc : &sd->ud;
+	unsigned int i, n = 2 + fuzz_rand(s) % 6;
 	uint32_t prod, cons, v;
 	struct fz_ring *r;
 	uint8_t *e;
@@ -1059,7 +1040,7 @@ static void fz_op_sq_back(struct fz_worker *w, uint64_t *s)
 			       __ATOMIC_ACQUIRE);
 	if (prod == cons)
 		return;
-	v = cons + fz_rand(s) % (prod - cons);
+	v = cons + fuzz_rand(s) % (prod - cons);
 	fz_log(w, "SQ producer of ctx %d %s qp %u back from %u to %u (consumer %u)",
 	       ctx, qp->type == RNIC_QPT_UD ? "UD" : "RC", qp->handle, prod, v,
 	       cons);
@@ -1075,17 +1056,17 @@ static void fz_op_sq_back(struct fz_worker *w, uint64_t *s)
  */
 static void fz_op_state(struct fz_worker *w, uint64_t *s)
 {
-	int ctx = fz_rand(s) & 1;
+	int ctx = fuzz_rand(s) & 1;
 	struct fz_side *sd = &w->side[ctx];
-	struct fz_qp *qp = fz_chance(s, 1, 2) ? &sd->rc : &sd->ud;
-	struct rnic_qp_attr a = { .qp_state = fz_rand(s) % 7,
-				  .cur_qp_state = fz_rand(s) % 7,
+	struct fz_qp *qp = fuzz_chance(s, 1, 2) ? &sd->rc : &sd->ud;
+	struct rnic_qp_attr a = { .qp_state = fuzz_rand(s) % 7,
+				  .cur_qp_state = fuzz_rand(s) % 7,
 				  .en_sqd_async_notify = 1 };
 	uint32_t mask = RNIC_QP_STATE;
 
 	if (sd->fd < 0)
 		return;
-	if (fz_chance(s, 1, 3))
+	if (fuzz_chance(s, 1, 3))
 		mask |= RNIC_QP_CUR_STATE;
 	if (a.qp_state == RNIC_QPS_SQD)
 		mask |= RNIC_QP_EN_SQD_ASYNC_NOTIFY;
@@ -1100,10 +1081,10 @@ static void fz_op_state(struct fz_worker *w, uint64_t *s)
  */
 static void fz_op_resize(struct fz_worker *w, uint64_t *s)
 {
-	int ctx = fz_rand(s) & 1;
+	int ctx = fuzz_rand(s) & 1;
 	struct fz_side *sd = &w->side[ctx];
 	struct rnic_resize_cq r = { .size = sizeof(r), .handle = sd->cq_handle,
-				    .cqe = 1 + fz_rand(s) % 512 };
+				    .cqe = 1 + fuzz_rand(s) % 512 };
 
 	if (sd->fd < 0)
 		return;
@@ -1118,13 +1099,13 @@ static void fz_op_resize(struct fz_worker *w, uint64_t *s)
 /* Arm a traffic SRQ's limit, or ask for a resize. */
 static void fz_op_srq(struct fz_worker *w, uint64_t *s)
 {
-	int ctx = fz_rand(s) & 1;
+	int ctx = fuzz_rand(s) & 1;
 	struct fz_side *sd = &w->side[ctx];
 	struct rnic_modify_srq m = { .size = sizeof(m),
 				     .handle = sd->srq_handle,
-				     .attr_mask = fz_chance(s, 7, 8) ?
+				     .attr_mask = fuzz_chance(s, 7, 8) ?
 						  RNIC_SRQ_LIMIT : RNIC_SRQ_MAX_WR,
-				     .srq_limit = fz_rand(s) % 40 };
+				     .srq_limit = fuzz_rand(s) % 40 };
 
 	if (sd->fd < 0 || sd->srq < 0)
 		return;
@@ -1139,9 +1120,9 @@ static void fz_op_srq(struct fz_worker *w, uint64_t *s)
  */
 static void fz_op_reconnect(struct fz_worker *w, uint64_t *s)
 {
-	int ctx = fz_rand(s) & 1;
+	int ctx = fuzz_rand(s) & 1;
 	struct fz_side *sd = &w->side[ctx];
-	struct fz_qp *qp = fz_chance(s, 1, 2) ? &sd->rc : &sd->ud;
+	struct fz_qp *qp = fuzz_chance(s, 1, 2) ? &sd->rc : &sd->ud;
 
 	if (sd->fd < 0)
 		return;
@@ -1162,25 +1143,25 @@ static void fz_fill(struct fz_worker *w, uint64_t *s, int i, int ctx,
 	*(uint32_t *)buf = fz_cmd_sizes[i];
 	switch (num) {
 	case RNIC_IOCTL_QUERY_PORT:
-		((struct rnic_query_port *)buf)->port_num = fz_chance(s, 3, 4) ?
+		((struct rnic_query_port *)buf)->port_num = fuzz_chance(s, 3, 4) ?
 			1 : fz_bound(s);
 		break;
 	case RNIC_IOCTL_QUERY_GID: {
 		struct rnic_query_gid *q = buf;
 
 		q->port_num = 1;
-		q->index = fz_rand(s) % (RNIC_GID_TABLE_LEN + 2);
+		q->index = fuzz_rand(s) % (RNIC_GID_TABLE_LEN + 2);
 		break;
 	}
 	case RNIC_IOCTL_QUERY_PKEY:
 		((struct rnic_query_pkey *)buf)->port_num = 1;
-		((struct rnic_query_pkey *)buf)->index = fz_rand(s) % 2;
+		((struct rnic_query_pkey *)buf)->index = fuzz_rand(s) % 2;
 		break;
 	case RNIC_IOCTL_ALLOC_MW: {
 		struct rnic_alloc_mw *a = buf;
 
 		a->pd_handle = fz_handle(w, s, FZ_PD, ctx);
-		a->type = fz_rand(s) % 4;
+		a->type = fuzz_rand(s) % 4;
 		break;
 	}
 	case RNIC_IOCTL_OPEN_XRCD: {
@@ -1188,9 +1169,9 @@ static void fz_fill(struct fz_worker *w, uint64_t *s, int i, int ctx,
 		static const uint32_t oflags[] = { 0, O_CREAT, O_CREAT | O_EXCL };
 		struct rnic_open_xrcd *o = buf;
 
-		o->fd = fz_chance(s, 1, 3) ? -1 : fz_chance(s, 7, 8) ?
+		o->fd = fuzz_chance(s, 1, 3) ? -1 : fuzz_chance(s, 7, 8) ?
 			sd->fd : (int)fz_bound(s);
-		o->oflags = fz_chance(s, 7, 8) ? oflags[fz_rand(s) % 3] :
+		o->oflags = fuzz_chance(s, 7, 8) ? oflags[fuzz_rand(s) % 3] :
 			    fz_bound(s);
 		break;
 	}
@@ -1198,9 +1179,9 @@ static void fz_fill(struct fz_worker *w, uint64_t *s, int i, int ctx,
 		struct rnic_open_qp *o = buf;
 
 		o->xrcd_handle = fz_handle(w, s, FZ_XRCD, ctx);
-		o->qp_num = fz_chance(s, 2, 3) ? w->tgt_qpn :
-			    fz_chance(s, 1, 2) ? w->side[fz_rand(s) & 1].rc.qpn :
-			    fz_rand(s) % 64;
+		o->qp_num = fuzz_chance(s, 2, 3) ? w->tgt_qpn :
+			    fuzz_chance(s, 1, 2) ? w->side[fuzz_rand(s) & 1].rc.qpn :
+			    fuzz_rand(s) % 64;
 		o->user_handle = fz_rand64(s);
 		break;
 	}
@@ -1227,8 +1208,8 @@ static void fz_fill(struct fz_worker *w, uint64_t *s, int i, int ctx,
 		uint8_t *base;
 
 		m->pd_handle = fz_handle(w, s, FZ_PD, ctx);
-		m->access = fz_chance(s, 3, 4) ? fz_rand(s) & 0xf : fz_bound(s);
-		switch (fz_rand(s) % 6) {
+		m->access = fuzz_chance(s, 3, 4) ? fuzz_rand(s) & 0xf : fz_bound(s);
+		switch (fuzz_rand(s) % 6) {
 		case 0:
 			base = w->sh->flap;
 			break;
@@ -1242,22 +1223,22 @@ static void fz_fill(struct fz_worker *w, uint64_t *s, int i, int ctx,
 			base = sd->buf ? sd->buf : w->scratch;
 			break;
 		}
-		m->addr = (uintptr_t)base + fz_rand(s) % 4096;
-		m->length = fz_chance(s, 3, 4) ? 1 + fz_rand(s) % 8192 :
-			    fz_bound(s) | (uint64_t)fz_bound(s) << 32 * (fz_rand(s) & 1);
-		m->iova = fz_chance(s, 1, 2) ? m->addr : fz_rand64(s);
+		m->addr = (uintptr_t)base + fuzz_rand(s) % 4096;
+		m->length = fuzz_chance(s, 3, 4) ? 1 + fuzz_rand(s) % 8192 :
+			    fz_bound(s) | (uint64_t)fz_bound(s) << 32 * (fuzz_rand(s) & 1);
+		m->iova = fuzz_chance(s, 1, 2) ? m->addr : fz_rand64(s);
 		break;
 	}
 	case RNIC_IOCTL_CREATE_CQ: {
 		struct rnic_create_cq *c = buf;
 
-		c->cqe = fz_chance(s, 3, 4) ? 1 + fz_rand(s) % 64 : fz_bound(s);
+		c->cqe = fuzz_chance(s, 3, 4) ? 1 + fuzz_rand(s) % 64 : fz_bound(s);
 		c->user_handle = fz_rand64(s);
-		if (fz_chance(s, 1, 3)) {
+		if (fuzz_chance(s, 1, 3)) {
 			c->flags = RNIC_CREATE_CQ_CHANNEL;
 			c->channel_handle = fz_handle(w, s, FZ_CHANNEL, ctx);
 		}
-		if (fz_chance(s, 1, 8))
+		if (fuzz_chance(s, 1, 8))
 			c->comp_vector = fz_bound(s);
 		break;
 	}
@@ -1265,7 +1246,7 @@ static void fz_fill(struct fz_worker *w, uint64_t *s, int i, int ctx,
 		struct rnic_resize_cq *c = buf;
 
 		c->handle = fz_handle(w, s, FZ_CQ, ctx);
-		c->cqe = fz_chance(s, 3, 4) ? 1 + fz_rand(s) % 512 : fz_bound(s);
+		c->cqe = fuzz_chance(s, 3, 4) ? 1 + fuzz_rand(s) % 512 : fz_bound(s);
 		break;
 	}
 	case RNIC_IOCTL_DESTROY_CQ:
@@ -1278,30 +1259,30 @@ static void fz_fill(struct fz_worker *w, uint64_t *s, int i, int ctx,
 						  RNIC_QPT_UD, RNIC_QPT_XRC_SEND,
 						  RNIC_QPT_XRC_RECV };
 
-		c->flags = fz_rand(s) & (fz_chance(s, 1, 4) ? 7 : 6);
+		c->flags = fuzz_rand(s) & (fuzz_chance(s, 1, 4) ? 7 : 6);
 		c->pd_handle = fz_handle(w, s, FZ_PD, ctx);
 		c->send_cq_handle = fz_handle(w, s, FZ_CQ, ctx);
-		c->recv_cq_handle = fz_chance(s, 1, 2) ? c->send_cq_handle :
+		c->recv_cq_handle = fuzz_chance(s, 1, 2) ? c->send_cq_handle :
 				    fz_handle(w, s, FZ_CQ, ctx);
 		c->srq_handle = fz_handle(w, s, FZ_SRQ, ctx);
-		c->qp_type = fz_chance(s, 7, 8) ? types[fz_rand(s) % 5] :
+		c->qp_type = fuzz_chance(s, 7, 8) ? types[fuzz_rand(s) % 5] :
 			     fz_bound(s);
-		if (c->qp_type == RNIC_QPT_XRC_RECV || fz_chance(s, 1, 16))
+		if (c->qp_type == RNIC_QPT_XRC_RECV || fuzz_chance(s, 1, 16))
 			c->xrcd_handle = fz_handle(w, s, FZ_XRCD, ctx);
 		/* a target takes no SRQ and no polling thread */
-		if (c->qp_type == RNIC_QPT_XRC_RECV && fz_chance(s, 3, 4))
+		if (c->qp_type == RNIC_QPT_XRC_RECV && fuzz_chance(s, 3, 4))
 			c->flags &= RNIC_CREATE_QP_SQ_SIG_ALL;
 		c->user_handle = fz_rand64(s);
-		c->cap.max_send_wr = fz_chance(s, 3, 4) ? fz_rand(s) % 33 :
+		c->cap.max_send_wr = fuzz_chance(s, 3, 4) ? fuzz_rand(s) % 33 :
 				     fz_bound(s);
-		c->cap.max_recv_wr = fz_chance(s, 3, 4) ? fz_rand(s) % 33 :
+		c->cap.max_recv_wr = fuzz_chance(s, 3, 4) ? fuzz_rand(s) % 33 :
 				     fz_bound(s);
-		c->cap.max_send_sge = fz_chance(s, 3, 4) ? fz_rand(s) % 5 :
+		c->cap.max_send_sge = fuzz_chance(s, 3, 4) ? fuzz_rand(s) % 5 :
 				      fz_bound(s);
-		c->cap.max_recv_sge = fz_chance(s, 3, 4) ? fz_rand(s) % 5 :
+		c->cap.max_recv_sge = fuzz_chance(s, 3, 4) ? fuzz_rand(s) % 5 :
 				      fz_bound(s);
-		c->cap.max_inline_data = fz_chance(s, 3, 4) ?
-					 fz_rand(s) % 520 : fz_bound(s);
+		c->cap.max_inline_data = fuzz_chance(s, 3, 4) ?
+					 fuzz_rand(s) % 520 : fz_bound(s);
 		break;
 	}
 	case RNIC_IOCTL_MODIFY_QP: {
@@ -1310,11 +1291,11 @@ static void fz_fill(struct fz_worker *w, uint64_t *s, int i, int ctx,
 		unsigned int k;
 
 		m->handle = fz_handle(w, s, FZ_QP, ctx);
-		m->attr_mask = fz_chance(s, 3, 4) ? fz_rand(s) & 0x1fffff :
+		m->attr_mask = fuzz_chance(s, 3, 4) ? fuzz_rand(s) & 0x1fffff :
 			       fz_bound(s);
 		for (k = 0; k < 20; k++)
-			a[k] = fz_chance(s, 1, 2) ? fz_rand(s) % 8 : fz_bound(s);
-		m->attr.qp_state = fz_rand(s) % 8;
+			a[k] = fuzz_chance(s, 1, 2) ? fuzz_rand(s) % 8 : fz_bound(s);
+		m->attr.qp_state = fuzz_rand(s) % 8;
 		m->attr.port_num = 1;
 		m->attr.__reserved = 0;
 		memcpy(m->attr.ah_attr.dgid, w->gid, 16);
@@ -1336,28 +1317,28 @@ static void fz_fill(struct fz_worker *w, uint64_t *s, int i, int ctx,
 	case RNIC_IOCTL_DETACH_MCAST: {
 		struct rnic_attach_mcast *m = buf;
 
-		m->qp_handle = fz_chance(s, 1, 3) ? sd->ud.handle :
+		m->qp_handle = fuzz_chance(s, 1, 3) ? sd->ud.handle :
 			       fz_handle(w, s, FZ_QP, ctx);
-		m->gid[0] = fz_chance(s, 3, 4) ? 0xff : fz_rand(s);
-		m->gid[15] = fz_rand(s) % 4;
+		m->gid[0] = fuzz_chance(s, 3, 4) ? 0xff : fuzz_rand(s);
+		m->gid[15] = fuzz_rand(s) % 4;
 		break;
 	}
 	case RNIC_IOCTL_KICK_SQ: {
 		struct rnic_kick_sq *k = buf;
 
 		k->qp_handle = fz_handle(w, s, FZ_QP, ctx);
-		k->flags = fz_rand(s) % 2;
+		k->flags = fuzz_rand(s) % 2;
 		break;
 	}
 	case RNIC_IOCTL_CREATE_SRQ: {
 		struct rnic_create_srq *c = buf;
 
 		c->pd_handle = fz_handle(w, s, FZ_PD, ctx);
-		c->max_wr = fz_chance(s, 3, 4) ? fz_rand(s) % 40 : fz_bound(s);
-		c->max_sge = fz_chance(s, 3, 4) ? fz_rand(s) % 5 : fz_bound(s);
-		c->srq_limit = fz_rand(s) % 8;
+		c->max_wr = fuzz_chance(s, 3, 4) ? fuzz_rand(s) % 40 : fz_bound(s);
+		c->max_sge = fuzz_chance(s, 3, 4) ? fuzz_rand(s) % 5 : fz_bound(s);
+		c->srq_limit = fuzz_rand(s) % 8;
 		c->user_handle = fz_rand64(s);
-		if (fz_chance(s, 1, 4)) {
+		if (fuzz_chance(s, 1, 4)) {
 			c->flags = RNIC_CREATE_SRQ_XRC;
 			c->xrcd_handle = fz_handle(w, s, FZ_XRCD, ctx);
 			c->cq_handle = fz_handle(w, s, FZ_CQ, ctx);
@@ -1368,8 +1349,8 @@ static void fz_fill(struct fz_worker *w, uint64_t *s, int i, int ctx,
 		struct rnic_modify_srq *m = buf;
 
 		m->handle = fz_handle(w, s, FZ_SRQ, ctx);
-		m->attr_mask = fz_rand(s) % 4;
-		m->srq_limit = fz_chance(s, 1, 2) ? fz_rand(s) % 64 : fz_bound(s);
+		m->attr_mask = fuzz_rand(s) % 4;
+		m->srq_limit = fuzz_chance(s, 1, 2) ? fuzz_rand(s) % 64 : fz_bound(s);
 		break;
 	}
 	case RNIC_IOCTL_QUERY_SRQ:
@@ -1385,14 +1366,14 @@ static void fz_fill(struct fz_worker *w, uint64_t *s, int i, int ctx,
 
 		c->pd_handle = fz_handle(w, s, FZ_PD, ctx);
 		memcpy(c->attr.dgid, w->gid, 16);
-		if (fz_chance(s, 1, 4))
-			c->attr.dgid[fz_rand(s) % 16] = fz_rand(s);
-		c->attr.sgid_index = fz_chance(s, 3, 4) ? w->gid_index :
-				     fz_rand(s);
+		if (fuzz_chance(s, 1, 4))
+			c->attr.dgid[fuzz_rand(s) % 16] = fuzz_rand(s);
+		c->attr.sgid_index = fuzz_chance(s, 3, 4) ? w->gid_index :
+				     fuzz_rand(s);
 		c->attr.is_global = 1;
 		c->attr.port_num = 1;
-		c->attr.hop_limit = fz_rand(s);
-		c->attr.sl = fz_rand(s) % 20;
+		c->attr.hop_limit = fuzz_rand(s);
+		c->attr.sl = fuzz_rand(s) % 20;
 		break;
 	}
 	default:
@@ -1426,7 +1407,7 @@ static void fz_note(struct fz_worker *w, uint64_t *s, int i, int ctx,
 		 * (the channel lives on)
 		 */
 		fcntl(c->out_fd, F_SETFL, O_NONBLOCK);
-		if (read(c->out_fd, &ev, fz_chance(s, 1, 2) ? sizeof(ev) : 3) > 0)
+		if (read(c->out_fd, &ev, fuzz_chance(s, 1, 2) ? sizeof(ev) : 3) > 0)
 			fz_failf(w, "a new completion channel had an event");
 		close(c->out_fd);
 		break;
@@ -1445,7 +1426,7 @@ static void fz_note(struct fz_worker *w, uint64_t *s, int i, int ctx,
 		struct rnic_create_cq *c = buf;
 
 		fz_pool_add(w, FZ_CQ, ctx, c->out_handle);
-		if (fz_chance(s, 1, 4))
+		if (fuzz_chance(s, 1, 4))
 			fz_ring_map(w, ctx, &c->out_ring, c->out_arm_off, 0,
 				    false);
 		break;
@@ -1456,7 +1437,7 @@ static void fz_note(struct fz_worker *w, uint64_t *s, int i, int ctx,
 		fz_pool_add(w, FZ_QP, ctx, c->out_handle);
 		if (c->qp_type == RNIC_QPT_XRC_RECV)
 			w->tgt_qpn = c->out_qp_num;
-		if (fz_chance(s, 1, 4)) {
+		if (fuzz_chance(s, 1, 4)) {
 			fz_ring_map(w, ctx, &c->out_sq, c->out_sq_flags_off,
 				    c->out_handle, false);
 			fz_ring_map(w, ctx, &c->out_rq, c->out_rq_flags_off,
@@ -1468,7 +1449,7 @@ static void fz_note(struct fz_worker *w, uint64_t *s, int i, int ctx,
 		struct rnic_create_srq *c = buf;
 
 		fz_pool_add(w, FZ_SRQ, ctx, c->out_handle);
-		if (fz_chance(s, 1, 4))
+		if (fuzz_chance(s, 1, 4))
 			fz_ring_map(w, ctx, &c->out_ring, 0, 0, true);
 		break;
 	}
@@ -1521,10 +1502,10 @@ static void fz_op_ioctl(struct fz_worker *w, uint64_t *s)
 		RNIC_IOCTL_CREATE_AH,
 	};
 	/* a fifth of them create objects, for the others to use */
-	int i = fz_chance(s, 1, 5) ?
-		fz_cmd_index(creates[fz_rand(s) % ARRAY_SIZE(creates)]) :
-		(int)(fz_rand(s) % ARRAY_SIZE(fz_cmds));
-	int ctx = fz_rand(s) & 1;
+	int i = fuzz_chance(s, 1, 5) ?
+		fz_cmd_index(creates[fuzz_rand(s) % ARRAY_SIZE(creates)]) :
+		(int)(fuzz_rand(s) % ARRAY_SIZE(fz_cmds));
+	int ctx = fuzz_rand(s) & 1;
 	size_t size = fz_cmd_sizes[i], room = 4096;
 	uint8_t *buf = w->scratch, *arg;
 	const char *how = "";
@@ -1536,32 +1517,32 @@ static void fz_op_ioctl(struct fz_worker *w, uint64_t *s)
 	 * Place the struct at the end of the first page sometimes, so that a
 	 * longer size runs into the PROT_NONE page.
 	 */
-	if (fz_chance(s, 1, 4)) {
+	if (fuzz_chance(s, 1, 4)) {
 		buf = w->scratch + 4096 - size;
 		room = size;
 	}
 	memset(w->scratch, 0, 4096);
 	fz_fill(w, s, i, ctx, buf);
-	switch (fz_rand(s) % 16) {
+	switch (fuzz_rand(s) % 16) {
 	case 0: {
 		static const size_t sizes[] = { 0, 4, 8, 12, 4095, 4096,
 						 65536, 0xffffffff };
-		uint32_t v = fz_chance(s, 1, 2) ? size + 8 * (fz_rand(s) % 4) :
-			     sizes[fz_rand(s) % ARRAY_SIZE(sizes)];
+		uint32_t v = fuzz_chance(s, 1, 2) ? size + 8 * (fuzz_rand(s) % 4) :
+			     sizes[fuzz_rand(s) % ARRAY_SIZE(sizes)];
 
-		if (fz_chance(s, 1, 2) && v > size && v <= room)
+		if (fuzz_chance(s, 1, 2) && v > size && v <= room)
 			buf[v - 1] = 1;		/* non-zero tail: E2BIG */
 		*(uint32_t *)buf = v;
 		how = "size";
 		break;
 	}
 	case 1:
-		((uint32_t *)buf)[1] |= 1u << (fz_rand(s) % 32);
+		((uint32_t *)buf)[1] |= 1u << (fuzz_rand(s) % 32);
 		how = "flags";
 		break;
 	case 2:
 	case 3: {
-		unsigned int k = 2 + fz_rand(s) % (size / 4 - 2);
+		unsigned int k = 2 + fuzz_rand(s) % (size / 4 - 2);
 
 		((uint32_t *)buf)[k] = fz_bound(s);
 		how = "word";
@@ -1572,7 +1553,7 @@ static void fz_op_ioctl(struct fz_worker *w, uint64_t *s)
 		break;
 	}
 	arg = buf;
-	switch (fz_rand(s) % 24) {
+	switch (fuzz_rand(s) % 24) {
 	case 0:
 		arg = NULL;
 		how = "NULL";
@@ -1592,7 +1573,7 @@ static void fz_op_ioctl(struct fz_worker *w, uint64_t *s)
 		how = "read-only";
 		break;
 	case 4:
-		arg = w->sh->flap + 4096 * (fz_rand(s) % FZ_FLAP_PAGES);
+		arg = w->sh->flap + 4096 * (fuzz_rand(s) % FZ_FLAP_PAGES);
 		how = "flapping page";
 		break;
 	default:
@@ -1620,19 +1601,19 @@ static void fz_op_bad_number(struct fz_worker *w, uint64_t *s)
 {
 	unsigned long num = RNIC_IOCTL_QUERY_DEVICE;
 
-	switch (fz_rand(s) % 4) {
+	switch (fuzz_rand(s) % 4) {
 	case 0:
-		num = _IO(RNIC_IOCTL_MAGIC, fz_rand(s) % 256);
+		num = _IO(RNIC_IOCTL_MAGIC, fuzz_rand(s) % 256);
 		break;
 	case 1:
-		num = _IOWR(RNIC_IOCTL_MAGIC, RNIC_CMD_BASE + fz_rand(s) % 64,
+		num = _IOWR(RNIC_IOCTL_MAGIC, RNIC_CMD_BASE + fuzz_rand(s) % 64,
 			    struct rnic_query_device);
 		break;
 	case 2:
-		num = _IO(fz_rand(s) % 256, RNIC_CMD_BASE + fz_rand(s) % 64);
+		num = _IO(fuzz_rand(s) % 256, RNIC_CMD_BASE + fuzz_rand(s) % 64);
 		break;
 	default:
-		num = fz_rand(s);
+		num = fuzz_rand(s);
 		break;
 	}
 	if (fz_cmd_index(num) >= 0)
@@ -1640,7 +1621,7 @@ static void fz_op_bad_number(struct fz_worker *w, uint64_t *s)
 	memset(w->scratch, 0, 4096);
 	*(uint32_t *)w->scratch = 16;
 	fz_log(w, "ioctl number 0x%lx", num);
-	fz_ioctl(w, w->side[fz_rand(s) & 1].fd, -1, num, w->scratch);
+	fz_ioctl(w, w->side[fuzz_rand(s) & 1].fd, -1, num, w->scratch);
 }
 
 /*
@@ -1649,8 +1630,8 @@ static void fz_op_bad_number(struct fz_worker *w, uint64_t *s)
  */
 static void fz_op_mmap(struct fz_worker *w, uint64_t *s)
 {
-	struct fz_ring *r = &w->rings[fz_rand(s) % FZ_RINGS];
-	int ctx = fz_rand(s) & 1;
+	struct fz_ring *r = &w->rings[fuzz_rand(s) % FZ_RINGS];
+	int ctx = fuzz_rand(s) & 1;
 	size_t len = r->base ? r->size : 4096;
 	off_t off = r->base ? (off_t)r->info.offset : 0;
 	int prot = PROT_READ | PROT_WRITE, flags = MAP_SHARED;
@@ -1658,15 +1639,15 @@ static void fz_op_mmap(struct fz_worker *w, uint64_t *s)
 
 	if (w->side[ctx].fd < 0)
 		return;
-	switch (fz_rand(s) % 6) {
+	switch (fuzz_rand(s) % 6) {
 	case 0:
-		len += 4096 * (1 + fz_rand(s) % 2);
+		len += 4096 * (1 + fuzz_rand(s) % 2);
 		break;
 	case 1:
 		len = len > 4096 ? len - 4096 : 4096;
 		break;
 	case 2:
-		off += 4096 * (fz_rand(s) % 4);
+		off += 4096 * (fuzz_rand(s) % 4);
 		break;
 	case 3:
 		flags = MAP_PRIVATE;
@@ -1682,7 +1663,7 @@ static void fz_op_mmap(struct fz_worker *w, uint64_t *s)
 	       (unsigned long long)off, prot, flags);
 	p = mmap(NULL, len, prot, flags, w->side[ctx].fd, off);
 	if (p != MAP_FAILED) {
-		*(volatile uint32_t *)p = fz_rand(s);
+		*(volatile uint32_t *)p = fuzz_rand(s);
 		munmap(p, len);
 	}
 }
@@ -1690,11 +1671,11 @@ static void fz_op_mmap(struct fz_worker *w, uint64_t *s)
 /* Unmap a ring (the kernel keeps using its pages) or an MR's buffer. */
 static void fz_op_munmap(struct fz_worker *w, uint64_t *s)
 {
-	int ctx = fz_rand(s) & 1, i = fz_rand(s) % FZ_RINGS;
+	int ctx = fuzz_rand(s) & 1, i = fuzz_rand(s) % FZ_RINGS;
 	struct fz_ring *r = &w->rings[i];
 	void *p;
 
-	if (fz_chance(s, 1, 4) && w->side[ctx].buf) {
+	if (fuzz_chance(s, 1, 4) && w->side[ctx].buf) {
 		fz_log(w, "munmap the MR buffer of ctx %d", ctx);
 		munmap(w->side[ctx].buf, FZ_BUF_SIZE);
 		w->side[ctx].buf = NULL;
@@ -1702,7 +1683,7 @@ static void fz_op_munmap(struct fz_worker *w, uint64_t *s)
 	}
 	if (!r->base)
 		return;
-	switch (fz_rand(s) % 4) {
+	switch (fuzz_rand(s) % 4) {
 	case 0:
 		/* split the mapping in two, then unmap the parts one by one */
 		fz_log(w, "split and unmap ring %d", i);
@@ -1742,7 +1723,7 @@ static void fz_op_munmap(struct fz_worker *w, uint64_t *s)
 /* Open the context's asynchronous event descriptor and read what it holds. */
 static void fz_op_events(struct fz_worker *w, uint64_t *s)
 {
-	int ctx = fz_rand(s) & 1;
+	int ctx = fuzz_rand(s) & 1;
 	struct rnic_create_async_fd a = { .size = sizeof(a) };
 	struct rnic_event_desc ev;
 	struct pollfd p;
@@ -1809,11 +1790,11 @@ static void fz_op_close_race(struct fz_worker *w, uint64_t *s)
 	fz_log(w, "close a context under ioctls");
 	if (pthread_create(&t, NULL, fz_racer_main, &r))
 		goto out;
-	usleep(fz_rand(s) % 500);
+	usleep(fuzz_rand(s) % 500);
 	dup2(null, r.fd);
-	usleep(fz_rand(s) % 200);
-	if (ring != MAP_FAILED && fz_chance(s, 1, 2)) {
-		*(volatile uint32_t *)ring = fz_rand(s);
+	usleep(fuzz_rand(s) % 200);
+	if (ring != MAP_FAILED && fuzz_chance(s, 1, 2)) {
+		*(volatile uint32_t *)ring = fuzz_rand(s);
 		munmap(ring, cq.out_ring.size);
 		ring = MAP_FAILED;
 	}
@@ -1953,7 +1934,7 @@ static void fz_op_verbs(struct fz_worker *w, uint64_t *s)
 		struct ibv_sge rs = { (uintptr_t)buf + (N + i) * LEN, LEN,
 				      mr->lkey };
 		struct ibv_sge ss = { (uintptr_t)buf + i * LEN,
-				      len[i] = 1 + fz_rand(s) % LEN, mr->lkey };
+				      len[i] = 1 + fuzz_rand(s) % LEN, mr->lkey };
 		struct ibv_recv_wr rwr = { .wr_id = N + i, .sg_list = &rs,
 					   .num_sge = 1 }, *rbad;
 		struct ibv_send_wr swr = { .wr_id = i, .sg_list = &ss,
@@ -2043,7 +2024,7 @@ static const struct { enum fz_op op; int weight; } fz_weights[] = {
 
 static void fz_run_op(struct fz_worker *w, uint64_t *s)
 {
-	int r = fz_rand(s) % 1000;
+	int r = fuzz_rand(s) % 1000;
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(fz_weights) - 1; i++) {
@@ -2124,23 +2105,6 @@ static void fz_chunk_close(struct fz_worker *w)
 	memset(w->pool, 0, sizeof(w->pool));
 }
 
-static int fz_kmsg(const char *fmt, ...)
-{
-	char line[256];
-	va_list ap;
-	int fd, n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, line, n);
-	close(fd);
-	return n < 0 ? -errno : 0;
-}
-
 /* Find the loopback GID (::ffff:127.0.0.1) of the device. */
 static int fz_find_gid(struct fz_worker *w)
 {
@@ -2166,18 +2130,23 @@ static int fz_find_gid(struct fz_worker *w)
 	return -ENOENT;
 }
 
-static int fz_kmsg_scan(int fd, bool print_markers, unsigned int *markers);
+/* New kernel log lines of @fd, with this fuzzer's chunk markers */
+static int fz_kmsg_scan(int fd, bool print_markers, unsigned int *markers)
+{
+	return fuzz_kmsg_scan(fd, "rnic-fuzz: replay ", "RNIC_FUZZ_REPLAY",
+			      print_markers, markers);
+}
 
 /* Run chunk @chunk of worker @w (ops enabled in w->mask, or all). */
 static int fz_chunk(struct fz_worker *w, unsigned int chunk, unsigned int nops)
 {
 	const char *path = fz_uverbs_path();
-	uint64_t cs = fz_mix(w->seed ^ fz_mix(w->id ^ fz_mix(chunk)));
+	uint64_t cs = fuzz_mix(w->seed ^ fuzz_mix(w->id ^ fuzz_mix(chunk)));
 	int i, ret;
 
 	w->chunk = chunk;
 	w->st.chunks++;
-	fz_kmsg("rnic-fuzz: replay %" PRIu64 ":%d:%u\n", w->seed, w->id, chunk);
+	fuzz_kmsg("rnic-fuzz: replay %" PRIu64 ":%d:%u\n", w->seed, w->id, chunk);
 	for (i = 0; i < 2; i++) {
 		w->side[i].fd = path ? open(path, O_RDWR | O_CLOEXEC) : -1;
 		if (w->side[i].fd < 0) {
@@ -2193,14 +2162,14 @@ static int fz_chunk(struct fz_worker *w, unsigned int chunk, unsigned int nops)
 	if (!ret)
 		ret = fz_find_gid(w);
 	if (!ret)
-		ret = fz_traffic_setup(w, fz_rand(&cs));
+		ret = fz_traffic_setup(w, fuzz_rand(&cs));
 	if (ret) {
 		fz_failf(w, "traffic setup failed: %d", ret);
 		fz_chunk_close(w);
 		return -1;
 	}
 	for (w->op = 0; w->op < nops; w->op++) {
-		uint64_t s = fz_mix(cs ^ fz_mix(w->op));
+		uint64_t s = fuzz_mix(cs ^ fuzz_mix(w->op));
 
 		if (w->mask && !w->mask[w->op])
 			continue;
@@ -2351,66 +2320,6 @@ static int fz_process(const struct fz_config *cfg, int proc)
 
 /* ---- the kernel log ---------------------------------------------------- */
 
-static const char *const fz_bad_words[] = {
-	"WARNING:", "BUG:", "Oops", "general protection", "refcount_t",
-	"list_add corruption", "list_del corruption", "Kernel panic",
-	"rnic: leak", "UBSAN", "KASAN", "Call Trace:", "allocation failure",
-	"vmalloc error", "soft lockup", "blocked for more than",
-};
-
-/*
- * Read new kernel log lines from @fd; print bad ones and the chunk markers
- * before them. Number of bad lines.
- */
-static int fz_kmsg_scan(int fd, bool print_markers, unsigned int *markers)
-{
-	char line[1024], last[8][128];
-	unsigned int nlast = 0, i;
-	int bad = 0;
-	ssize_t n;
-
-	if (fd < 0)
-		return 0;
-	while ((n = read(fd, line, sizeof(line) - 1)) > 0 || (n < 0 && errno == EPIPE)) {
-		const char *msg;
-
-		if (n <= 0)
-			continue;
-		line[n] = '\0';
-		msg = strchr(line, ';');
-		msg = msg ? msg + 1 : line;
-		if (!strncmp(msg, "rnic-fuzz: replay ", 18)) {
-			snprintf(last[nlast++ % 8], sizeof(last[0]), "%.*s",
-				 (int)strcspn(msg + 18, "\n"), msg + 18);
-			if (markers)
-				(*markers)++;
-			continue;
-		}
-		for (i = 0; i < ARRAY_SIZE(fz_bad_words); i++)
-			if (strstr(msg, fz_bad_words[i]))
-				break;
-		if (i == ARRAY_SIZE(fz_bad_words))
-			continue;
-		bad++;
-		printf("# kernel: %.*s\n", (int)strcspn(msg, "\n"), msg);
-		if (!print_markers)
-			continue;
-		for (i = nlast > 8 ? nlast - 8 : 0; i < nlast; i++)
-			printf("#   after chunk RNIC_FUZZ_REPLAY=%s\n",
-			       last[i % 8]);
-	}
-	return bad;
-}
-
-static int fz_kmsg_open(void)
-{
-	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-
-	if (fd >= 0)
-		lseek(fd, 0, SEEK_END);
-	return fd;
-}
-
 /* ---- device and resources ------------------------------------------------ */
 
 /*
@@ -2554,7 +2463,7 @@ static int fz_replay(const struct fz_config *cfg, const char *spec,
 	unsigned long long seed;
 	struct fz_config c = *cfg;
 	unsigned int chunk;
-	int id, n, kfd = fz_kmsg_open();
+	int id, n, kfd = fuzz_kmsg_open();
 
 	if (sscanf(spec, "%llu:%d:%u", &seed, &id, &chunk) != 3) {
 		printf("not ok 1 - RNIC_FUZZ_REPLAY must be seed:worker:chunk\n");
@@ -2581,7 +2490,7 @@ static int fz_replay(const struct fz_config *cfg, const char *spec,
 static bool fz_check_shrink(const struct fz_config *cfg, struct rnic_genl *g)
 {
 	bool mask[FZ_CHUNK_OPS];
-	int n, kfd = fz_kmsg_open();
+	int n, kfd = fuzz_kmsg_open();
 
 	fz_inject_chunk = 1;
 	fz_inject_op = FZ_CHUNK_OPS / 3;
@@ -2596,29 +2505,21 @@ static bool fz_check_shrink(const struct fz_config *cfg, struct rnic_genl *g)
 
 /* ---- main ---------------------------------------------------------------- */
 
-static unsigned long fz_env(const char *name, unsigned long def)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? strtoull(v, NULL, 0) : def;
-}
-
 int main(void)
 {
 	struct fz_config cfg = {
-		.seed = fz_env("RNIC_FUZZ_SEED", FZ_DEFAULT_SEED),
-		.iters = fz_env("RNIC_FUZZ_ITERS", FZ_DEFAULT_ITERS),
-		.procs = fz_env("RNIC_FUZZ_PROCS", 2),
-		.threads = fz_env("RNIC_FUZZ_THREADS", 2),
+		.seed = fuzz_env("RNIC_FUZZ_SEED", FZ_DEFAULT_SEED),
+		.iters = fuzz_env("RNIC_FUZZ_ITERS", FZ_DEFAULT_ITERS),
+		.procs = fuzz_env("RNIC_FUZZ_PROCS", 2),
+		.threads = fuzz_env("RNIC_FUZZ_THREADS", 2),
 	};
 	const char *replay = getenv("RNIC_FUZZ_REPLAY");
 	const char *inject = getenv("RNIC_FUZZ_INJECT");
-	unsigned int markers, idle = 0;
 	unsigned long nw;
 	struct timespec t0, t1;
 	struct rnic_genl *g;
 	char res[256] = "";
-	int kfd, p, st, failed = 0;
+	int kfd, p, failed = 0;
 	bool ok;
 	pid_t *pids;
 
@@ -2648,7 +2549,7 @@ int main(void)
 	nw = (unsigned long)cfg.procs * cfg.threads;
 	printf("# seed %" PRIu64 ", %lu operations, %d processes x %d threads\n",
 	       cfg.seed, cfg.iters, cfg.procs, cfg.threads);
-	kfd = fz_kmsg_open();
+	kfd = fuzz_kmsg_open();
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	pids = calloc(cfg.procs, sizeof(*pids));
 	for (p = 0; p < cfg.procs; p++) {
@@ -2656,34 +2557,9 @@ int main(void)
 		if (!pids[p])
 			_exit(fz_process(&cfg, p));
 	}
-	/*
-	 * Wait, watching the kernel log; a run making no progress (no new
-	 * chunk marker) for FZ_HANG_S is a hang.
-	 */
-	for (p = 0; p < cfg.procs;) {
-		pid_t pid = waitpid(-1, &st, WNOHANG);
-
-		if (pid > 0) {
-			if (!WIFEXITED(st) || WEXITSTATUS(st)) {
-				printf("# process %d ended with status 0x%x\n",
-				       (int)pid, st);
-				failed = 1;
-			}
-			p++;
-			continue;
-		}
-		markers = 0;
-		if (fz_kmsg_scan(kfd, true, &markers))
-			failed = 1;
-		idle = markers ? 0 : idle + 1;
-		if (idle == FZ_HANG_S) {
-			printf("# no chunk started for %d s: hung\n", FZ_HANG_S);
-			failed = 1;
-			for (p = 0; p < cfg.procs; p++)
-				kill(pids[p], SIGKILL);
-		}
-		sleep(1);
-	}
+	if (fuzz_supervise(pids, cfg.procs, kfd, "rnic-fuzz: replay ", "RNIC_FUZZ_REPLAY",
+			   FZ_HANG_S))
+		failed = 1;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (fz_kmsg_scan(kfd, true, NULL))
 		failed = 1;
