@@ -118,10 +118,11 @@ listening() {
 	fi
 }
 
-# pair WHERE NAME SERVER... -- CLIENT...: runs SERVER in the background
+# pair WHERE SERVER... -- CLIENT...: runs SERVER in the background
 # (WHERE: "ns" for the rnic namespace, "-" for the initial one), waits
-# until it listens on $tcp_port, runs CLIENT; sets src and crc to their
-# exit statuses
+# until it listens on $tcp_port (or $pair_start seconds, for a server
+# that listens through a CM: no socket to watch), runs CLIENT; sets src
+# and crc to their exit statuses
 pair() {
 	local where=$1 i
 	shift
@@ -137,7 +138,9 @@ pair() {
 	timeout $((${pair_limit:-$limit} + 20)) "${srv[@]}" \
 		>"$tmp/server.out" 2>"$tmp/server.err" &
 	local spid=$!
+	[ -n "${pair_start:-}" ] && sleep "$pair_start"
 	for i in $(seq 200); do
+		[ -n "${pair_start:-}" ] && break
 		if [ "$where" = ns ]; then
 			listening $ns $tcp_port && break
 		else
@@ -375,27 +378,9 @@ fi
 # ---- 4. the connection manager ---------------------------------------------
 
 # cm_pair WHERE SERVER... -- CLIENT...: as pair(), for programs that
-# listen through a CM rather than TCP: the client starts once the server
-# had 2 s to listen (there is no socket to watch)
+# listen through a CM: the client starts once the server had 2 s
 cm_pair() {
-	local where=$1
-	shift
-	local -a srv=() cli=()
-	while [ "$1" != -- ]; do
-		srv+=("$1")
-		shift
-	done
-	shift
-	cli=("$@")
-	rm -f "$tmp"/server.* "$tmp"/client.*
-	timeout $((limit + 20)) "${srv[@]}" >"$tmp/server.out" \
-		2>"$tmp/server.err" &
-	local spid=$!
-	sleep 2
-	timeout $limit "${cli[@]}" >"$tmp/client.out" 2>"$tmp/client.err"
-	crc=$?
-	wait $spid
-	src=$?
+	pair_start=2 pair "$@"
 }
 
 # cm_check NAME: judges the last pair: both exit 0

@@ -25,6 +25,19 @@ skip() {
 	echo "ok $n - $1 # SKIP $2"
 }
 
+# check_run NAME CONDITION...: test NAME passed if the shell condition
+# (evaluated) holds; else the last run's $rc, $out and $err are shown
+check_run() {
+	local name=$1
+	shift
+	if eval "$*"; then
+		ok 0 "$name"
+	else
+		printf '# rc=%s\n# stdout: %s\n# stderr: %s\n' "$rc" "$out" "$err"
+		ok 1 "$name"
+	fi
+}
+
 # tap_end: the plan; status 1 if a test failed
 tap_end() {
 	echo "1..$n"

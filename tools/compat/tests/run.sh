@@ -31,34 +31,22 @@ run() {
 	err=$(cat "$TMP/err")
 }
 
-# check NAME CONDITION...: ok if the shell condition holds, else show why
-check() {
-	name=$1
-	shift
-	if eval "$*"; then
-		ok 0 "$name"
-	else
-		printf '# rc=%s\n# stdout: %s\n# stderr: %s\n' "$rc" "$out" "$err"
-		ok 1 "$name"
-	fi
-}
-
 run --help
-check "--help: usage on stdout, status 0" \
+check_run "--help: usage on stdout, status 0" \
 	'[ $rc = 0 ] && [ -z "$err" ] && case $out in Usage:*) true ;; *) false ;; esac'
 run
-check "no command: usage on stderr, status 2" \
+check_run "no command: usage on stderr, status 2" \
 	'[ $rc = 2 ] && [ -z "$out" ] && case $err in Usage:*) true ;; *) false ;; esac'
 run --bogus
-check "unknown option: status 2" '[ $rc = 2 ] && [ -n "$err" ]'
+check_run "unknown option: status 2" '[ $rc = 2 ] && [ -n "$err" ]'
 run sh -c 'exit 7'
-check "the command's exit status is rnic-run's" '[ $rc = 7 ]'
+check_run "the command's exit status is rnic-run's" '[ $rc = 7 ]'
 run rnic-run-no-such-command
-check "unknown command: status 127, said so" \
+check_run "unknown command: status 127, said so" \
 	'[ $rc = 127 ] && [ "$err" = "rnic-run: rnic-run-no-such-command: command not found" ]'
 
 LD_LIBRARY_PATH=/nowhere run -- sh -c 'echo "$LD_LIBRARY_PATH"; echo "$LD_PRELOAD"'
-check "environment: compat directory first, the caller's path kept, both libraries preloaded" \
+check_run "environment: compat directory first, the caller's path kept, both libraries preloaded" \
 	'[ "$out" = "$COMPAT:/nowhere
 $COMPAT/libibverbs.so.1 $COMPAT/librdmacm.so.1" ]'
 
@@ -67,7 +55,7 @@ expected="    device          	   node GUID
     rnic7           	0002c9fffe000007"
 if [ -x /usr/bin/ibv_devices ]; then
 	run /usr/bin/ibv_devices
-	check "Debian's ibv_devices lists rnic's device" \
+	check_run "Debian's ibv_devices lists rnic's device" \
 		'[ $rc = 0 ] && [ "$out" = "$expected" ] && [ -z "$err" ]'
 else
 	skip "Debian's ibv_devices lists rnic's device" "no /usr/bin/ibv_devices"
@@ -96,10 +84,10 @@ PROG
 	"${CC:-cc}" -o "$TMP/list" "$TMP/list.c" -L"$TMP/rpath" \
 		-l:libibverbs.so.1 -Wl,--disable-new-dtags,-rpath,"$TMP/rpath"
 	run "$TMP/list"
-	check "a DT_RPATH to rdma-core's library loses to rnic-run" \
+	check_run "a DT_RPATH to rdma-core's library loses to rnic-run" \
 		'[ $rc = 0 ] && [ "$out" = rnic7 ]'
 	LD_LIBRARY_PATH=$COMPAT "$TMP/list" >"$TMP/out" 2>&1
-	check "(the same program under LD_LIBRARY_PATH alone does not list it)" \
+	check_run "(the same program under LD_LIBRARY_PATH alone does not list it)" \
 		'[ "$(cat "$TMP/out")" != rnic7 ]'
 else
 	skip "a DT_RPATH to rdma-core's library loses to rnic-run" "no libibverbs.so.1 installed"

@@ -260,6 +260,7 @@ done
 
 # 4. librdmacm. There is no TCP socket to wait for: a client refused
 # because its server does not listen yet (REJECTED) tries again.
+. "$top/tools/lib/cm_client.sh"
 
 # cm_pair NAME SPAT CPAT SERVER CLIENT: the commands SERVER and CLIENT
 # (words, $cm_port in them); both must exit 0, with lines matching SPAT
@@ -276,16 +277,8 @@ cm_pair() {
 	# shellcheck disable=SC2086 # the commands are word lists
 	timeout 120 $4 >"$tmp/server.out" 2>"$tmp/server.err" &
 	spid=$!
-	i=0
-	while :; do
-		# shellcheck disable=SC2086
-		timeout 120 $5 >"$tmp/client.out" 2>"$tmp/client.err"
-		crc=$?
-		[ $crc -ne 0 ] && [ $i -lt 50 ] && kill -0 $spid 2>/dev/null ||
-			break
-		i=$((i + 1))
-		sleep 0.2
-	done
+	# shellcheck disable=SC2086
+	cm_client $5
 	wait $spid
 	src=$?
 	[ $src -eq 0 ] || why="server exit $src;"

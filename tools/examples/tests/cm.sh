@@ -25,24 +25,12 @@ run() {
 	err=$(cat "$TMP/err")
 }
 
-# check NAME CONDITION...: ok if the shell condition holds, else show why
-check() {
-	name=$1
-	shift
-	if eval "$*"; then
-		ok 0 "$name"
-	else
-		printf '# rc=%s\n# stdout: %s\n# stderr: %s\n' "$rc" "$out" "$err"
-		ok 1 "$name"
-	fi
-}
-
 # usage_error NAME ARGS...: status 1, a message and the usage on stderr
 usage_error() {
 	name=$1
 	shift
 	run "$@"
-	check "$name: status 1, usage on stderr" \
+	check_run "$name: status 1, usage on stderr" \
 		'[ $rc = 1 ] && [ -z "$out" ] && case $err in *Usage:*) true ;; *) false ;; esac'
 }
 
@@ -51,12 +39,12 @@ bad_value() {
 	name=$1 what=$2
 	shift 2
 	run "$@"
-	check "$name: status 1, invalid $what" \
+	check_run "$name: status 1, invalid $what" \
 		'[ $rc = 1 ] && [ -z "$out" ] && case $err in "Invalid $what "*) true ;; *) false ;; esac'
 }
 
 run -h
-check "-h: usage on stdout, status 0" \
+check_run "-h: usage on stdout, status 0" \
 	'[ $rc = 0 ] && [ -z "$err" ] && case $out in Usage:*) true ;; *) false ;; esac'
 # all_options: every option has its line in the usage ($out)
 all_options() {
@@ -64,7 +52,7 @@ all_options() {
 		case $out in *"	$o"*) ;; *) return 1 ;; esac
 	done
 }
-check "-h: every option is in the usage" all_options
+check_run "-h: every option is in the usage" all_options
 
 usage_error "no arguments"
 usage_error "-s and -c" -s -c -a 127.0.0.1
@@ -82,10 +70,10 @@ bad_value "-C 0" count -c -a 127.0.0.1 -C 0
 bad_value "-p beyond 65535" port -s -p 65536
 
 run -c -a 127.0.0.1 -C 1 -S 26
-check "no connection manager: the client fails with ENODEV" \
+check_run "no connection manager: the client fails with ENODEV" \
 	'[ $rc = 1 ] && [ -z "$out" ] && case $err in rdma_create_event_channel:*"No such device"*) true ;; *) false ;; esac'
 run -s -V -S 65536
-check "no connection manager: the server fails with ENODEV" \
+check_run "no connection manager: the server fails with ENODEV" \
 	'[ $rc = 1 ] && [ -z "$out" ] && case $err in rdma_create_event_channel:*"No such device"*) true ;; *) false ;; esac'
 
 # cm_run PROGRAM ARGS...: like run, for rnic-cm-client or -server
@@ -100,38 +88,38 @@ cm_run() {
 
 for prog in rnic-cm-client rnic-cm-server; do
 	cm_run $prog -h
-	check "$prog -h: usage on stdout, status 0" \
+	check_run "$prog -h: usage on stdout, status 0" \
 		'[ $rc = 0 ] && [ -z "$err" ] && case $out in Usage:*) true ;; *) false ;; esac'
 	cm_run $prog -x
-	check "$prog -x: status 1, usage on stderr" \
+	check_run "$prog -x: status 1, usage on stderr" \
 		'[ $rc = 1 ] && [ -z "$out" ] && case $err in *Usage:*) true ;; *) false ;; esac'
 	cm_run $prog -s 127.0.0.1 extra
-	check "$prog with an extra argument: status 1, usage on stderr" \
+	check_run "$prog with an extra argument: status 1, usage on stderr" \
 		'[ $rc = 1 ] && [ -z "$out" ] && case $err in *Usage:*) true ;; *) false ;; esac'
 done
 cm_run rnic-cm-client
-check "rnic-cm-client without -s: status 1, usage on stderr" \
+check_run "rnic-cm-client without -s: status 1, usage on stderr" \
 	'[ $rc = 1 ] && case $err in *"-s is needed"*Usage:*) true ;; *) false ;; esac'
 cm_run rnic-cm-client -s 127.0.0.1 -p 7471
-check "no connection manager: rnic-cm-client fails with ENODEV" \
+check_run "no connection manager: rnic-cm-client fails with ENODEV" \
 	'[ $rc = 1 ] && [ "$out" = "rnic-cm-client: start
 rnic-cm-client: end -1" ] && case $err in "rdma_create_ep: No such device") true ;; *) false ;; esac'
 cm_run rnic-cm-server -s 127.0.0.1
-check "no connection manager: rnic-cm-server fails with ENODEV" \
+check_run "no connection manager: rnic-cm-server fails with ENODEV" \
 	'[ $rc = 1 ] && [ "$out" = "rnic-cm-server: start
 rnic-cm-server: end -1" ] && case $err in "rdma_create_ep: No such device") true ;; *) false ;; esac'
 
 # rnic-cmtime: -h, usage errors (status 2), no connection manager
 cm_run rnic-cmtime -h
-check "rnic-cmtime -h: usage on stdout, status 0" \
+check_run "rnic-cmtime -h: usage on stdout, status 0" \
 	'[ $rc = 0 ] && [ -z "$err" ] && case $out in Usage:*) true ;; *) false ;; esac'
 for args in "" "-s -a 127.0.0.1" "-a 127.0.0.1 -n 0" "-s -t 0" "-s extra" "-x"; do
 	cm_run rnic-cmtime $args
-	check "rnic-cmtime $args: status 2, usage on stderr" \
+	check_run "rnic-cmtime $args: status 2, usage on stderr" \
 		'[ $rc = 2 ] && [ -z "$out" ] && case $err in *Usage:*) true ;; *) false ;; esac'
 done
 cm_run rnic-cmtime -a 127.0.0.1
-check "no connection manager: rnic-cmtime fails with ENODEV" \
+check_run "no connection manager: rnic-cmtime fails with ENODEV" \
 	'[ $rc = 1 ] && [ -z "$out" ] && case $err in "rdma_create_event_channel: No such device") true ;; *) false ;; esac'
 
 tap_end

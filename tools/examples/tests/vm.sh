@@ -241,21 +241,7 @@ fails "corrupted message: client error exit" "no completion for 2 s" \
 server_failed "corrupted message: server reports the byte" \
 	'message 5: byte 99 is 0x[0-9a-f]*, expected 0x'
 
-# cm_client COMMAND...: the client of the server $spid, into client.out
-# and client.err, status $crc; tried again (50 times at most) while it
-# fails and the server lives: there is no TCP socket to wait for, and a
-# server not listening yet refuses it (REJECTED, no such service)
-cm_client() {
-	i=0
-	while :; do
-		timeout 120 "$@" >"$tmp/client.out" 2>"$tmp/client.err"
-		crc=$?
-		[ $crc -ne 0 ] && [ $i -lt 50 ] && kill -0 $spid 2>/dev/null ||
-			break
-		i=$((i + 1))
-		sleep 0.2
-	done
-}
+. "$top/tools/lib/cm_client.sh"
 
 # rnic-rping over the connection manager: ten pings, each read and written
 # back by the server and checked by the client (-V), then DISCONNECTED on
