@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * rnic-bench-ceiling: the two reference figures of make bench, measured in
+ * rnic-bench-ceiling: the reference figures of make bench, measured in
  * the same VM as the RDMA stacks.
  *
  *   rnic-bench-ceiling [-D SECONDS] memcpy SIZE...
@@ -10,14 +10,27 @@
  *	one buffer; prints "memcpy SIZE MB/s" per size
  *   rnic-bench-ceiling [-D SECONDS] syscall
  *	the cost of a null system call (getppid); prints "syscall 0 USEC"
+ *   rnic-bench-ceiling [-D SECONDS] udp-sink PORT
+ *   rnic-bench-ceiling [-D SECONDS] udp-source ADDR PORT SIZE
+ *	the ceiling of the wire rows: the kernel's own UDP path between two
+ *	processes (over the bench's veth pair, one namespace each). The
+ *	source sends SIZE-byte IPv4 datagrams to ADDR:PORT for SECONDS + 1
+ *	s; the sink counts what arrives in the SECONDS after the first one
+ *	and prints "udp SIZE MB/s MPPS". Both move 64 datagrams per system
+ *	call (sendmmsg, recvmmsg), so the figure is the network path's
+ *	(skb, IP, UDP, the veth, the receive softirq, the socket), not the
+ *	system calls'.
  *
  * MB/s is 2^20 bytes per second, as rnic-perf (and perftest) report it.
  */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,6 +38,8 @@
 #define MAX_SIZE	(16UL << 20)
 #define CLOCK_EVERY	64
 #define MB		1048576.0
+#define UDP_BATCH	64
+#define UDP_MAX		1472	/* one Ethernet frame of MTU 1500 */
 
 static double now(void)
 {
@@ -82,10 +97,136 @@ static void bench_syscall(double secs)
 	printf("syscall 0 %.3f\n", (t - t0) * 1e6 / calls);
 }
 
+/* @n datagrams of @size bytes from one buffer each (@bufs), for a batch */
+static void udp_batch(struct mmsghdr *m, struct iovec *v, char (*bufs)[UDP_MAX],
+		      unsigned int n, size_t size)
+{
+	unsigned int i;
+
+	memset(m, 0, n * sizeof(*m));
+	for (i = 0; i < n; i++) {
+		v[i].iov_base = bufs[i];
+		v[i].iov_len = size;
+		m[i].msg_hdr.msg_iov = &v[i];
+		m[i].msg_hdr.msg_iovlen = 1;
+	}
+}
+
+static int parse_port(const char *s, struct sockaddr_in *a)
+{
+	char *end;
+	unsigned long port = strtoul(s, &end, 10);
+
+	if (*end || !port || port > 65535) {
+		fprintf(stderr, "rnic-bench-ceiling: bad port %s\n", s);
+		return -1;
+	}
+	a->sin_family = AF_INET;
+	a->sin_port = htons(port);
+	return 0;
+}
+
+static int bench_udp_sink(const char *port, double secs)
+{
+	static char bufs[UDP_BATCH][UDP_MAX];
+	struct mmsghdr m[UDP_BATCH];
+	struct iovec v[UDP_BATCH];
+	struct sockaddr_in a = { 0 };
+	struct timeval idle = { .tv_sec = 2 };
+	int rcvbuf = 4 << 20, fd, n, i;
+	unsigned long pkts = 0, bytes = 0;
+	double t0 = 0, t = 0;
+
+	if (parse_port(port, &a))
+		return 2;
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &idle, sizeof(idle)) ||
+	    bind(fd, (struct sockaddr *)&a, sizeof(a))) {
+		perror("rnic-bench-ceiling: udp-sink");
+		return 1;
+	}
+	udp_batch(m, v, bufs, UDP_BATCH, UDP_MAX);
+	for (;;) {
+		n = recvmmsg(fd, m, UDP_BATCH, 0, NULL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;	/* nothing for 2 s: the source is done */
+		t = now();
+		if (!t0) {
+			/* the clock starts at the first batch, not counted */
+			t0 = t;
+			continue;
+		}
+		for (i = 0; i < n; i++)
+			bytes += m[i].msg_len;
+		pkts += n;
+		if (t - t0 >= secs)
+			break;
+	}
+	close(fd);
+	if (!pkts) {
+		fprintf(stderr, "rnic-bench-ceiling: udp-sink: nothing arrived\n");
+		return 1;
+	}
+	printf("udp %lu %.1f %.4f\n", bytes / pkts, bytes / (t - t0) / MB,
+	       pkts / (t - t0) / 1e6);
+	return 0;
+}
+
+static int bench_udp_source(const char *addr, const char *port,
+			    const char *size_arg, double secs)
+{
+	static char bufs[UDP_BATCH][UDP_MAX];
+	struct mmsghdr m[UDP_BATCH];
+	struct iovec v[UDP_BATCH];
+	struct sockaddr_in a = { 0 };
+	unsigned long size;
+	double t0;
+	char *end;
+	int fd;
+
+	size = strtoul(size_arg, &end, 10);
+	if (*end || !size || size > UDP_MAX) {
+		fprintf(stderr, "rnic-bench-ceiling: bad size %s (1 to %d)\n",
+			size_arg, UDP_MAX);
+		return 2;
+	}
+	if (parse_port(port, &a))
+		return 2;
+	if (inet_pton(AF_INET, addr, &a.sin_addr) != 1) {
+		fprintf(stderr, "rnic-bench-ceiling: bad IPv4 address %s\n", addr);
+		return 2;
+	}
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a))) {
+		perror("rnic-bench-ceiling: udp-source");
+		return 1;
+	}
+	udp_batch(m, v, bufs, UDP_BATCH, size);
+	/* the sink's window starts at its first datagram: overrun it */
+	t0 = now();
+	while (now() - t0 < secs + 1) {
+		/* a full socket buffer or a dropped batch is the path's limit */
+		if (sendmmsg(fd, m, UDP_BATCH, 0) < 0 && errno != ENOBUFS &&
+		    errno != EINTR && errno != ECONNREFUSED) {
+			perror("rnic-bench-ceiling: sendmmsg");
+			close(fd);
+			return 1;
+		}
+	}
+	close(fd);
+	return 0;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: rnic-bench-ceiling [-D SECONDS] memcpy SIZE...\n"
-		   "       rnic-bench-ceiling [-D SECONDS] syscall\n");
+		   "       rnic-bench-ceiling [-D SECONDS] syscall\n"
+		   "       rnic-bench-ceiling [-D SECONDS] udp-sink PORT\n"
+		   "       rnic-bench-ceiling [-D SECONDS] udp-source ADDR PORT SIZE\n");
 }
 
 int main(int argc, char **argv)
@@ -116,6 +257,11 @@ int main(int argc, char **argv)
 		bench_syscall(secs);
 		return 0;
 	}
+	if (optind < argc && !strcmp(argv[optind], "udp-sink") && optind + 2 == argc)
+		return bench_udp_sink(argv[optind + 1], secs);
+	if (optind < argc && !strcmp(argv[optind], "udp-source") && optind + 4 == argc)
+		return bench_udp_source(argv[optind + 1], argv[optind + 2],
+					argv[optind + 3], secs);
 	if (optind + 1 >= argc || strcmp(argv[optind], "memcpy")) {
 		usage(stderr);
 		return 2;

@@ -68,6 +68,14 @@ has "$tmp/t.md" '^\| send_bw \| 64 \| Mpps \| 0.110 \| 0.040 \| 2.75 \| .* \| MI
 ok $? "wire send_bw row: the wire goal (3x) missed"
 has "$tmp/t.md" '^\| write_lat \| 8 \| usec \| 45.00 \| 90.00 \| 0.50 \| - \| 60.00 \| PASS \(≤ 0.5× rxe\) \|$'
 ok $? "wire write_lat row: at the goal is a pass"
+# the wire's ceiling: UDP 1040 B 0.5, 0.4, 0.3 Mpps (390.625 MB/s of 1024 B
+# payloads); 80 B 0.2, 0.3, 0.22
+has "$tmp/t.md" "^The wire's ceiling: .* 1040-byte datagrams \(a RoCE packet at path MTU 1024\) 0.400 Mpps, 391 MB/s of 1024-byte payloads; 80-byte datagrams \(a 64 B SEND\) 0.220 Mpps\. rnic↔rnic reaches write_bw 65536 B 64% of it \(the goal, 5× rxe, is 58% of it\), send_bw 64 B 50% of it \(the goal, 3× rxe, is 55% of it\)\.\$"
+ok $? "the wire's ceiling: the kernel's UDP path, and the wire rows' share of it"
+sed '/ udp /d' "$dir/sample.raw" >"$tmp/noudp.raw"
+"$report" --raw "$tmp/noudp.raw" --md "$tmp/n.md" --json "$tmp/n.json" >/dev/null 2>&1 &&
+	! has "$tmp/n.md" "wire's ceiling"
+ok $? "a run without the UDP ceiling (older raw files) has no such sentence"
 has "$tmp/t.md" '^Goals: 3 PASS, 3 MISS; wire goals: 2 PASS, 2 MISS\.$'
 ok $? "goal summary, the wire goals apart"
 has "$tmp/t.md" '^- CPU model: max,erms=off$'
@@ -90,9 +98,11 @@ assert d[("send_bw_2procs_2qps", 64, "rnic")] == (0.2273, "Mpps"), d
 assert d[("send_bw_2procs_2qps", 64, "rxe")] == (0.05, "Mpps"), d
 assert d[("qp_kmem", 500, "rnic")] == (60, "KiB/QP"), d
 assert d[("qp_kmem", 500, "rxe")] == (93, "KiB/QP"), d
-assert len(d) == 29, len(d)
+assert d[("udp", 1040, "udp")] == (0.4, "Mpps"), d
+assert d[("udp", 80, "udp")] == (0.22, "Mpps"), d
+assert len(d) == 31, len(d)
 PY
-ok $? "JSON figures: values, units, one memcpy per bandwidth row, the syscall, the wire stacks"
+ok $? "JSON figures: values, units, one memcpy per bandwidth row, the syscall, the wire stacks, the UDP ceiling"
 python3 - "$tmp/t.json" <<'PY'
 import json, sys
 g = json.load(open(sys.argv[1]))["goals"]
