@@ -22,17 +22,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_time.h"
+
 #define MAX_SIZE	(16UL << 20)
-#define CLOCK_EVERY	64
 #define MB		1048576.0
-
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
 
 static int bench_memcpy(unsigned long size, double secs)
 {
@@ -52,7 +45,7 @@ static int bench_memcpy(unsigned long size, double secs)
 		memset(src, 0x5a, MAX_SIZE);
 		memset(dst, 0, MAX_SIZE);
 	}
-	t0 = now();
+	t0 = bench_now();
 	do {
 		for (i = 0; i < CLOCK_EVERY; i++) {
 			memcpy(dst, src, size);
@@ -60,7 +53,7 @@ static int bench_memcpy(unsigned long size, double secs)
 			__asm__ __volatile__("" : : "r"(dst) : "memory");
 		}
 		copies += CLOCK_EVERY;
-		t = now();
+		t = bench_now();
 	} while (t - t0 < secs);
 	printf("memcpy %lu %.1f\n", size, copies * (double)size / (t - t0) / MB);
 	return 0;
@@ -72,12 +65,12 @@ static void bench_syscall(double secs)
 	double t0, t;
 	int i;
 
-	t0 = now();
+	t0 = bench_now();
 	do {
 		for (i = 0; i < CLOCK_EVERY; i++)
 			syscall(SYS_getppid);
 		calls += CLOCK_EVERY;
-		t = now();
+		t = bench_now();
 	} while (t - t0 < secs);
 	printf("syscall 0 %.3f\n", (t - t0) * 1e6 / calls);
 }
@@ -98,11 +91,8 @@ int main(int argc, char **argv)
 	while ((opt = getopt(argc, argv, "D:h")) != -1) {
 		switch (opt) {
 		case 'D':
-			secs = strtod(optarg, &end);
-			if (*end || !(secs > 0)) {
-				fprintf(stderr, "rnic-bench-ceiling: bad duration %s\n", optarg);
+			if (!bench_secs("rnic-bench-ceiling", optarg, &secs))
 				return 2;
-			}
 			break;
 		case 'h':
 			usage(stdout);
