@@ -14,8 +14,8 @@
  *   write8	one signaled 8-byte RDMA WRITE posted on that QP and its
  *		completion polled, one after the other; the QP is connected
  *		to a second RC QP of the same context on DEVICE (the local
- *		link, nothing else running): the whole engine for one
- *		message; prints "write8 8 USEC". Every WRITE carries a new
+ *		link, one process, no peer to wait for): the whole engine
+ *		for one message; prints "write8 8 USEC". Every WRITE carries a new
  *		value, checked at the target after its completion.
  *
  * USEC is the mean time of one operation over SECONDS (default 1), the
