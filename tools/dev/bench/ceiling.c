@@ -35,19 +35,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_time.h"
+
 #define MAX_SIZE	(16UL << 20)
-#define CLOCK_EVERY	64
 #define MB		1048576.0
 #define UDP_BATCH	64
 #define UDP_MAX		1472	/* one Ethernet frame of MTU 1500 */
-
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
 
 static int bench_memcpy(unsigned long size, double secs)
 {
@@ -67,7 +60,7 @@ static int bench_memcpy(unsigned long size, double secs)
 		memset(src, 0x5a, MAX_SIZE);
 		memset(dst, 0, MAX_SIZE);
 	}
-	t0 = now();
+	t0 = bench_now();
 	do {
 		for (i = 0; i < CLOCK_EVERY; i++) {
 			memcpy(dst, src, size);
@@ -75,7 +68,7 @@ static int bench_memcpy(unsigned long size, double secs)
 			__asm__ __volatile__("" : : "r"(dst) : "memory");
 		}
 		copies += CLOCK_EVERY;
-		t = now();
+		t = bench_now();
 	} while (t - t0 < secs);
 	printf("memcpy %lu %.1f\n", size, copies * (double)size / (t - t0) / MB);
 	return 0;
@@ -87,12 +80,12 @@ static void bench_syscall(double secs)
 	double t0, t;
 	int i;
 
-	t0 = now();
+	t0 = bench_now();
 	do {
 		for (i = 0; i < CLOCK_EVERY; i++)
 			syscall(SYS_getppid);
 		calls += CLOCK_EVERY;
-		t = now();
+		t = bench_now();
 	} while (t - t0 < secs);
 	printf("syscall 0 %.3f\n", (t - t0) * 1e6 / calls);
 }
@@ -154,7 +147,7 @@ static int bench_udp_sink(const char *port, double secs)
 			continue;
 		if (n < 0)
 			break;	/* nothing for 2 s: the source is done */
-		t = now();
+		t = bench_now();
 		if (!t0) {
 			/* the clock starts at the first batch, not counted */
 			t0 = t;
@@ -207,8 +200,8 @@ static int bench_udp_source(const char *addr, const char *port,
 	}
 	udp_batch(m, v, bufs, UDP_BATCH, size);
 	/* the sink's window starts at its first datagram: overrun it */
-	t0 = now();
-	while (now() - t0 < secs + 1) {
+	t0 = bench_now();
+	while (bench_now() - t0 < secs + 1) {
 		/* a full socket buffer or a dropped batch is the path's limit */
 		if (sendmmsg(fd, m, UDP_BATCH, 0) < 0 && errno != ENOBUFS &&
 		    errno != EINTR && errno != ECONNREFUSED) {
@@ -239,11 +232,8 @@ int main(int argc, char **argv)
 	while ((opt = getopt(argc, argv, "D:h")) != -1) {
 		switch (opt) {
 		case 'D':
-			secs = strtod(optarg, &end);
-			if (*end || !(secs > 0)) {
-				fprintf(stderr, "rnic-bench-ceiling: bad duration %s\n", optarg);
+			if (!bench_secs("rnic-bench-ceiling", optarg, &secs))
 				return 2;
-			}
 			break;
 		case 'h':
 			usage(stdout);

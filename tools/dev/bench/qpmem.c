@@ -25,8 +25,9 @@
 
 #include <infiniband/verbs.h>
 
+#include "bench_verbs.h"
+
 #define QP_WRS		128
-#define PORT		1
 /* let deferred frees and RCU callbacks of earlier work settle, in usec */
 #define SETTLE_US	200000
 
@@ -36,9 +37,7 @@ struct run {
 	struct ibv_cq *cq;
 	struct ibv_qp **qps;
 	unsigned int n;
-	union ibv_gid gid;
-	int gid_index;
-	enum ibv_mtu mtu;
+	struct bench_path path;
 };
 
 /* The figure of /proc/meminfo line KEY in KiB, or -1. */
@@ -68,109 +67,6 @@ static bool kernel_mem(long *slab, long *vmalloc)
 	return *slab >= 0 && *vmalloc >= 0;
 }
 
-static int open_device(struct run *r, const char *name)
-{
-	struct ibv_device **list;
-	int n, i;
-
-	list = ibv_get_device_list(&n);
-	if (!list)
-		return -errno;
-	for (i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			break;
-	if (i < n)
-		r->ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	if (i == n)
-		return -ENODEV;
-	return r->ctx ? 0 : -errno;
-}
-
-/* The port's first IPv4-mapped GID, the one rnic-perf uses. */
-static int pick_gid(struct run *r)
-{
-	static const uint8_t v4_prefix[12] = { [10] = 0xff, [11] = 0xff };
-	struct ibv_port_attr pattr;
-	int i;
-
-	if (ibv_query_port(r->ctx, PORT, &pattr))
-		return -errno;
-	r->mtu = pattr.active_mtu;
-	for (i = 0; i < pattr.gid_tbl_len; i++) {
-		if (ibv_query_gid(r->ctx, PORT, i, &r->gid))
-			continue;
-		if (!memcmp(r->gid.raw, v4_prefix, sizeof(v4_prefix))) {
-			r->gid_index = i;
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
-
-static struct ibv_qp *create_qp(struct run *r)
-{
-	struct ibv_qp_init_attr init = {
-		.send_cq = r->cq,
-		.recv_cq = r->cq,
-		.qp_type = IBV_QPT_RC,
-		.cap = {
-			.max_send_wr = QP_WRS,
-			.max_recv_wr = QP_WRS,
-			.max_send_sge = 1,
-			.max_recv_sge = 1,
-		},
-	};
-
-	return ibv_create_qp(r->pd, &init);
-}
-
-/* Move QP to RTS, connected to the QP numbered DEST on the same device. */
-static int connect_qp(struct run *r, struct ibv_qp *qp, uint32_t dest)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = PORT,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
-	};
-	int ret;
-
-	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
-	if (ret)
-		return -ret;
-	a = (struct ibv_qp_attr) {
-		.qp_state = IBV_QPS_RTR,
-		.path_mtu = r->mtu,
-		.dest_qp_num = dest,
-		.min_rnr_timer = 12,
-		.ah_attr = {
-			.is_global = 1,
-			.grh = {
-				.dgid = r->gid,
-				.sgid_index = r->gid_index,
-				.hop_limit = 64,
-			},
-			.port_num = PORT,
-		},
-	};
-	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
-			    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			    IBV_QP_MIN_RNR_TIMER);
-	if (ret)
-		return -ret;
-	a = (struct ibv_qp_attr) {
-		.qp_state = IBV_QPS_RTS,
-		.timeout = 14,
-		.retry_cnt = 7,
-		.rnr_retry = 7,
-	};
-	return -ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			      IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			      IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
-}
-
 /* Create every QP, then connect them in pairs; "what" says what failed. */
 static int make_qps(struct run *r, const char **what)
 {
@@ -179,13 +75,14 @@ static int make_qps(struct run *r, const char **what)
 
 	*what = "ibv_create_qp";
 	for (i = 0; i < r->n; i++) {
-		r->qps[i] = create_qp(r);
+		r->qps[i] = bench_rc_qp(r->pd, r->cq, QP_WRS, QP_WRS);
 		if (!r->qps[i])
 			return -errno;
 	}
 	*what = "ibv_modify_qp to RTS";
 	for (i = 0; i < r->n; i++) {
-		ret = connect_qp(r, r->qps[i], r->qps[i ^ 1]->qp_num);
+		ret = bench_connect(r->qps[i], &r->path,
+				    r->qps[i ^ 1]->qp_num);
 		if (ret)
 			return ret;
 	}
@@ -199,12 +96,7 @@ static void close_run(struct run *r)
 	for (i = 0; r->qps && i < r->n && r->qps[i]; i++)
 		ibv_destroy_qp(r->qps[i]);
 	free(r->qps);
-	if (r->cq)
-		ibv_destroy_cq(r->cq);
-	if (r->pd)
-		ibv_dealloc_pd(r->pd);
-	if (r->ctx)
-		ibv_close_device(r->ctx);
+	bench_close(r->ctx, r->pd, r->cq);
 }
 
 static int measure(struct run *r, const char *dev)
@@ -213,10 +105,10 @@ static int measure(struct run *r, const char *dev)
 	const char *what = "open";
 	int ret;
 
-	ret = open_device(r, dev);
+	ret = bench_open(dev, &r->ctx);
 	if (!ret) {
 		what = "no IPv4 GID";
-		ret = pick_gid(r);
+		ret = bench_path(r->ctx, &r->path);
 	}
 	if (!ret) {
 		what = "ibv_alloc_pd";

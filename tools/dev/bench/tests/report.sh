@@ -80,6 +80,14 @@ has "$tmp/t.md" '^Goals: 3 PASS, 3 MISS; wire goals: 2 PASS, 2 MISS\.$'
 ok $? "goal summary, the wire goals apart"
 has "$tmp/t.md" '^- CPU model: max,erms=off$'
 ok $? "VM configuration listed"
+# rnic's floors: doorbell 10, 12, 8 usec; write8 30, 36, 40 usec; null
+# syscall 4 usec
+has "$tmp/t.md" "^rnic's own floors in this boot: a doorbell \(RNIC_IOCTL_RING_SQ on an RC QP in RTS, nothing to send\) 10.00 usec = 2.50 null syscalls; one signaled 8 B WRITE posted and polled on a QP pair of one process \(the whole engine on the local link, no peer\) 36.00 usec = 9.00 null syscalls\. "
+ok $? "floors: medians in usec and in null syscalls"
+has "$tmp/t.md" 'write_lat 8 B is at least about one doorbell \(2.50 null syscalls\) and send_bw 64 B at most one message per doorbell \(0.400 messages per null-syscall time\)\.$'
+ok $? "floors: the bounds a doorbell puts on goal rows 1 and 2"
+[ "$(grep -A1 '^Null system call' "$tmp/t.md" | tail -n 1 | cut -c1-22)" = "rnic's own floors in t" ]
+ok $? "floors: right after the null system call"
 python3 - "$tmp/t.json" <<'PY'
 import json, sys
 d = {(r["test"], r["size"], r["stack"]): (r["value"], r["unit"]) for r in json.load(open(sys.argv[1]))["figures"]}
@@ -100,9 +108,11 @@ assert d[("qp_kmem", 500, "rnic")] == (60, "KiB/QP"), d
 assert d[("qp_kmem", 500, "rxe")] == (93, "KiB/QP"), d
 assert d[("udp", 1040, "udp")] == (0.4, "Mpps"), d
 assert d[("udp", 80, "udp")] == (0.22, "Mpps"), d
-assert len(d) == 31, len(d)
+assert d[("doorbell", 0, "floor")] == (10, "usec"), d
+assert d[("write8", 8, "floor")] == (36, "usec"), d
+assert len(d) == 33, len(d)
 PY
-ok $? "JSON figures: values, units, one memcpy per bandwidth row, the syscall, the wire stacks, the UDP ceiling"
+ok $? "JSON figures: values, units, one memcpy per bandwidth row, the syscall, the floors, the wire stacks, the UDP ceiling"
 python3 - "$tmp/t.json" <<'PY'
 import json, sys
 g = json.load(open(sys.argv[1]))["goals"]
@@ -148,6 +158,24 @@ variant fatqp 's/^\(BENCH qpmem rnic [0-9] 500\) [0-9]*/\1 40000/'
 [ "$(goal_result "$tmp/fatqp.raw" 6)" = MISS ]
 ok $? "goal 6 misses at 100 KiB per rnic QP against rxe's 93"
 
+# a run from before rnic-bench-floor: no floors, nothing else changes
+variant nofloor '/^BENCH floor /d'
+"$report" --raw "$tmp/nofloor.raw" --md "$tmp/n.md" --json "$tmp/n.json" \
+	--info reps=3 --info "cpu_model=max,erms=off" >/dev/null 2>&1
+ok $? "report exits 0 on a run without floor lines"
+! has "$tmp/n.md" "floor" && diff -u "$tmp/t.md" "$tmp/n.md" | grep -q '^-rnic'"'"'s own floors' &&
+	[ "$(diff "$tmp/t.md" "$tmp/n.md" | grep -c '^[<>]')" = 1 ]
+ok $? "... and its table lacks only the floors line"
+"$report" --check "$tmp/n.json" 2>/dev/null &&
+	python3 -c 'import json, sys; assert not [r for r in json.load(open(sys.argv[1]))["figures"] if r["stack"] == "floor"]' "$tmp/n.json"
+ok $? "... and its JSON file, without floor figures, passes --check"
+# every write8 run failed: the doorbell alone, the WRITE as -
+variant nowrite8 '/^BENCH floor [0-9] write8 /d'
+"$report" --raw "$tmp/nowrite8.raw" --md "$tmp/w.md" --json "$tmp/w.json" >/dev/null 2>&1
+ok $? "report exits 0 when a floor has no figure"
+has "$tmp/w.md" 'nothing to send\) 10.00 usec = 2.50 null syscalls; .* no peer\) -\. '
+ok $? "... and shows it as -"
+
 # all rxe read_bw runs failed: the row has no rxe figure, exit status 1
 sed 's/^\(BENCH run rxe read_bw 65536 [0-9]\) .*/\1 []/' "$dir/sample.raw" >"$tmp/fail.raw"
 "$report" --raw "$tmp/fail.raw" --md "$tmp/f.md" --json "$tmp/f.json" >/dev/null 2>&1
@@ -167,6 +195,10 @@ printf 'BENCH run rnic write_bw x 1 []\n' >"$tmp/bad.raw"
 "$report" --raw "$tmp/bad.raw" --md "$tmp/b.md" --json "$tmp/b.json" >/dev/null 2>&1
 [ $? = 1 ]
 ok $? "report rejects a malformed raw line"
+variant badfloor 's/^\(BENCH floor 2 doorbell 0\) .*/\1/'
+"$report" --raw "$tmp/badfloor.raw" --md "$tmp/b.md" --json "$tmp/b.json" >/dev/null 2>"$tmp/err"
+[ $? = 1 ] && has "$tmp/err" 'badfloor.raw:47: bad line'
+ok $? "report rejects a floor line without its figure"
 
 # --check on broken files
 bad() {
@@ -184,6 +216,7 @@ good='{"test": "write_bw", "size": 65536, "stack": "rnic", "value": 1.5, "unit":
 bad "a file that is not an object" '[]' 'not a JSON object with "goals" and "figures"'
 bad "a missing key" "$(edit 'del d["figures"][0]["unit"]')" 'figures\[0\]: keys'
 bad "a wrong unit" "$(edit 'd["figures"][0] = {"test": "send_bw", "size": 64, "stack": "rnic", "value": 1, "unit": "MB/s"}')" "unit 'MB/s' for send_bw"
+bad "a wrong unit for a floor" "$(edit 'd["figures"][0] = {"test": "doorbell", "size": 0, "stack": "floor", "value": 1, "unit": "MB/s"}')" "unit 'MB/s' for doorbell on floor"
 bad "a wrong unit for the QP memory" "$(edit 'd["figures"][0] = {"test": "qp_kmem", "size": 9, "stack": "rnic", "value": 1, "unit": "MB/s"}')" "unit 'MB/s' for qp_kmem"
 bad "an unknown stack" "$(edit 'd["figures"][0]["stack"] = "siw"')" "stack 'siw'"
 bad "a string value" "$(edit 'd["figures"][0]["value"] = "1"')" 'value'
