@@ -84,6 +84,7 @@ struct perf_test {
  * @duration: seconds per size, 0 to run @iters
  * @qps: queue pairs
  * @tx_depth: send queue depth of the bandwidth tests
+ * @rx_depth: receives each QP keeps posted (tests that SEND)
  * @qp_timeout: -u, the RC QPs' transport timeout code (ibv_qp_attr.timeout)
  * @inline_size: messages up to this size are sent inline (WRITE, SEND)
  * @all_sizes: -a
@@ -104,6 +105,7 @@ struct perf_opts {
 	unsigned int duration;
 	unsigned int qps;
 	unsigned int tx_depth;
+	unsigned int rx_depth;
 	uint8_t qp_timeout;
 	uint32_t inline_size;
 	bool all_sizes;

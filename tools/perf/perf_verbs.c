@@ -7,7 +7,7 @@
  * - bandwidth tests: the client keeps up to TX depth work requests posted
  *   per QP, asks for a completion every CQ moderation ones, and times from
  *   the first post to the last completion. The server of write_bw and
- *   read_bw only waits; the server of send_bw keeps PERF_RX_DEPTH receives
+ *   read_bw only waits; the server of send_bw keeps -r (rx_depth) receives
  *   posted per QP, reposting each one as it completes.
  * - write_lat: ping-pong. Each side writes its message into the other's
  *   buffer and waits until the last byte of its own buffer changes to the
@@ -187,7 +187,7 @@ static int create_qp(struct perf_ctx *c, unsigned int i)
 		.sq_sig_all = 0,
 		.cap = {
 			.max_send_wr = o->test->bw ? o->tx_depth : 16,
-			.max_recv_wr = needs_recv(c) ? PERF_RX_DEPTH : 1,
+			.max_recv_wr = needs_recv(c) ? o->rx_depth : 1,
 			.max_send_sge = 1,
 			.max_recv_sge = 1,
 			.max_inline_data = o->inline_size,
@@ -285,7 +285,7 @@ int perf_open(struct perf_ctx *c)
 	c->scq = create_cq(c, o->qps * (o->test->bw ? o->tx_depth : 16));
 	if (!c->scq)
 		return -errno;
-	c->rcq = create_cq(c, o->qps * (needs_recv(c) ? PERF_RX_DEPTH : 1));
+	c->rcq = create_cq(c, o->qps * (needs_recv(c) ? o->rx_depth : 1));
 	if (!c->rcq)
 		return -errno;
 	c->qps = calloc(o->qps, sizeof(*c->qps));
@@ -354,7 +354,7 @@ int perf_connect_qps(struct perf_ctx *c)
 				strerror(ret));
 			return -ret;
 		}
-		for (j = 0; needs_recv(c) && j < PERF_RX_DEPTH; j++) {
+		for (j = 0; needs_recv(c) && j < o->rx_depth; j++) {
 			ret = post_recv(c, i);
 			if (ret)
 				return ret;

@@ -43,6 +43,7 @@ static const struct option long_opts[] = {
 	{ "duration", required_argument, NULL, 'D' },
 	{ "qp", required_argument, NULL, 'q' },
 	{ "tx-depth", required_argument, NULL, 't' },
+	{ "rx-depth", required_argument, NULL, 'r' },
 	{ "qp-timeout", required_argument, NULL, 'u' },
 	{ "inline-size", required_argument, NULL, 'I' },
 	{ "events", no_argument, NULL, 'e' },
@@ -73,6 +74,7 @@ static void usage(FILE *f)
 		"  -D, --duration=SECS    run each size for SECS instead of -n\n"
 		"  -q, --qp=N             queue pairs, bandwidth tests (default 1)\n"
 		"  -t, --tx-depth=N       send queue depth, bandwidth tests (default %u)\n"
+		"  -r, --rx-depth=N       receives posted per QP, send tests (default %u)\n"
 		"  -u, --qp-timeout=N     RC transport timeout, 4.096 us * 2^N (default %u)\n"
 		"  -I, --inline-size=N    send WRITEs and SENDs up to N bytes inline (default 0)\n"
 		"  -e, --events           wait for completions on a channel\n"
@@ -85,7 +87,8 @@ static void usage(FILE *f)
 		"  -h, --help             this help\n"
 		"Server and client must be given the same TEST, -s/-a, -n, -D and -q.\n",
 		PERF_BW_SIZE, PERF_LAT_SIZE, PERF_MIN_SIZE, PERF_MAX_SIZE,
-		PERF_BW_ITERS, PERF_LAT_ITERS, PERF_TX_DEPTH, PERF_QP_TIMEOUT,
+		PERF_BW_ITERS, PERF_LAT_ITERS, PERF_TX_DEPTH, PERF_RX_DEPTH,
+		PERF_QP_TIMEOUT,
 		PERF_DEFAULT_PORT);
 }
 
@@ -185,9 +188,10 @@ static int parse_opts(int argc, char **argv, struct perf_opts *o)
 		.ib_port = 1,
 		.qps = 1,
 		.tx_depth = PERF_TX_DEPTH,
+		.rx_depth = PERF_RX_DEPTH,
 		.qp_timeout = PERF_QP_TIMEOUT,
 	};
-	while ((opt = getopt_long(argc, argv, "s:an:D:q:t:u:I:ed:i:x:p:h",
+	while ((opt = getopt_long(argc, argv, "s:an:D:q:t:r:u:I:ed:i:x:p:h",
 				  long_opts, NULL)) != -1) {
 		v = 0;
 		switch (opt) {
@@ -216,6 +220,10 @@ static int parse_opts(int argc, char **argv, struct perf_opts *o)
 		case 't':
 			v = number("-t", optarg, 1, 32768);
 			o->tx_depth = v;
+			break;
+		case 'r':
+			v = number("-r", optarg, 1, 32768);
+			o->rx_depth = v;
 			break;
 		case 'u':
 			/* 0 (no timeout) is not offered: a lost packet hangs */

@@ -46,6 +46,8 @@ t "-s 0" 2 "-s wants a number from 1 to 8388608, not '0'" "$BIN" write_bw -s 0
 t "-s 16M" 2 "-s wants a number" "$BIN" write_bw -s 16777216
 t "-n x" 2 "-n wants a number" "$BIN" write_bw -n x
 t "-q 65" 2 "-q wants a number from 1 to 64" "$BIN" write_bw -q 65
+t "-r 0" 2 "-r wants a number from 1 to 32768, not '0'" "$BIN" send_bw -r 0
+t "-r 32769" 2 "-r wants a number from 1 to 32768" "$BIN" send_bw -r 32769
 t "-u 0" 2 "-u wants a number from 1 to 31, not '0'" "$BIN" read_bw -u 0
 t "-u 32" 2 "-u wants a number from 1 to 31" "$BIN" read_bw -u 32
 t "-a with -s" 2 "-a and -s exclude each other" "$BIN" write_bw -a -s 8
