@@ -110,8 +110,7 @@ static int rnic_comp_read(struct rnic_qp *qp, const struct rnic_pkt *pkt)
 	kw->resp_gap = false;
 	if (pkt->psn != kw->last_psn)
 		return RNIC_COMP_PLACED;
-	req->rd_window = min_t(u32, req->rd_window + RNIC_READ_CHUNK_PKTS,
-			       RNIC_RD_WINDOW_MAX);
+	rnic_req_rd_grow(qp);
 	rnic_req_complete(qp, RNIC_WC_SUCCESS);
 	return RNIC_COMP_DONE;
 }

@@ -307,6 +307,7 @@ void rnic_req_fail(struct rnic_qp *qp, u32 status);
 struct rnic_kwqe *rnic_req_find_psn(struct rnic_qp *qp, u32 psn, u32 *index);
 bool rnic_req_rewind(struct rnic_qp *qp, u32 psn);
 void rnic_req_rd_shrink(struct rnic_qp *qp);
+void rnic_req_rd_grow(struct rnic_qp *qp);
 bool rnic_req_flush(struct rnic_qp *qp);
 
 /* comp.c */

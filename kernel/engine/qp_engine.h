@@ -90,7 +90,7 @@ struct rnic_resp_owed {
  * @rd_atomic: RDMA READ and atomic requests waiting for their response
  * @rd_window: READ responses (PSNs) in flight at most: halved when the
  *	transport timer expires or a response is missing, grown back by a
- *	chunk with each READ completed. A READ request that would exceed it
+ *	chunk per window's worth of READs completed. A READ request that would exceed it
  *	waits for answers, unless nothing is in flight: a slow peer or link
  *	gets as many responses as it delivers, not a burst it drops again at
  *	every retry

@@ -574,12 +574,34 @@ static bool rnic_req_rd_wait(struct rnic_qp *qp, struct rnic_kwqe *kw)
  * rnic_req_rd_shrink() - READ responses were lost or late: halve the
  *	READ window
  * @qp: the QP, rnic_req.lock held
+ *
+ * Half of what could be in flight: a window above max_rd_atomic chunks
+ * never bound, and halving it would not slow the requester down.
  */
 void rnic_req_rd_shrink(struct rnic_qp *qp)
 {
 	struct rnic_req *req = &qp->req;
+	u32 cap = req->max_rd_atomic * RNIC_READ_CHUNK_PKTS;
 
-	req->rd_window = max_t(u32, req->rd_window / 2, RNIC_RD_WINDOW_MIN);
+	req->rd_window = max_t(u32, min(req->rd_window, cap) / 2,
+			       RNIC_RD_WINDOW_MIN);
+}
+
+/**
+ * rnic_req_rd_grow() - a READ completed: widen the READ window
+ * @qp: the QP, rnic_req.lock held
+ *
+ * By one chunk per window of responses (a chunk's share of it per READ):
+ * the window creeps back up to where the link dropped responses last,
+ * instead of doubling into the same drops again at once.
+ */
+void rnic_req_rd_grow(struct rnic_qp *qp)
+{
+	struct rnic_req *req = &qp->req;
+	u32 step = RNIC_READ_CHUNK_PKTS * RNIC_READ_CHUNK_PKTS / req->rd_window;
+
+	req->rd_window = min_t(u32, req->rd_window + max_t(u32, step, 1),
+			       RNIC_RD_WINDOW_MAX);
 }
 
 /* An RDMA READ request for the next chunk of the WQE's responses. */
