@@ -138,6 +138,8 @@ static int bench_udp_sink(const char *port, double secs)
 	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &idle, sizeof(idle)) ||
 	    bind(fd, (struct sockaddr *)&a, sizeof(a))) {
 		perror("rnic-bench-ceiling: udp-sink");
+		if (fd >= 0)
+			close(fd);
 		return 1;
 	}
 	udp_batch(m, v, bufs, UDP_BATCH, UDP_MAX);
@@ -145,6 +147,11 @@ static int bench_udp_sink(const char *port, double secs)
 		n = recvmmsg(fd, m, UDP_BATCH, 0, NULL);
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+			perror("rnic-bench-ceiling: recvmmsg");
+			close(fd);
+			return 1;
+		}
 		if (n < 0)
 			break;	/* nothing for 2 s: the source is done */
 		t = bench_now();
@@ -196,6 +203,8 @@ static int bench_udp_source(const char *addr, const char *port,
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a))) {
 		perror("rnic-bench-ceiling: udp-source");
+		if (fd >= 0)
+			close(fd);
 		return 1;
 	}
 	udp_batch(m, v, bufs, UDP_BATCH, size);
