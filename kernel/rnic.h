@@ -774,6 +774,8 @@ void rnic_cm_exit(void);
 void rnic_cm_dev_remove(struct rnic_dev *rdev);
 void rnic_cm_addr_change(struct rnic_dev *rdev);
 void rnic_cm_gsi_rcv(struct rnic_dev *rdev, const struct rnic_pkt *pkt);
+struct netlink_callback;
+int rnic_cm_nl_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 
 /*
  * link/udp.c: the udp link's receive path, the rx_handler netdev.c gives
@@ -891,6 +893,7 @@ static inline void rnic_dpref_put(struct rnic_dpref *ref)
 /* netlink.c: generic netlink family */
 int rnic_nl_init(void);
 void rnic_nl_exit(void);
+void *rnic_nl_dump_msg(struct sk_buff *skb, struct netlink_callback *cb);
 
 /*
  * verbs/: an object's RNIC_NL_ATTR_RES_* attributes for the resource

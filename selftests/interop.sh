@@ -118,11 +118,24 @@ listening() {
 	fi
 }
 
+. "$top/tools/lib/cm_client.sh"
+
+# cm_listening_in NS PORT: a CM id listens on PORT (rnic's or the
+# kernel's rdma_cm; in namespace NS, or the initial one for "-")
+cm_listening_in() {
+	if [ "$1" = - ]; then
+		cm_listening "$2"
+	else
+		ip netns exec "$1" sh -c \
+			". '$top/tools/lib/cm_client.sh'; cm_listening $2"
+	fi
+}
+
 # pair WHERE SERVER... -- CLIENT...: runs SERVER in the background
 # (WHERE: "ns" for the rnic namespace, "-" for the initial one), waits
-# until it listens on $tcp_port (or $pair_start seconds, for a server
-# that listens through a CM: no socket to watch), runs CLIENT; sets src
-# and crc to their exit statuses
+# until it listens on $tcp_port (a CM id on $pair_cm_port, for a server
+# that listens through a CM; $pair_start seconds for one that does not
+# listen at all), runs CLIENT; sets src and crc to their exit statuses
 pair() {
 	local where=$1 i
 	shift
@@ -139,13 +152,15 @@ pair() {
 		>"$tmp/server.out" 2>"$tmp/server.err" &
 	local spid=$!
 	[ -n "${pair_start:-}" ] && sleep "$pair_start"
-	for i in $(seq 200); do
+	for i in $(seq 300); do
 		[ -n "${pair_start:-}" ] && break
-		if [ "$where" = ns ]; then
-			listening $ns $tcp_port && break
+		[ "$where" = ns ] && where=$ns
+		if [ -n "${pair_cm_port:-}" ]; then
+			cm_listening_in $where $pair_cm_port && break
 		else
-			listening - $tcp_port && break
+			listening $where $tcp_port && break
 		fi
+		kill -0 $spid 2>/dev/null || break
 		sleep 0.1
 	done
 	timeout ${pair_limit:-$limit} "${cli[@]}" >"$tmp/client.out" 2>"$tmp/client.err"
@@ -377,10 +392,14 @@ fi
 
 # ---- 4. the connection manager ---------------------------------------------
 
-# cm_pair WHERE SERVER... -- CLIENT...: as pair(), for programs that
-# listen through a CM: the client starts once the server had 2 s
+# cm_pair WHERE PORT SERVER... -- CLIENT...: as pair(), for programs
+# that listen through a CM: the client starts once the server's CM id
+# listens on PORT. A client that came first would be rejected, and one of
+# several connections may have been accepted by then.
 cm_pair() {
-	pair_start=2 pair "$@"
+	local where=$1 port=$2
+	shift 2
+	pair_cm_port=$port pair "$where" "$@"
 }
 
 # cm_check NAME: judges the last pair: both exit 0
@@ -399,69 +418,70 @@ if want cm; then
 		if [ $fam = 4 ]; then arxe=$rxe_ip arnic=$rnic_ip
 		else arxe=$rxe_ip6 arnic=$rnic_ip6; fi
 		port=$((port + 1))
-		cm_pair - $rping_rxe -s -a $arxe -p $port -C 10 -S 1000 -V -- \
+		cm_pair - $port $rping_rxe -s -a $arxe -p $port -C 10 -S 1000 -V -- \
 			ip netns exec $ns "$rping_rnic" -c -a $arxe -p $port \
 			-C 10 -S 1000 -V
 		cm_check "cm: rnic-rping client on rnic0 -> rping server on rxe0, IPv$fam, -V"
 		port=$((port + 1))
-		cm_pair ns ip netns exec $ns "$rping_rnic" -s -a $arnic -p $port \
+		cm_pair ns $port ip netns exec $ns "$rping_rnic" -s -a $arnic -p $port \
 			-C 10 -S 1000 -V -- \
 			$rping_rxe -c -a $arnic -p $port -C 10 -S 1000 -V
 		cm_check "cm: rping client on rxe0 -> rnic-rping server on rnic0, IPv$fam, -V"
 	done
 	# rdma-core's own rping, unmodified, on rnic0 through rnic-run
 	port=$((port + 1))
-	cm_pair - $rping_rxe -s -a $rxe_ip -p $port -C 10 -S 1000 -V -- \
+	cm_pair - $port $rping_rxe -s -a $rxe_ip -p $port -C 10 -S 1000 -V -- \
 		ip netns exec $ns "$top/build/bin/rnic-run" rping -c \
 		-a $rxe_ip -p $port -C 10 -S 1000 -V
 	cm_check "cm: rnic-run rping client on rnic0 -> rping server on rxe0"
 	port=$((port + 1))
-	cm_pair ns ip netns exec $ns "$top/build/bin/rnic-run" rping -s \
+	cm_pair ns $port ip netns exec $ns "$top/build/bin/rnic-run" rping -s \
 		-a $rnic_ip -p $port -C 10 -S 1000 -V -- \
 		$rping_rxe -c -a $rnic_ip -p $port -C 10 -S 1000 -V
 	cm_check "cm: rping client on rxe0 -> rnic-run rping server on rnic0"
 	# UD through SIDR: udaddy (its own port, 7174; -p is a port space),
 	# both ways
-	cm_pair - env -u LD_LIBRARY_PATH udaddy -b $rxe_ip -C 10 -- \
+	cm_pair - 7174 env -u LD_LIBRARY_PATH udaddy -b $rxe_ip -C 10 -- \
 		ip netns exec $ns "$top/build/bin/rnic-run" udaddy \
 		-s $rxe_ip -C 10
 	cm_check "cm: rnic-run udaddy on rnic0 -> udaddy on rxe0 (SIDR, UD)"
-	cm_pair ns ip netns exec $ns "$top/build/bin/rnic-run" udaddy \
+	cm_pair ns 7174 ip netns exec $ns "$top/build/bin/rnic-run" udaddy \
 		-b $rnic_ip -C 10 -- \
 		env -u LD_LIBRARY_PATH udaddy -s $rnic_ip -C 10
 	cm_check "cm: udaddy on rxe0 -> rnic-run udaddy on rnic0 (SIDR, UD)"
-	# multicast: mckey's receiver joins first, then the sender's
-	# datagrams to the group must all arrive
-	cm_pair - env -u LD_LIBRARY_PATH mckey -m 239.77.0.5 -b $rxe_ip \
+	# multicast: mckey's receiver joins first (it has no listener to
+	# wait for: 2 s), then the sender's datagrams to the group must all
+	# arrive
+	pair_start=2 pair - env -u LD_LIBRARY_PATH mckey -m 239.77.0.5 -b $rxe_ip \
 		-C 10 -- \
 		ip netns exec $ns "$top/build/bin/rnic-run" mckey \
 		-m 239.77.0.5 -b $rnic_ip -s -C 10
 	cm_check "cm: rnic-run mckey sender on rnic0 -> mckey on rxe0 (multicast)"
-	cm_pair ns ip netns exec $ns "$top/build/bin/rnic-run" mckey \
+	pair_start=2 pair ns ip netns exec $ns "$top/build/bin/rnic-run" mckey \
 		-m 239.77.0.6 -b $rnic_ip -C 10 -- \
 		env -u LD_LIBRARY_PATH mckey -m 239.77.0.6 -b $rxe_ip -s -C 10
 	cm_check "cm: mckey sender on rxe0 -> rnic-run mckey on rnic0 (multicast)"
 	# ucmatose: 5 connections at once, 10 messages each way on each
 	port=$((port + 1))
-	cm_pair - env -u LD_LIBRARY_PATH ucmatose -b $rxe_ip -p $port \
+	cm_pair - $port env -u LD_LIBRARY_PATH ucmatose -b $rxe_ip -p $port \
 		-c 5 -C 10 -- \
 		ip netns exec $ns "$top/build/bin/rnic-run" ucmatose \
 		-s $rxe_ip -p $port -c 5 -C 10
 	cm_check "cm: rnic-run ucmatose client on rnic0 -> ucmatose on rxe0 (5 connections)"
 	port=$((port + 1))
-	cm_pair ns ip netns exec $ns "$top/build/bin/rnic-run" ucmatose \
+	cm_pair ns $port ip netns exec $ns "$top/build/bin/rnic-run" ucmatose \
 		-b $rnic_ip -p $port -c 5 -C 10 -- \
 		env -u LD_LIBRARY_PATH ucmatose -s $rnic_ip -p $port -c 5 -C 10
 	cm_check "cm: ucmatose client on rxe0 -> rnic-run ucmatose on rnic0 (5 connections)"
 	# rdma-core's example client and server (rdma_getaddrinfo,
 	# rdma_create_ep, rdma_get_request, inline sends), unmodified
 	port=$((port + 1))
-	cm_pair - env -u LD_LIBRARY_PATH rdma_server -s $rxe_ip -p $port -- \
+	cm_pair - $port env -u LD_LIBRARY_PATH rdma_server -s $rxe_ip -p $port -- \
 		ip netns exec $ns "$top/build/bin/rnic-run" rdma_client \
 		-s $rxe_ip -p $port
 	cm_check "cm: rnic-run rdma_client on rnic0 -> rdma_server on rxe0"
 	port=$((port + 1))
-	cm_pair ns ip netns exec $ns "$top/build/bin/rnic-run" rdma_server \
+	cm_pair ns $port ip netns exec $ns "$top/build/bin/rnic-run" rdma_server \
 		-s $rnic_ip -p $port -- \
 		env -u LD_LIBRARY_PATH rdma_client -s $rnic_ip -p $port
 	cm_check "cm: rdma_client on rxe0 -> rnic-run rdma_server on rnic0"

@@ -12,7 +12,10 @@
  * and makes it synchronous; UD ids connect with SIDR and exchange a
  * datagram, then one through a multicast group; rdma_set_option() and
  * rdma_create_srq(); a bound id has its device's PD; and the device
- * accounts no object once the ids are gone. churn_with_data makes connections one after the other (new ids
+ * accounts no object once the ids are gone; rnic res show cm_id
+ * (RNIC_NL_CMD_RES_CM_ID_GET) lists the ids with their state, port space,
+ * addresses, QP and process, to the caller's network namespace only.
+ * churn_with_data makes connections one after the other (new ids
  * and QPs each time, private data naming the cycle, a SEND and an answer
  * by SEND or RDMA WRITE with immediate, every byte checked, either side
  * disconnecting) with no QP number coming back and nothing left over.
@@ -24,6 +27,7 @@
  */
 #include <arpa/inet.h>
 #include <poll.h>
+#include <sched.h>
 #include <pthread.h>
 #include <sys/epoll.h>
 #include <sys/wait.h>
@@ -320,6 +324,52 @@ static pid_t fork_passive(struct __test_metadata *_metadata, int ready[2],
 	return pid;
 }
 
+/* The CM ids of process @pid, as RNIC_NL_CMD_RES_CM_ID_GET lists them. */
+struct cm_ids {
+	pid_t pid;
+	unsigned int n;
+	struct rnic_res_obj o[4];
+};
+
+static int cm_ids_collect(const void *obj, void *arg)
+{
+	const struct rnic_res_obj *o = obj;
+	struct cm_ids *c = arg;
+
+	if (o->pid != (uint32_t)c->pid)
+		return 0;
+	if (c->n >= sizeof(c->o) / sizeof(c->o[0]))
+		return -ENOSPC;
+	c->o[c->n++] = *o;
+	return 0;
+}
+
+/* @pid's ids (on device @dev only, unless NULL) in @c; 0 or -errno */
+static int cm_ids_of(struct rnic_genl *g, const char *dev, pid_t pid,
+		     struct cm_ids *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->pid = pid;
+	return rnic_genl_dump(g, RNIC_NL_CMD_RES_CM_ID_GET, dev,
+			      rnic_res_cm_parse, sizeof(struct rnic_res_obj),
+			      cm_ids_collect, c);
+}
+
+static bool cm_has(const struct rnic_res_obj *o, unsigned int attr)
+{
+	return o->attrs & (UINT64_C(1) << attr);
+}
+
+/* @a is IP:@port */
+static bool cm_addr_is(const struct rnic_cm_sockaddr *a, int port)
+{
+	struct sockaddr_in want = sin_of(port), got;
+
+	memcpy(&got, a, sizeof(got));
+	return got.sin_family == AF_INET && got.sin_port == want.sin_port &&
+	       got.sin_addr.s_addr == want.sin_addr.s_addr;
+}
+
 /* SEND and RDMA WRITE over a connection, then DISCONNECTED on both sides. */
 TEST_F(rdmacm, data_path)
 {
@@ -329,6 +379,7 @@ TEST_F(rdmacm, data_path)
 	struct ibv_mr *smr, *wmr;
 	struct rdma_cm_event *ev;
 	struct rdma_cm_id *id;
+	struct cm_ids ids;
 	struct target t;
 	struct ibv_pd *pd;
 	struct ibv_wc wc;
@@ -371,6 +422,17 @@ TEST_F(rdmacm, data_path)
 	memcpy(&t, ev->param.conn.private_data, sizeof(t));
 	ASSERT_EQ(0, rdma_ack_cm_event(ev));
 	ASSERT_EQ(WRITE_LEN, t.len);
+	/* rnic res show cm_id: this side's id, and the child's listener */
+	ASSERT_EQ(0, cm_ids_of(self->g, DEV, getpid(), &ids));
+	ASSERT_EQ(1, ids.n);
+	EXPECT_EQ(RNIC_CM_ESTABLISHED, ids.o[0].cm_state);
+	EXPECT_EQ(id->qp->qp_num, ids.o[0].lqpn);
+	EXPECT_TRUE(cm_addr_is(&ids.o[0].dst, PORT));
+	EXPECT_TRUE(cm_has(&ids.o[0], RNIC_NL_ATTR_RES_SRC_ADDR));
+	ASSERT_EQ(0, cm_ids_of(self->g, DEV, self->child, &ids));
+	ASSERT_LE(1, ids.n);
+	EXPECT_EQ(RNIC_CM_LISTEN, ids.o[0].cm_state);
+	EXPECT_TRUE(cm_addr_is(&ids.o[0].src, PORT));
 
 	ASSERT_EQ(0, rdma_post_send(id, NULL, sbuf, SEND_LEN, smr, 0));
 	ASSERT_EQ(1, rdma_get_send_comp(id, &wc));
@@ -1420,6 +1482,88 @@ TEST_F(rdmacm, bound_id_has_pd)
 	EXPECT_EQ(0, rdma_destroy_id(id));
 	EXPECT_EQ(0, ibv_dealloc_pd(pd));
 	EXPECT_EQ(0, rdma_destroy_id(lid));
+	rdma_destroy_event_channel(ch);
+	expect_no_objects(_metadata, self->g, self->res, 1);
+}
+
+/* A child in a network namespace of its own: how many ids it is shown */
+static int cm_ids_in_new_netns(void)
+{
+	struct rnic_genl *g;
+	struct cm_ids c;
+	int ret;
+
+	if (unshare(CLONE_NEWNET))
+		return 100;
+	g = rnic_genl_open();
+	if (!g)
+		return 101;
+	ret = cm_ids_of(g, NULL, getppid(), &c);
+	rnic_genl_close(g);
+	return ret ? 102 : (int)c.n;
+}
+
+/*
+ * rnic res show cm_id: an id on no device yet, then bound and listening,
+ * with its port space, type, address and process; listed for its device
+ * and not for another; not to another network namespace; gone once
+ * destroyed.
+ */
+TEST_F(rdmacm, res_show_cm_id)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct sockaddr_in sin = sin_of(PORT + 22);
+	struct rdma_cm_id *id;
+	struct cm_ids ids;
+	char comm[32] = "";
+	int status;
+	pid_t pid;
+	FILE *f;
+
+	ASSERT_NE(NULL, ch);
+	f = fopen("/proc/self/comm", "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_NE(NULL, fgets(comm, sizeof(comm), f));
+	fclose(f);
+	comm[strcspn(comm, "\n")] = '\0';
+
+	ASSERT_EQ(0, rdma_create_id(ch, &id, NULL, RDMA_PS_UDP));
+	ASSERT_EQ(0, cm_ids_of(self->g, NULL, getpid(), &ids));
+	ASSERT_EQ(1, ids.n);
+	EXPECT_EQ(RNIC_CM_IDLE, ids.o[0].cm_state);
+	EXPECT_EQ(RNIC_CM_PS_UDP, ids.o[0].cm_ps);
+	EXPECT_EQ(IBV_QPT_UD, ids.o[0].qp_type);
+	EXPECT_STREQ(comm, ids.o[0].comm);
+	EXPECT_FALSE(cm_has(&ids.o[0], RNIC_NL_ATTR_DEV_NAME));
+	EXPECT_FALSE(cm_has(&ids.o[0], RNIC_NL_ATTR_RES_SRC_ADDR));
+	EXPECT_FALSE(cm_has(&ids.o[0], RNIC_NL_ATTR_RES_DST_ADDR));
+	EXPECT_FALSE(cm_has(&ids.o[0], RNIC_NL_ATTR_RES_LQPN));
+	/* on no device: not listed for one */
+	ASSERT_EQ(0, cm_ids_of(self->g, DEV, getpid(), &ids));
+	EXPECT_EQ(0, ids.n);
+
+	ASSERT_EQ(0, rdma_bind_addr(id, (struct sockaddr *)&sin));
+	ASSERT_EQ(0, rdma_listen(id, 1));
+	ASSERT_EQ(0, cm_ids_of(self->g, DEV, getpid(), &ids));
+	ASSERT_EQ(1, ids.n);
+	EXPECT_EQ(RNIC_CM_LISTEN, ids.o[0].cm_state);
+	EXPECT_STREQ(DEV, ids.o[0].name);
+	EXPECT_TRUE(cm_addr_is(&ids.o[0].src, PORT + 22));
+	EXPECT_FALSE(cm_has(&ids.o[0], RNIC_NL_ATTR_RES_DST_ADDR));
+	ASSERT_EQ(0, cm_ids_of(self->g, "t_rcm_none", getpid(), &ids));
+	EXPECT_EQ(0, ids.n);
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(cm_ids_in_new_netns());
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+
+	EXPECT_EQ(0, rdma_destroy_id(id));
+	ASSERT_EQ(0, cm_ids_of(self->g, NULL, getpid(), &ids));
+	EXPECT_EQ(0, ids.n);
 	rdma_destroy_event_channel(ch);
 	expect_no_objects(_metadata, self->g, self->res, 1);
 }

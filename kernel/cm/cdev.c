@@ -15,12 +15,20 @@
  * every table and cancels what the protocol has going (rnic_cm_proto_
  * destroy()); the struct goes with its last reference (a queued event,
  * a timer that is running).
+ *
+ * Every id made on a file is also in rnic_cm_ids, by a number of its own
+ * (@res_id), for the listing of ids (rnic res show cm_id,
+ * rnic_cm_nl_dumpit()): from its creation to its destroy, as long as it
+ * is findable in its file.
  */
 #include <linux/miscdevice.h>
 #include <linux/nsproxy.h>
+#include <linux/pid_namespace.h>
 #include <linux/poll.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <net/genetlink.h>
+#include <net/sock.h>
 
 #include "cm/cm.h"
 
@@ -29,6 +37,8 @@ DEFINE_MUTEX(rnic_cm_lock);
 struct workqueue_struct *rnic_cm_wq;
 /* Ids alive, for the leak check at unload */
 static atomic_t rnic_cm_nids = ATOMIC_INIT(0);
+/* Every findable id by its res_id, for the listing; rnic_cm_lock */
+static DEFINE_XARRAY_ALLOC(rnic_cm_ids);
 
 static void rnic_cm_id_free(struct kref *ref)
 {
@@ -80,14 +90,22 @@ struct rnic_cm_id *rnic_cm_id_create(struct rnic_cm_file *file, u16 ps,
 	INIT_LIST_HEAD(&id->dev_node);
 	INIT_LIST_HEAD(&id->mcs);
 	INIT_DELAYED_WORK(&id->timer, rnic_cm_timer_fn);
+	ret = xa_alloc(&rnic_cm_ids, &id->res_id, id, xa_limit_32b,
+		       GFP_KERNEL_ACCOUNT);
+	if (ret)
+		goto err_free;
 	ret = xa_alloc(&file->ids, &id->handle, id, xa_limit_31b,
 		       GFP_KERNEL_ACCOUNT);
-	if (ret) {
-		kfree(id);
-		return ERR_PTR(ret);
-	}
+	if (ret)
+		goto err_res;
 	atomic_inc(&rnic_cm_nids);
 	return id;
+
+err_res:
+	xa_erase(&rnic_cm_ids, id->res_id);
+err_free:
+	kfree(id);
+	return ERR_PTR(ret);
 }
 
 /* Drop the id's queued events; the caller holds a reference of its own. */
@@ -151,6 +169,7 @@ void rnic_cm_id_destroy(struct rnic_cm_id *id)
 
 	lockdep_assert_held(&rnic_cm_lock);
 	xa_erase(&file->ids, id->handle);
+	xa_erase(&rnic_cm_ids, id->res_id);
 	kref_get(&id->ref);
 	if (id->state == RNIC_CM_LISTEN)
 		rnic_cm_destroy_unread(file, id);
@@ -881,6 +900,8 @@ static int rnic_cm_open(struct inode *inode, struct file *filp)
 		return -ENOMEM;
 	xa_init_flags(&file->ids, XA_FLAGS_ALLOC1);
 	file->net = get_net(current->nsproxy->net_ns);
+	file->pid = get_task_pid(current, PIDTYPE_TGID);
+	get_task_comm(file->comm, current);
 	spin_lock_init(&file->lock);
 	INIT_LIST_HEAD(&file->events);
 	init_waitqueue_head(&file->wait);
@@ -901,6 +922,7 @@ static int rnic_cm_release(struct inode *inode, struct file *filp)
 	/* Every event held a reference of an id of the file: none left. */
 	WARN_ON(!list_empty(&file->events));
 	xa_destroy(&file->ids);
+	put_pid(file->pid);
 	put_net(file->net);
 	kfree(file);
 	return 0;
@@ -926,6 +948,92 @@ static struct rnic_cm_file *rnic_cm_fdget(struct fd *f, int fd)
 		return ERR_PTR(-EINVAL);
 	}
 	return f->file->private_data;
+}
+
+/* An address attribute of the listing: the family's bytes, zeros after. */
+static int rnic_cm_nl_put_addr(struct sk_buff *skb, int type,
+			       const struct sockaddr_storage *addr)
+{
+	struct rnic_cm_sockaddr sa = {};
+
+	if (!addr->ss_family)
+		return 0;
+	memcpy(&sa, addr, addr->ss_family == AF_INET ?
+	       sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6));
+	return nla_put(skb, type, sizeof(sa), &sa);
+}
+
+/* One id's message of the listing (rnic-netlink.h says what it holds). */
+static int rnic_cm_nl_put(struct sk_buff *skb, struct netlink_callback *cb,
+			  const struct rnic_cm_id *id, pid_t pid)
+{
+	void *hdr = rnic_nl_dump_msg(skb, cb);
+
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, RNIC_NL_ATTR_CTX_PID, pid) ||
+	    nla_put_string(skb, RNIC_NL_ATTR_CTX_COMM, id->file->comm) ||
+	    nla_put_u8(skb, RNIC_NL_ATTR_RES_CM_STATE, id->state) ||
+	    nla_put_u32(skb, RNIC_NL_ATTR_RES_CM_PS, id->ps) ||
+	    nla_put_u8(skb, RNIC_NL_ATTR_RES_QP_TYPE, id->qp_type) ||
+	    (id->rdev &&
+	     (nla_put_string(skb, RNIC_NL_ATTR_DEV_NAME,
+			     rnic_dev_name(id->rdev)) ||
+	      nla_put_u32(skb, RNIC_NL_ATTR_DEV_INDEX, id->rdev->index))) ||
+	    rnic_cm_nl_put_addr(skb, RNIC_NL_ATTR_RES_SRC_ADDR, &id->src) ||
+	    rnic_cm_nl_put_addr(skb, RNIC_NL_ATTR_RES_DST_ADDR, &id->dst) ||
+	    (id->conn.qpn &&
+	     nla_put_u32(skb, RNIC_NL_ATTR_RES_LQPN, id->conn.qpn))) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+/**
+ * rnic_cm_nl_dumpit() - RNIC_NL_CMD_RES_CM_ID_GET: list the CM ids
+ * @skb: the dump's message buffer
+ * @cb: the dump; cb->args[0] is the res_id to resume at
+ *
+ * The ids of the files opened in the reader's network namespace, by a
+ * process its pid namespace sees; with DEV_NAME, only those on that
+ * device. In res_id order, so that a dump resumes where its last buffer
+ * filled up; an id made or destroyed meanwhile may be missed.
+ *
+ * Return: the bytes put in @skb (0: the dump is over) or a negative errno.
+ */
+int rnic_cm_nl_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	const struct nlattr *name =
+		genl_dumpit_info(cb)->attrs[RNIC_NL_ATTR_DEV_NAME];
+	struct pid_namespace *pid_ns = task_active_pid_ns(current);
+	struct net *net = sock_net(skb->sk);
+	unsigned long index = cb->args[0];
+	struct rnic_cm_id *id;
+	int ret = 0;
+	pid_t pid;
+
+	mutex_lock(&rnic_cm_lock);
+	xa_for_each_start(&rnic_cm_ids, index, id, index) {
+		if (!net_eq(id->file->net, net))
+			continue;
+		pid = pid_nr_ns(id->file->pid, pid_ns);
+		if (!pid)
+			continue;
+		if (name && (!id->rdev ||
+			     nla_strcmp(name, rnic_dev_name(id->rdev))))
+			continue;
+		ret = rnic_cm_nl_put(skb, cb, id, pid);
+		if (ret)
+			break;
+	}
+	mutex_unlock(&rnic_cm_lock);
+	/* resume at the id that did not fit; past every res_id when done */
+	cb->args[0] = ret ? index : ULONG_MAX;
+	if (ret == -EMSGSIZE && skb->len)
+		ret = 0;
+	return ret ?: skb->len;
 }
 
 static struct miscdevice rnic_cm_misc = {

@@ -28,6 +28,7 @@
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/kref.h>
+#include <linux/sched.h>
 #include <linux/socket.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -51,6 +52,9 @@ extern struct list_head rnic_cm_all;
  * struct rnic_cm_file - an open /dev/infiniband/rnic_cm: an event channel
  * @ids: handle -> struct rnic_cm_id; rnic_cm_lock
  * @net: the opener's network namespace (a counted reference)
+ * @pid: the opener's thread group (a counted reference), for the listing
+ *	of ids (RNIC_NL_CMD_RES_CM_ID_GET)
+ * @comm: its name at open time, likewise
  * @lock: protects @events
  * @events: queued struct rnic_cm_event, oldest first
  * @wait: GET_EVENT and poll() wait here for @events
@@ -58,46 +62,11 @@ extern struct list_head rnic_cm_all;
 struct rnic_cm_file {
 	struct xarray ids;
 	struct net *net;
+	struct pid *pid;
+	char comm[TASK_COMM_LEN];
 	spinlock_t lock; /* see above */
 	struct list_head events;
 	wait_queue_head_t wait;
-};
-
-/**
- * enum rnic_cm_state - where an id is
- * @RNIC_CM_IDLE: created (perhaps bound)
- * @RNIC_CM_ADDR_RESOLVED: has a device, a source and a destination
- * @RNIC_CM_ROUTE_RESOLVED: has a path (@av)
- * @RNIC_CM_LISTEN: takes requests
- * @RNIC_CM_REQ_SENT: active: the REQ is out, no REP yet
- * @RNIC_CM_REP_RCVD: active: CONNECT_RESPONSE queued, ESTABLISH (the
- *	RTU) not yet
- * @RNIC_CM_REQ_RCVD: passive: CONNECT_REQUEST queued, not yet accepted
- *	or rejected
- * @RNIC_CM_REP_SENT: passive: accepted, the REP is out, no RTU yet
- * @RNIC_CM_ESTABLISHED: connected
- * @RNIC_CM_DREQ_SENT: disconnecting: the DREQ is out, no DREP yet
- * @RNIC_CM_DREQ_RCVD: the peer's DREQ came: DISCONNECTED queued, the DREP
- *	goes when userspace disconnects too
- * @RNIC_CM_TIMEWAIT: disconnected; the connection's packets may still be
- *	in flight, TIMEWAIT_EXIT comes when they cannot
- * @RNIC_CM_DONE: the connection is over (or never was: rejected,
- *	unreachable); only destroy is left
- */
-enum rnic_cm_state {
-	RNIC_CM_IDLE,
-	RNIC_CM_ADDR_RESOLVED,
-	RNIC_CM_ROUTE_RESOLVED,
-	RNIC_CM_LISTEN,
-	RNIC_CM_REQ_SENT,
-	RNIC_CM_REP_RCVD,
-	RNIC_CM_REQ_RCVD,
-	RNIC_CM_REP_SENT,
-	RNIC_CM_ESTABLISHED,
-	RNIC_CM_DREQ_SENT,
-	RNIC_CM_DREQ_RCVD,
-	RNIC_CM_TIMEWAIT,
-	RNIC_CM_DONE,
 };
 
 struct rnic_cm_peer_qp;
@@ -161,6 +130,8 @@ struct rnic_cm_conn {
  *	listener's one
  * @file: the owning file; NULL once destroyed
  * @handle: index in @file's ids
+ * @res_id: index in rnic_cm_ids (cdev.c), the listing's order; while
+ *	@file is set
  * @uid: userspace's value for the id's events
  * @ps: enum rnic_cm_port_space
  * @qp_type: IBV_QPT_RC or IBV_QPT_UD
@@ -194,6 +165,7 @@ struct rnic_cm_id {
 	struct kref ref;
 	struct rnic_cm_file *file;
 	u32 handle;
+	u32 res_id;
 	u64 uid;
 	u16 ps;
 	u8 qp_type;

@@ -513,16 +513,30 @@ enum {
 	RNIC_NL_ARG_HANDLE,	/* handle of the object to resume at */
 };
 
+/**
+ * rnic_nl_dump_msg() - start the next message of a dump
+ * @skb: the dump's buffer
+ * @cb: the dump
+ *
+ * The message is of the dumped command, for the reader; the caller puts
+ * its attributes and ends it (genlmsg_end()) or cancels it.
+ *
+ * Return: its header, or NULL when @skb is full.
+ */
+void *rnic_nl_dump_msg(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			   &rnic_nl_family, NLM_F_MULTI,
+			   genl_dumpit_info(cb)->op.cmd);
+}
+
 /* One object's message: device, context, then the object's own. */
 static int rnic_nl_put_obj(struct sk_buff *skb, struct netlink_callback *cb,
 			   struct rnic_ctx *ctx, pid_t pid,
 			   struct rnic_uobj *uobj, rnic_nl_obj_fill_t fill)
 {
-	void *hdr;
+	void *hdr = rnic_nl_dump_msg(skb, cb);
 
-	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
-			  &rnic_nl_family, NLM_F_MULTI,
-			  genl_dumpit_info(cb)->op.cmd);
 	if (!hdr)
 		return -EMSGSIZE;
 	if (nla_put_string(skb, RNIC_NL_ATTR_DEV_NAME,
@@ -718,6 +732,10 @@ static const struct genl_small_ops rnic_nl_ops[] = {
 	{
 		.cmd = RNIC_NL_CMD_RES_CQ_GET,
 		.dumpit = rnic_nl_res_cq_dumpit,
+	},
+	{
+		.cmd = RNIC_NL_CMD_RES_CM_ID_GET,
+		.dumpit = rnic_cm_nl_dumpit,
 	},
 };
 

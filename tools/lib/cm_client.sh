@@ -3,21 +3,31 @@
 # The client half of a pair of programs that connect through a
 # connection manager, for the tools' VM tests, sourced as
 # . "$(dirname "$0")/../../lib/cm_client.sh". Such a server has no TCP
-# socket to wait for, and a client that comes before it listens is
-# refused (REJECTED, no such service): the client is tried again.
+# socket to wait for: the client starts once the server's CM id listens
+# (rnic res show cm_id). A client that came before would be refused (no
+# such service); trying it again is no cure, since a client of several
+# connections may have had some accepted, and the server counts them.
 
-# cm_client COMMAND...: the client of the server whose pid is $spid, its
-# output in $tmp/client.out and $tmp/client.err, its status in $crc; run
-# again (50 times at most, 0.2 s apart) while it fails and the server
-# lives
+# cm_listening PORT: a CM id of this network namespace listens on PORT,
+# one of rnic's (rnic res show cm_id) or of the kernel's rdma_cm (rdma
+# resource show cm_id; both print "state LISTEN ... src-addr ADDR:PORT")
+cm_listening() {
+	{ rnic res show cm_id; rdma resource show cm_id; } 2>/dev/null |
+		grep -q "state LISTEN .*src-addr [^ ]*:$1\( \|\$\)"
+}
+
+# cm_client PORT COMMAND...: once the server whose pid is $spid listens
+# on PORT (30 s at most, and while it lives), the client COMMAND, its
+# output in $tmp/client.out and $tmp/client.err, its status in $crc
 cm_client() {
-	cm_try=0
-	while :; do
-		timeout 120 "$@" >"$tmp/client.out" 2>"$tmp/client.err"
-		crc=$?
-		[ $crc -ne 0 ] && [ $cm_try -lt 50 ] &&
-			kill -0 "$spid" 2>/dev/null || break
-		cm_try=$((cm_try + 1))
-		sleep 0.2
+	cm_wait_port=$1
+	shift
+	cm_waited=0
+	while ! cm_listening "$cm_wait_port" && [ $cm_waited -lt 300 ] &&
+		kill -0 "$spid" 2>/dev/null; do
+		sleep 0.1
+		cm_waited=$((cm_waited + 1))
 	done
+	timeout 120 "$@" >"$tmp/client.out" 2>"$tmp/client.err"
+	crc=$?
 }

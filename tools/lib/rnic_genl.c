@@ -1101,9 +1101,25 @@ static uint32_t *obj_u32(struct rnic_res_obj *o, uint16_t type)
 		return &o->users;
 	case RNIC_NL_ATTR_RES_CQE:
 		return &o->cqe;
+	case RNIC_NL_ATTR_RES_CM_PS:
+		return &o->cm_ps;
 	default:
 		return NULL;
 	}
+}
+
+_Static_assert(RNIC_NL_ATTR_MAX < 64, "rnic_res_obj.attrs is too small");
+
+/* A CM id's address: a struct rnic_cm_sockaddr of AF_INET or AF_INET6 */
+static int copy_addr(const struct nlattr *attr, struct rnic_cm_sockaddr *a)
+{
+	sa_family_t family;
+
+	if (mnl_attr_get_payload_len(attr) != sizeof(*a))
+		return -EPROTO;
+	memcpy(a, mnl_attr_get_payload(attr), sizeof(*a));
+	memcpy(&family, a, sizeof(family));
+	return family == AF_INET || family == AF_INET6 ? 0 : -EPROTO;
 }
 
 static int obj_attr(const struct nlattr *attr, void *data)
@@ -1126,13 +1142,20 @@ static int obj_attr(const struct nlattr *attr, void *data)
 		else
 			ret = copy_str(attr, o->comm, sizeof(o->comm));
 	} else if (type == RNIC_NL_ATTR_RES_QP_TYPE ||
-		   type == RNIC_NL_ATTR_RES_QP_STATE) {
+		   type == RNIC_NL_ATTR_RES_QP_STATE ||
+		   type == RNIC_NL_ATTR_RES_CM_STATE) {
 		if (mnl_attr_validate(attr, MNL_TYPE_U8) < 0)
 			return -EPROTO;
 		if (type == RNIC_NL_ATTR_RES_QP_TYPE)
 			o->qp_type = mnl_attr_get_u8(attr);
-		else
+		else if (type == RNIC_NL_ATTR_RES_QP_STATE)
 			o->qp_state = mnl_attr_get_u8(attr);
+		else
+			o->cm_state = mnl_attr_get_u8(attr);
+	} else if (type == RNIC_NL_ATTR_RES_SRC_ADDR ||
+		   type == RNIC_NL_ATTR_RES_DST_ADDR) {
+		ret = copy_addr(attr, type == RNIC_NL_ATTR_RES_SRC_ADDR ?
+				&o->src : &o->dst);
 	} else if (type == RNIC_NL_ATTR_RES_MRLEN) {
 		if (mnl_attr_validate(attr, MNL_TYPE_U64) < 0)
 			return -EPROTO;
@@ -1145,16 +1168,27 @@ static int obj_attr(const struct nlattr *attr, void *data)
 	return ret;
 }
 
-int rnic_res_obj_parse(const struct nlmsghdr *nlh, void *out)
+/* An object message, which must have attribute @must. */
+static int obj_parse(const struct nlmsghdr *nlh, struct rnic_res_obj *o,
+		     unsigned int must)
 {
-	struct rnic_res_obj *o = out;
 	int ret;
 
 	memset(o, 0, sizeof(*o));
 	ret = walk_genl_attrs(nlh, obj_attr, o);
 	if (ret)
 		return ret;
-	if (!(o->attrs & (UINT64_C(1) << RNIC_NL_ATTR_DEV_NAME)))
+	if (!(o->attrs & (UINT64_C(1) << must)))
 		return -EPROTO;
 	return 0;
+}
+
+int rnic_res_obj_parse(const struct nlmsghdr *nlh, void *out)
+{
+	return obj_parse(nlh, out, RNIC_NL_ATTR_DEV_NAME);
+}
+
+int rnic_res_cm_parse(const struct nlmsghdr *nlh, void *out)
+{
+	return obj_parse(nlh, out, RNIC_NL_ATTR_RES_CM_STATE);
 }

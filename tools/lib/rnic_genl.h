@@ -23,6 +23,7 @@
 
 #include <libmnl/libmnl.h>
 
+#include <rdma/rnic-cm-abi.h>
 #include <rdma/rnic-netlink.h>
 
 struct rnic_genl;
@@ -519,13 +520,16 @@ static inline int rnic_res_dump(struct rnic_genl *g, rnic_genl_each_t each,
 			      sizeof(struct rnic_res_info), each, arg);
 }
 
-/* ---- objects (RNIC_NL_CMD_RES_QP_GET, _MR_GET, _PD_GET, _CQ_GET) ------- */
+/* ---- objects (RNIC_NL_CMD_RES_QP_GET, _MR_GET, _PD_GET, _CQ_GET, -------
+ * _CM_ID_GET) */
 
 /**
- * struct rnic_res_obj - one QP, MR, PD or CQ, as told by an object dump
+ * struct rnic_res_obj - one QP, MR, PD, CQ or CM id, as told by an object
+ *	dump
  * @attrs: bit N is set when attribute N was present; a field whose
  *	attribute was absent is 0 / ""
- * @name: RNIC_NL_ATTR_DEV_NAME (always present)
+ * @name: RNIC_NL_ATTR_DEV_NAME (always present but for a CM id on no
+ *	device)
  * @index: RNIC_NL_ATTR_DEV_INDEX
  * @ctx: RNIC_NL_ATTR_CTX_ID
  * @pid: RNIC_NL_ATTR_CTX_PID
@@ -542,6 +546,10 @@ static inline int rnic_res_dump(struct rnic_genl *g, rnic_genl_each_t each,
  * @handle: RNIC_NL_ATTR_RES_HANDLE
  * @users: RNIC_NL_ATTR_RES_USERS
  * @cqe: RNIC_NL_ATTR_RES_CQE
+ * @cm_state: RNIC_NL_ATTR_RES_CM_STATE (enum rnic_cm_state)
+ * @cm_ps: RNIC_NL_ATTR_RES_CM_PS (enum rnic_cm_port_space)
+ * @src: RNIC_NL_ATTR_RES_SRC_ADDR (AF_INET or AF_INET6)
+ * @dst: RNIC_NL_ATTR_RES_DST_ADDR (likewise)
  */
 struct rnic_res_obj {
 	uint64_t attrs;
@@ -562,6 +570,10 @@ struct rnic_res_obj {
 	uint32_t handle;
 	uint32_t users;
 	uint32_t cqe;
+	uint8_t cm_state;
+	uint32_t cm_ps;
+	struct rnic_cm_sockaddr src;
+	struct rnic_cm_sockaddr dst;
 };
 
 /**
@@ -574,5 +586,17 @@ struct rnic_res_obj {
  * or no RNIC_NL_ATTR_DEV_NAME.
  */
 int rnic_res_obj_parse(const struct nlmsghdr *nlh, void *info);
+
+/**
+ * rnic_res_cm_parse() - decode one CM id dump message (rnic_genl_parse_t)
+ * @nlh: a generic netlink message of the rnic family
+ * @info: struct rnic_res_obj, filled on success (zeroed first)
+ *
+ * Return: 0, or -EPROTO if the message is malformed as for
+ * rnic_res_obj_parse(), an address of another size or family than
+ * struct rnic_cm_sockaddr's AF_INET and AF_INET6, or no
+ * RNIC_NL_ATTR_RES_CM_STATE (a CM id need not be on a device).
+ */
+int rnic_res_cm_parse(const struct nlmsghdr *nlh, void *info);
 
 #endif /* RNIC_GENL_H */

@@ -592,7 +592,7 @@ static int link_help(struct rnic *rd)
 	return RNIC_EXIT_OK;
 }
 
-static const struct rnic_cmd link_cmds[] = {
+static const struct rnic_tool_cmd link_cmds[] = {
 	{ "show", link_show },
 	{ "s", link_show },	/* as before set existed: not ambiguous */
 	{ "list", link_show },

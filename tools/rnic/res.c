@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
 
 #include <rdma/rnic-netlink.h>
 
@@ -21,6 +22,7 @@ void res_usage(FILE *f)
 		"       rnic res[ource] { show | list } qp [ DEV ] [ lqpn N ] [ pid N ]\n"
 		"       rnic res[ource] { show | list } mr [ DEV ] [ lkey N ] [ rkey N ] [ pid N ]\n"
 		"       rnic res[ource] { show | list } { pd | cq } [ DEV ] [ pid N ]\n"
+		"       rnic res[ource] { show | list } cm_id [ DEV ] [ lqpn N ] [ pid N ]\n"
 		"       rnic res[ource] help\n");
 }
 
@@ -58,6 +60,15 @@ static void res_help_text(FILE *f)
 		"  INDEX: NAME: cqn H cqe N users N ctx ID pid PID comm COMM\n"
 		"where pdn and cqn are the handles in the context, and users counts\n"
 		"the objects using it. MR keys are shown to CAP_NET_ADMIN only.\n"
+		"\n"
+		"  show cm_id  list the connection manager ids (rdma_cm_id, made on\n"
+		"        /dev/infiniband/rnic_cm) of every process, or those on device DEV:\n"
+		"  [INDEX: NAME:] state S ps P type T [src-addr A] [dst-addr A] [lqpn N] pid PID comm COMM\n"
+		"where INDEX: NAME: is the device once the id is on one, S its state\n"
+		"(IDLE ADDR_RESOLVED ROUTE_RESOLVED LISTEN REQ_SENT REP_RCVD REQ_RCVD\n"
+		"REP_SENT ESTABLISHED DREQ_SENT DREQ_RCVD TIMEWAIT DONE), P its port\n"
+		"space (TCP UDP IB IPOIB), A ADDRESS:PORT ([ADDRESS]:PORT for IPv6),\n"
+		"and PID and COMM the process that opened the event channel.\n"
 		"JSON output (-j): an array of objects with the same members (keys and\n"
 		"PSNs as numbers).\n");
 }
@@ -194,13 +205,15 @@ static void pr_owner(struct rnic *rd, const struct rnic_res_obj *o)
 		pr_comm(rd, o->comm);
 }
 
+/* An object's line starts with its device (a CM id may be on none). */
 static void pr_obj_start(struct rnic *rd, const struct rnic_res_obj *o)
 {
 	out_start_object(rd, NULL);
 	rd->text_line_start = true;
 	if (obj_has(o, RNIC_NL_ATTR_DEV_INDEX))
 		out_uint(rd, "ifindex", "%s:", o->index);
-	out_str(rd, "ifname", "%s:", o->name);
+	if (obj_has(o, RNIC_NL_ATTR_DEV_NAME))
+		out_str(rd, "ifname", "%s:", o->name);
 }
 
 static void pr_obj_end(struct rnic *rd)
@@ -290,6 +303,94 @@ int res_cq_print(const void *obj, void *arg)
 	return 0;
 }
 
+static const char *cm_state_str(uint8_t state, char buf[RNIC_STATE_STRLEN])
+{
+	/* enum rnic_cm_state */
+	static const char *const names[] = {
+		[RNIC_CM_IDLE] = "IDLE",
+		[RNIC_CM_ADDR_RESOLVED] = "ADDR_RESOLVED",
+		[RNIC_CM_ROUTE_RESOLVED] = "ROUTE_RESOLVED",
+		[RNIC_CM_LISTEN] = "LISTEN",
+		[RNIC_CM_REQ_SENT] = "REQ_SENT",
+		[RNIC_CM_REP_RCVD] = "REP_RCVD",
+		[RNIC_CM_REQ_RCVD] = "REQ_RCVD",
+		[RNIC_CM_REP_SENT] = "REP_SENT",
+		[RNIC_CM_ESTABLISHED] = "ESTABLISHED",
+		[RNIC_CM_DREQ_SENT] = "DREQ_SENT",
+		[RNIC_CM_DREQ_RCVD] = "DREQ_RCVD",
+		[RNIC_CM_TIMEWAIT] = "TIMEWAIT",
+		[RNIC_CM_DONE] = "DONE",
+	};
+
+	if (state < sizeof(names) / sizeof(names[0]) && names[state])
+		return names[state];
+	snprintf(buf, RNIC_STATE_STRLEN, "UNKNOWN(%u)", state);
+	return buf;
+}
+
+static const char *cm_ps_str(uint32_t ps, char buf[RNIC_STATE_STRLEN])
+{
+	switch (ps) {
+	case RNIC_CM_PS_TCP:
+		return "TCP";
+	case RNIC_CM_PS_UDP:
+		return "UDP";
+	case RNIC_CM_PS_IB:
+		return "IB";
+	case RNIC_CM_PS_IPOIB:
+		return "IPOIB";
+	}
+	snprintf(buf, RNIC_STATE_STRLEN, "UNKNOWN(0x%x)", ps);
+	return buf;
+}
+
+/* ADDRESS:PORT, [ADDRESS]:PORT for IPv6 */
+static void pr_addr(struct rnic *rd, const char *key,
+		    const struct rnic_cm_sockaddr *a)
+{
+	char ip[INET6_ADDRSTRLEN], buf[INET6_ADDRSTRLEN + 10], fmt[24];
+	struct sockaddr_in6 sin6;
+	struct sockaddr_in sin;
+
+	memcpy(&sin, a, sizeof(sin));
+	if (sin.sin_family == AF_INET) {
+		inet_ntop(AF_INET, &sin.sin_addr, ip, sizeof(ip));
+		snprintf(buf, sizeof(buf), "%s:%u", ip, ntohs(sin.sin_port));
+	} else {
+		memcpy(&sin6, a, sizeof(sin6));
+		inet_ntop(AF_INET6, &sin6.sin6_addr, ip, sizeof(ip));
+		snprintf(buf, sizeof(buf), "[%s]:%u", ip,
+			 ntohs(sin6.sin6_port));
+	}
+	snprintf(fmt, sizeof(fmt), "%s %%s", key);
+	out_str(rd, key, fmt, buf);
+}
+
+/* Print one CM id that passes the filters (rnic_genl_each_t). */
+int res_cm_print(const void *obj, void *arg)
+{
+	const struct rnic_res_obj *o = obj;
+	struct res_list *l = arg;
+	struct rnic *rd = l->rd;
+	char buf[RNIC_STATE_STRLEN];
+
+	if (!res_match(l->f.lqpn, o->lqpn) || !res_match(l->f.pid, o->pid))
+		return 0;
+	pr_obj_start(rd, o);
+	out_str(rd, "state", "state %s", cm_state_str(o->cm_state, buf));
+	out_str(rd, "ps", "ps %s", cm_ps_str(o->cm_ps, buf));
+	out_str(rd, "type", "type %s", qp_type_str(o->qp_type, buf));
+	if (obj_has(o, RNIC_NL_ATTR_RES_SRC_ADDR))
+		pr_addr(rd, "src-addr", &o->src);
+	if (obj_has(o, RNIC_NL_ATTR_RES_DST_ADDR))
+		pr_addr(rd, "dst-addr", &o->dst);
+	if (obj_has(o, RNIC_NL_ATTR_RES_LQPN))
+		out_uint(rd, "lqpn", "lqpn %s", o->lqpn);
+	pr_owner(rd, o);
+	pr_obj_end(rd);
+	return 0;
+}
+
 /* A filter's value: a 32-bit number, decimal or 0x hexadecimal. */
 static int res_number(const char *word, uint64_t *v)
 {
@@ -306,7 +407,8 @@ static int res_number(const char *word, uint64_t *v)
 
 /* "show KIND [DEV] [KEY N]...": @keys are the filters @kind knows. */
 static int res_list(struct rnic *rd, const char *kind, uint8_t cmd,
-		    const char *const *keys, rnic_genl_each_t print)
+		    const char *const *keys, rnic_genl_parse_t parse,
+		    rnic_genl_each_t print)
 {
 	struct res_list l = { .rd = rd };
 	uint64_t *slot[] = { &l.f.lqpn, &l.f.lkey, &l.f.rkey, &l.f.pid };
@@ -334,8 +436,8 @@ static int res_list(struct rnic *rd, const char *kind, uint8_t cmd,
 						kind, word);
 		rd_next(rd);
 	}
-	return rnic_show_all(rd, cmd, dev, rnic_res_obj_parse,
-			     sizeof(struct rnic_res_obj), print, &l);
+	return rnic_show_all(rd, cmd, dev, parse, sizeof(struct rnic_res_obj),
+			     print, &l);
 }
 
 static int res_show(struct rnic *rd)
@@ -351,16 +453,19 @@ static int res_show(struct rnic *rd)
 	}
 	if (name && !strcmp(name, "qp"))
 		return res_list(rd, name, RNIC_NL_CMD_RES_QP_GET, qp_keys,
-				res_qp_print);
+				rnic_res_obj_parse, res_qp_print);
 	if (name && !strcmp(name, "mr"))
 		return res_list(rd, name, RNIC_NL_CMD_RES_MR_GET, mr_keys,
-				res_mr_print);
+				rnic_res_obj_parse, res_mr_print);
 	if (name && !strcmp(name, "pd"))
 		return res_list(rd, name, RNIC_NL_CMD_RES_PD_GET, pid_key,
-				res_pd_print);
+				rnic_res_obj_parse, res_pd_print);
 	if (name && !strcmp(name, "cq"))
 		return res_list(rd, name, RNIC_NL_CMD_RES_CQ_GET, pid_key,
-				res_cq_print);
+				rnic_res_obj_parse, res_cq_print);
+	if (name && !strcmp(name, "cm_id"))
+		return res_list(rd, name, RNIC_NL_CMD_RES_CM_ID_GET, qp_keys,
+				rnic_res_cm_parse, res_cm_print);
 	if (!rd_no_arg(rd))
 		return rnic_usage_error(res_usage, "res show: unexpected argument '%s'",
 					rd_arg(rd));
@@ -378,7 +483,7 @@ static int res_help(struct rnic *rd)
 	return RNIC_EXIT_OK;
 }
 
-static const struct rnic_cmd res_cmds[] = {
+static const struct rnic_tool_cmd res_cmds[] = {
 	{ "show", res_show },
 	{ "list", res_show },
 	{ "help", res_help },

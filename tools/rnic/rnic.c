@@ -64,7 +64,7 @@ static int cmd_help(struct rnic *rd)
 	return RNIC_EXIT_OK;
 }
 
-static const struct rnic_cmd objects[] = {
+static const struct rnic_tool_cmd objects[] = {
 	{ "link", cmd_link },
 	{ "res", cmd_res },
 	{ "resource", cmd_res },

@@ -42,7 +42,7 @@ struct rnic {
 };
 
 /* One keyword of a command table; tables end with an entry without name. */
-struct rnic_cmd {
+struct rnic_tool_cmd {
 	const char *name;
 	int (*fn)(struct rnic *rd);
 };
@@ -74,7 +74,7 @@ static inline void rd_next(struct rnic *rd)
  * Return: the entry, or NULL with *ambiguous set when several handlers
  * match (false when none does).
  */
-const struct rnic_cmd *rnic_cmd_match(const struct rnic_cmd *cmds,
+const struct rnic_tool_cmd *rnic_cmd_match(const struct rnic_tool_cmd *cmds,
 				      const char *word, bool *ambiguous);
 
 /* Is @word @keyword or an abbreviation of it? */
@@ -85,7 +85,7 @@ bool rnic_keyword(const char *word, const char *keyword);
  * @dflt: run when no word is left (NULL: that is a usage error)
  * @usage: prints the usage of this level to the given stream
  */
-int rnic_dispatch(struct rnic *rd, const struct rnic_cmd *cmds,
+int rnic_dispatch(struct rnic *rd, const struct rnic_tool_cmd *cmds,
 		  int (*dflt)(struct rnic *rd), void (*usage)(FILE *f));
 
 /* Print "rnic: <message>" to stderr, then usage(stderr) if given. */
@@ -179,12 +179,13 @@ struct res_list {
 	} f;
 };
 /*
- * Print one QP or MR (struct rnic_res_obj) if it passes the filters of
+ * Print one QP, MR, PD, CQ or CM id (struct rnic_res_obj) if it passes the filters of
  * @list, a struct res_list; return 0.
  */
 int res_qp_print(const void *obj, void *list);
 int res_mr_print(const void *obj, void *list);
 int res_pd_print(const void *obj, void *list);
 int res_cq_print(const void *obj, void *list);
+int res_cm_print(const void *obj, void *list);
 
 #endif /* RNIC_TOOL_H */

@@ -90,7 +90,7 @@ static int stat_help(struct rnic *rd)
 	return RNIC_EXIT_OK;
 }
 
-static const struct rnic_cmd stat_cmds[] = {
+static const struct rnic_tool_cmd stat_cmds[] = {
 	{ "show", stat_show },
 	{ "list", stat_show },
 	{ "help", stat_help },

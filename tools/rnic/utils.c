@@ -20,10 +20,10 @@ bool rnic_keyword(const char *word, const char *keyword)
 	return len && !strncmp(word, keyword, len);
 }
 
-const struct rnic_cmd *rnic_cmd_match(const struct rnic_cmd *cmds,
+const struct rnic_tool_cmd *rnic_cmd_match(const struct rnic_tool_cmd *cmds,
 				      const char *word, bool *ambiguous)
 {
-	const struct rnic_cmd *c, *found = NULL;
+	const struct rnic_tool_cmd *c, *found = NULL;
 
 	*ambiguous = false;
 	for (c = cmds; c->name; c++)
@@ -71,10 +71,10 @@ int rnic_error(const char *fmt, ...)
 	return RNIC_EXIT_ERR;
 }
 
-int rnic_dispatch(struct rnic *rd, const struct rnic_cmd *cmds,
+int rnic_dispatch(struct rnic *rd, const struct rnic_tool_cmd *cmds,
 		  int (*dflt)(struct rnic *rd), void (*usage)(FILE *f))
 {
-	const struct rnic_cmd *c;
+	const struct rnic_tool_cmd *c;
 	const char *word;
 	bool ambiguous;
 

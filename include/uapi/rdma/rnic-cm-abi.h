@@ -75,6 +75,44 @@ enum rnic_cm_port_space {
 };
 
 /**
+ * enum rnic_cm_state - where an id is, as RNIC_NL_CMD_RES_CM_ID_GET
+ *	reports it (rnic-netlink.h)
+ * @RNIC_CM_IDLE: created (perhaps bound)
+ * @RNIC_CM_ADDR_RESOLVED: has a device, a source and a destination
+ * @RNIC_CM_ROUTE_RESOLVED: has a path to the destination
+ * @RNIC_CM_LISTEN: takes requests
+ * @RNIC_CM_REQ_SENT: active: the REQ is out, no REP yet
+ * @RNIC_CM_REP_RCVD: active: CONNECT_RESPONSE queued, ESTABLISH (the
+ *	RTU) not yet
+ * @RNIC_CM_REQ_RCVD: passive: CONNECT_REQUEST queued, not yet accepted
+ *	or rejected
+ * @RNIC_CM_REP_SENT: passive: accepted, the REP is out, no RTU yet
+ * @RNIC_CM_ESTABLISHED: connected
+ * @RNIC_CM_DREQ_SENT: disconnecting: the DREQ is out, no DREP yet
+ * @RNIC_CM_DREQ_RCVD: the peer's DREQ came: DISCONNECTED queued, the DREP
+ *	goes when userspace disconnects too
+ * @RNIC_CM_TIMEWAIT: disconnected; the connection's packets may still be
+ *	in flight, TIMEWAIT_EXIT comes when they cannot
+ * @RNIC_CM_DONE: the connection is over (or never was: rejected,
+ *	unreachable); only destroy is left
+ */
+enum rnic_cm_state {
+	RNIC_CM_IDLE,
+	RNIC_CM_ADDR_RESOLVED,
+	RNIC_CM_ROUTE_RESOLVED,
+	RNIC_CM_LISTEN,
+	RNIC_CM_REQ_SENT,
+	RNIC_CM_REP_RCVD,
+	RNIC_CM_REQ_RCVD,
+	RNIC_CM_REP_SENT,
+	RNIC_CM_ESTABLISHED,
+	RNIC_CM_DREQ_SENT,
+	RNIC_CM_DREQ_RCVD,
+	RNIC_CM_TIMEWAIT,
+	RNIC_CM_DONE,
+};
+
+/**
  * enum rnic_cm_event_type - events, librdmacm's enum rdma_cm_event_type
  *
  * The values are rdma-core's. ESTABLISHED is queued by the kernel on the

@@ -54,6 +54,9 @@
  * @RNIC_NL_CMD_RES_CQ_GET: dump only: one message per CQ, likewise
  * @RNIC_NL_CMD_LINK_SET: change a device: DEV_NAME and FAULT (fault
  *	injection); the settings FAULT holds change, the others stay
+ * @RNIC_NL_CMD_RES_CM_ID_GET: dump only: one message per connection
+ *	manager id (/dev/infiniband/rnic_cm), or per id on the device named
+ *	by DEV_NAME
  */
 enum rnic_nl_cmd {
 	RNIC_NL_CMD_UNSPEC,
@@ -67,6 +70,7 @@ enum rnic_nl_cmd {
 	RNIC_NL_CMD_RES_PD_GET,
 	RNIC_NL_CMD_RES_CQ_GET,
 	RNIC_NL_CMD_LINK_SET,
+	RNIC_NL_CMD_RES_CM_ID_GET,
 
 	__RNIC_NL_CMD_MAX,
 	RNIC_NL_CMD_MAX = __RNIC_NL_CMD_MAX - 1
@@ -112,6 +116,13 @@ enum rnic_nl_cmd {
  * @RNIC_NL_ATTR_RES_TGT_QP: u32, handles on XRC TGT QPs (the TGT QPs
  *	themselves belong to their domains, and count in the device's
  *	RES_QP but in no context's)
+ * @RNIC_NL_ATTR_RES_CM_STATE: u8, a CM id's state (enum rnic_cm_state,
+ *	rnic-cm-abi.h)
+ * @RNIC_NL_ATTR_RES_CM_PS: u32, its port space (enum rnic_cm_port_space)
+ * @RNIC_NL_ATTR_RES_SRC_ADDR: binary, struct rnic_cm_sockaddr
+ *	(rnic-cm-abi.h): its bound source address and port
+ * @RNIC_NL_ATTR_RES_DST_ADDR: binary, struct rnic_cm_sockaddr: its
+ *	destination (a listener's requests: the requester's address)
  * @RNIC_NL_ATTR_CTX_TRUNCATED: flag: CTX_TABLE lists only the first open
  *	contexts, as many as fit in one message
  * @RNIC_NL_ATTR_COUNTERS: nest of the device's counters (STAT_GET), one
@@ -161,6 +172,14 @@ enum rnic_nl_cmd {
  * PD, HANDLE, USERS and CQE for a CQ. Objects are listed per device,
  * context and handle; one created or destroyed during the dump may be
  * missed.
+ *
+ * A RES_CM_ID_GET dump has one message per CM id made on an rnic_cm file
+ * opened in the caller's network namespace by a process the caller's pid
+ * namespace sees, in the order the ids were made: CTX_PID and CTX_COMM
+ * (of the process that opened the file), RES_CM_STATE, RES_CM_PS,
+ * RES_QP_TYPE, then DEV_NAME and DEV_INDEX once the id is on a device,
+ * RES_SRC_ADDR once bound, RES_DST_ADDR once it has a destination, and
+ * RES_LQPN once connect or accept named a QP.
  */
 enum rnic_nl_attr {
 	RNIC_NL_ATTR_UNSPEC,
@@ -213,6 +232,10 @@ enum rnic_nl_attr {
 	RNIC_NL_ATTR_RES_MW,
 	RNIC_NL_ATTR_RES_XRCD,
 	RNIC_NL_ATTR_RES_TGT_QP,
+	RNIC_NL_ATTR_RES_CM_STATE,
+	RNIC_NL_ATTR_RES_CM_PS,
+	RNIC_NL_ATTR_RES_SRC_ADDR,
+	RNIC_NL_ATTR_RES_DST_ADDR,
 
 	__RNIC_NL_ATTR_MAX,
 	RNIC_NL_ATTR_MAX = __RNIC_NL_ATTR_MAX - 1

@@ -258,27 +258,27 @@ for t in write read send atomic; do
 		ib_${t}_lat -d $dev -x 1 -n 100 -s 8 -F
 done
 
-# 4. librdmacm. There is no TCP socket to wait for: a client refused
-# because its server does not listen yet (REJECTED) tries again.
+# 4. librdmacm. There is no TCP socket to wait for: the client starts once
+# the server's CM id listens (rnic res show cm_id).
 . "$top/tools/lib/cm_client.sh"
 
-# cm_pair NAME SPAT CPAT SERVER CLIENT: the commands SERVER and CLIENT
-# (words, $cm_port in them); both must exit 0, with lines matching SPAT
-# and CPAT on their stdout
+# cm_pair NAME SPAT CPAT PORT SERVER CLIENT: the commands SERVER and
+# CLIENT (words), the client once the server listens on PORT; both must
+# exit 0, with lines matching SPAT and CPAT on their stdout
 cm_pair() {
-	name=$1 spat=$2 cpat=$3
+	name=$1 spat=$2 cpat=$3 port=$4
 	# the program is the word after rnic-run
-	why=$(todo "$(echo "$4" | awk '{ print $2 }')")
+	why=$(todo "$(echo "$5" | awk '{ print $2 }')")
 	if [ -n "$why" ]; then
 		result "$name" "cannot load" "$why"
 		return
 	fi
 	rm -f "$tmp"/server.* "$tmp"/client.*
 	# shellcheck disable=SC2086 # the commands are word lists
-	timeout 120 $4 >"$tmp/server.out" 2>"$tmp/server.err" &
+	timeout 120 $5 >"$tmp/server.out" 2>"$tmp/server.err" &
 	spid=$!
 	# shellcheck disable=SC2086
-	cm_client $5
+	cm_client "$port" $6
 	wait $spid
 	src=$?
 	[ $src -eq 0 ] || why="server exit $src;"
@@ -298,27 +298,27 @@ for server in rping rnic-rping; do
 		srv="rnic-run $server -s -a 127.0.0.1 -p $cm_port -v"
 		cli="rnic-run $client -c -a 127.0.0.1 -p $cm_port -v -V -C 10"
 		cm_pair "$server -s, $client -c -V -C 10" "$sping" "$ping" \
-			"$srv" "$cli"
+			$cm_port "$srv" "$cli"
 	done
 done
 # udaddy: UD ids, SIDR, its port fixed (7174)
-cm_pair "udaddy (UD, SIDR)" "^test complete" "^test complete" \
+cm_pair "udaddy (UD, SIDR)" "^test complete" "^test complete" 7174 \
 	"rnic-run udaddy -b 127.0.0.1" "rnic-run udaddy -s 127.0.0.1"
 cm_port=$((cm_port + 1))
-cm_pair "ucmatose, 2 connections" "^test complete" "^test complete" \
+cm_pair "ucmatose, 2 connections" "^test complete" "^test complete" $cm_port \
 	"rnic-run ucmatose -b 127.0.0.1 -p $cm_port -c 2 -C 10" \
 	"rnic-run ucmatose -s 127.0.0.1 -p $cm_port -c 2 -C 10"
 cm_port=$((cm_port + 1))
-cm_pair "rdma_server, rnic-cm-client" "end 0" "end 0" \
+cm_pair "rdma_server, rnic-cm-client" "end 0" "end 0" $cm_port \
 	"rnic-run rdma_server -s 127.0.0.1 -p $cm_port" \
 	"rnic-run rnic-cm-client -s 127.0.0.1 -p $cm_port"
 cm_port=$((cm_port + 1))
-cm_pair "rnic-cm-server, rdma_client" "end 0" "end 0" \
+cm_pair "rnic-cm-server, rdma_client" "end 0" "end 0" $cm_port \
 	"rnic-run rnic-cm-server -s 127.0.0.1 -p $cm_port" \
 	"rnic-run rdma_client -s 127.0.0.1 -p $cm_port"
 for t in send write; do
 	cm_port=$((cm_port + 1))
-	cm_pair "ib_${t}_bw -R" "$bw" "$bw" \
+	cm_pair "ib_${t}_bw -R" "$bw" "$bw" $cm_port \
 		"rnic-run ib_${t}_bw -d $dev -R -n 100 -s 4096 -F -p $cm_port" \
 		"rnic-run ib_${t}_bw -d $dev -R -n 100 -s 4096 -F -p $cm_port 127.0.0.1"
 done

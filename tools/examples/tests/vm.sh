@@ -251,7 +251,7 @@ rm -f "$tmp"/server.* "$tmp"/client*
 timeout 120 rnic-rping -s -a 127.0.0.1 -p $rping_port -v \
 	>"$tmp/server.out" 2>"$tmp/server.err" &
 spid=$!
-cm_client rnic-rping -c -a 127.0.0.1 -p $rping_port -v -V -C 10
+cm_client $rping_port rnic-rping -c -a 127.0.0.1 -p $rping_port -v -V -C 10
 wait $spid
 src=$?
 why=
@@ -273,7 +273,7 @@ cm_port=$((rping_port + 1))
 timeout 120 rnic-cm-server -s 127.0.0.1 -p $cm_port >"$tmp/server.out" \
 	2>"$tmp/server.err" &
 spid=$!
-cm_client rnic-cm-client -s 127.0.0.1 -p $cm_port
+cm_client $cm_port rnic-cm-client -s 127.0.0.1 -p $cm_port
 wait $spid
 src=$?
 why=
@@ -291,7 +291,7 @@ cmt_port=$((cm_port + 1))
 timeout 120 rnic-cmtime -s -b 127.0.0.1 -p $cmt_port -n 50 \
 	>"$tmp/server.out" 2>"$tmp/server.err" &
 spid=$!
-cm_client rnic-cmtime -a 127.0.0.1 -p $cmt_port -n 50
+cm_client $cmt_port rnic-cmtime -a 127.0.0.1 -p $cmt_port -n 50
 wait $spid
 src=$?
 why=

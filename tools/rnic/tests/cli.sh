@@ -103,6 +103,7 @@ t "res show qp: bad number"   2 "res show qp: lqpn: a number expected" "" -- res
 t "res show qp: two devices"  2 "res show qp: unexpected argument 'b'" "" -- res show qp a b
 t "res show mr: lqpn unknown" 2 "res show mr: unexpected argument '5'" "" -- res show mr lqpn 5
 t "res show mr: key too big"  2 "res show mr: rkey: a number expected" "" -- res show mr rkey 0x100000000
+t "res show cm_id: lkey"     2 "res show cm_id: unexpected argument '5'" "" -- res show cm_id lkey 5
 t "stat help"                 0 "" "^Usage: rnic stat\[istic\]" -- stat help
 t "stat show extra"           2 "unexpected argument 'b'" "" -- stat show a b
 

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <arpa/inet.h>
 #include <linux/genetlink.h>
 #include <rdma/rnic-netlink.h>
 
@@ -195,7 +196,7 @@ static int fn_a(struct rnic *rd) { (void)rd; return 10; }
 static int fn_b(struct rnic *rd) { (void)rd; return 11; }
 static int fn_c(struct rnic *rd) { (void)rd; return 12; }
 
-static const struct rnic_cmd test_cmds[] = {
+static const struct rnic_tool_cmd test_cmds[] = {
 	{ "show", fn_a },
 	{ "list", fn_a },
 	{ "del", fn_b },
@@ -208,7 +209,7 @@ static const struct rnic_cmd test_cmds[] = {
 static void check_match(const char *word, int (*want)(struct rnic *),
 			bool want_ambiguous)
 {
-	const struct rnic_cmd *c;
+	const struct rnic_tool_cmd *c;
 	bool amb;
 
 	c = rnic_cmd_match(test_cmds, word, &amb);
@@ -955,6 +956,86 @@ static void test_res_objs(void)
 	ok(rnic_res_obj_parse(nlh, &o) == -EPROTO, "obj parse: no DEV_NAME");
 }
 
+/* A CM id's message: its state, port space, type, owner, @src, @dst. */
+static struct nlmsghdr *cm_msg(const struct rnic_cm_sockaddr *src,
+			       const struct rnic_cm_sockaddr *dst)
+{
+	struct nlmsghdr *nlh = msg_start();
+
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_CTX_PID, 42);
+	mnl_attr_put_strz(nlh, RNIC_NL_ATTR_CTX_COMM, "srv");
+	mnl_attr_put_u8(nlh, RNIC_NL_ATTR_RES_CM_STATE, RNIC_CM_LISTEN);
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_RES_CM_PS, RNIC_CM_PS_TCP);
+	mnl_attr_put_u8(nlh, RNIC_NL_ATTR_RES_QP_TYPE, 2);
+	if (src)
+		mnl_attr_put(nlh, RNIC_NL_ATTR_RES_SRC_ADDR, sizeof(*src), src);
+	if (dst)
+		mnl_attr_put(nlh, RNIC_NL_ATTR_RES_DST_ADDR, sizeof(*dst), dst);
+	return nlh;
+}
+
+static void test_cm_ids(void)
+{
+	struct res_list l;
+	struct rnic_cm_sockaddr a4 = { { 0 } }, a6 = { { 0 } }, bad = { { 0 } };
+	struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6 };
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct rnic_res_obj o;
+	struct nlmsghdr *nlh;
+	struct membuf m;
+
+	sin.sin_port = htons(7471);
+	inet_pton(AF_INET, "10.0.0.1", &sin.sin_addr);
+	memcpy(&a4, &sin, sizeof(sin));
+	sin6.sin6_port = htons(40000);
+	inet_pton(AF_INET6, "fd00::2", &sin6.sin6_addr);
+	memcpy(&a6, &sin6, sizeof(sin6));
+	memset(&l.f, 0xff, sizeof(l.f));
+
+	ok(rnic_res_cm_parse(cm_msg(NULL, NULL), &o) == 0 &&
+	   o.cm_state == RNIC_CM_LISTEN && o.cm_ps == RNIC_CM_PS_TCP &&
+	   o.pid == 42 && !(o.attrs & (UINT64_C(1) << RNIC_NL_ATTR_DEV_NAME)),
+	   "cm parse: an id on no device");
+	ok_str(obj_print_one(&m, res_cm_print, &o, &l, false),
+	       "state LISTEN ps TCP type RC pid 42 comm srv\n",
+	       "cm print: no device, no address");
+	free(m.buf);
+	ok(rnic_res_obj_parse(cm_msg(NULL, NULL), &o) == -EPROTO,
+	   "obj parse: a CM id on no device is no object of a device");
+
+	nlh = cm_msg(&a4, &a6);
+	mnl_attr_put_strz(nlh, RNIC_NL_ATTR_DEV_NAME, "rnic0");
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_DEV_INDEX, 3);
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_RES_LQPN, 17);
+	ok(rnic_res_cm_parse(nlh, &o) == 0, "cm parse: addresses and QP");
+	ok_str(obj_print_one(&m, res_cm_print, &o, &l, false),
+	       "3: rnic0: state LISTEN ps TCP type RC src-addr 10.0.0.1:7471 dst-addr [fd00::2]:40000 lqpn 17 pid 42 comm srv\n",
+	       "cm print: text");
+	free(m.buf);
+	ok_str(obj_print_one(&m, res_cm_print, &o, &l, true),
+	       "[{\"ifindex\":3,\"ifname\":\"rnic0\",\"state\":\"LISTEN\","
+	       "\"ps\":\"TCP\",\"type\":\"RC\",\"src-addr\":\"10.0.0.1:7471\","
+	       "\"dst-addr\":\"[fd00::2]:40000\",\"lqpn\":17,\"pid\":42,"
+	       "\"comm\":\"srv\"}]\n",
+	       "cm print: JSON");
+	free(m.buf);
+	l.f.lqpn = 18;
+	ok_str(obj_print_one(&m, res_cm_print, &o, &l, false), "",
+	       "cm print: lqpn filter excludes");
+	free(m.buf);
+
+	bad.data[0] = AF_UNIX;
+	ok(rnic_res_cm_parse(cm_msg(&bad, NULL), &o) == -EPROTO,
+	   "cm parse: an address of another family");
+	nlh = cm_msg(NULL, NULL);
+	mnl_attr_put(nlh, RNIC_NL_ATTR_RES_SRC_ADDR, sizeof(sin), &sin);
+	ok(rnic_res_cm_parse(nlh, &o) == -EPROTO,
+	   "cm parse: an address of another size");
+	nlh = msg_start();
+	mnl_attr_put_u32(nlh, RNIC_NL_ATTR_CTX_PID, 42);
+	ok(rnic_res_cm_parse(nlh, &o) == -EPROTO, "cm parse: no state");
+}
+
 /* ---- RES_GET parsing and printing ---- */
 
 static struct nlmsghdr *res_msg_start(const char *name)
@@ -1485,6 +1566,7 @@ int main(void)
 	test_counter_names();
 	test_stat();
 	test_res_objs();
+	test_cm_ids();
 	test_res_kinds();
 	test_res_parse();
 	test_res_print();

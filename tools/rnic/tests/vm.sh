@@ -176,6 +176,26 @@ wrap=
 t "contexts closed"       0 "" "^[0-9]*: $a: $zero\$" -- res show "$a"
 check "contexts closed: no context line" lines 1
 
+# CM ids: rnic-rping listening on lo's address, on device $b
+cm_port=$((20000 + $$ % 10000))
+rnic-rping -s -a 127.0.0.1 -p $cm_port >/dev/null 2>&1 &
+rping=$!
+i=0
+while ! "$RNIC" res show cm_id | grep -q "src-addr 127.0.0.1:$cm_port " &&
+	[ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+t "res show cm_id"        0 "" "^[0-9]*: $b: state LISTEN ps TCP type RC src-addr 127.0.0.1:$cm_port pid $rping comm rnic-rping\$" -- res show cm_id "$b"
+check "res show cm_id: one line" lines 1
+t "json res show cm_id"   0 "" "^\[{\"ifindex\":[0-9]*,\"ifname\":\"$b\",\"state\":\"LISTEN\",\"ps\":\"TCP\",\"type\":\"RC\",\"src-addr\":\"127.0.0.1:$cm_port\",\"pid\":$rping,\"comm\":\"rnic-rping\"}\]\$" -- -j res show cm_id "$b" pid $rping
+check "json res show cm_id parses" valid_json "$tmp/out"
+t "res show cm_id, other device" 0 "" "" -- res show cm_id "$a"
+t "res show cm_id, other pid" 0 "" "" -- res show cm_id pid $$
+kill $rping
+wait $rping
+t "res show cm_id, gone"  0 "" "" -- res show cm_id pid $rping
+
 t "duplicate name"        1 "^rnic: .*exists" "" -- link add "$a"
 t "unknown netdev"        1 "^rnic: " "" -- link add ${pfx}x netdev nosuchdev0
 t "netdev already bound"  1 "^rnic: " "" -- link add ${pfx}x netdev lo
