@@ -17,16 +17,24 @@ cm_listening() {
 }
 
 # cm_client PORT COMMAND...: once the server whose pid is $spid listens
-# on PORT (30 s at most, and while it lives), the client COMMAND, its
-# output in $tmp/client.out and $tmp/client.err, its status in $crc
+# on PORT, the client COMMAND, its output in $tmp/client.out and
+# $tmp/client.err, its status in $crc. A server that does not listen
+# within 30 s, or ends first, fails the pair without a client (status
+# 125, the reason in client.err).
 cm_client() {
 	cm_wait_port=$1
 	shift
-	cm_waited=0
-	while ! cm_listening "$cm_wait_port" && [ $cm_waited -lt 300 ] &&
-		kill -0 "$spid" 2>/dev/null; do
+	cm_deadline=$(($(date +%s) + 30))
+	until cm_listening "$cm_wait_port"; do
+		if ! kill -0 "$spid" 2>/dev/null ||
+			[ "$(date +%s)" -ge $cm_deadline ]; then
+			echo "no CM id listened on port $cm_wait_port" \
+				>"$tmp/client.err"
+			: >"$tmp/client.out"
+			crc=125
+			return
+		fi
 		sleep 0.1
-		cm_waited=$((cm_waited + 1))
 	done
 	timeout 120 "$@" >"$tmp/client.out" 2>"$tmp/client.err"
 	crc=$?
