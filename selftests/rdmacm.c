@@ -14,7 +14,8 @@
  * rdma_create_srq(); a bound id has its device's PD; and the device
  * accounts no object once the ids are gone; rnic res show cm_id
  * (RNIC_NL_CMD_RES_CM_ID_GET) lists the ids with their state, port space,
- * addresses, QP and process, to the caller's network namespace only.
+ * addresses, QP and process, to the caller's network namespace only, and
+ * resumes a listing longer than one dump buffer.
  * churn_with_data makes connections one after the other (new ids
  * and QPs each time, private data naming the cycle, a SEND and an answer
  * by SEND or RDMA WRITE with immediate, every byte checked, either side
@@ -1566,6 +1567,67 @@ TEST_F(rdmacm, res_show_cm_id)
 	EXPECT_EQ(0, ids.n);
 	rdma_destroy_event_channel(ch);
 	expect_no_objects(_metadata, self->g, self->res, 1);
+}
+
+/* Ids of the long dump: several dump buffers' worth of messages */
+#define CM_MANY		300
+#define CM_MANY_PORT	(PORT + 1000)
+
+struct cm_seen {
+	pid_t pid;
+	unsigned int other;	/* ids of this pid not of the test's ports */
+	unsigned int n[CM_MANY];
+};
+
+/* Count @pid's ids per source port (rnic_genl_each_t). */
+static int cm_seen_count(const void *obj, void *arg)
+{
+	const struct rnic_res_obj *o = obj;
+	struct cm_seen *c = arg;
+	struct sockaddr_in sin;
+	int port;
+
+	if (o->pid != (uint32_t)c->pid)
+		return 0;
+	memcpy(&sin, &o->src, sizeof(sin));
+	port = ntohs(sin.sin_port) - CM_MANY_PORT;
+	if (port >= 0 && port < CM_MANY && o->cm_state == RNIC_CM_LISTEN)
+		c->n[port]++;
+	else
+		c->other++;
+	return 0;
+}
+
+/* A listing longer than one dump buffer resumes where it stopped. */
+TEST_F(rdmacm, res_show_cm_id_long_dump)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_cm_id *id[CM_MANY];
+	struct cm_seen *c = calloc(1, sizeof(*c));
+	struct sockaddr_in sin;
+	unsigned int i;
+
+	ASSERT_NE(NULL, ch);
+	ASSERT_NE(NULL, c);
+	for (i = 0; i < CM_MANY; i++) {
+		sin = sin_of(CM_MANY_PORT + i);
+		ASSERT_EQ(0, rdma_create_id(ch, &id[i], NULL, RDMA_PS_TCP));
+		ASSERT_EQ(0, rdma_bind_addr(id[i], (struct sockaddr *)&sin));
+		ASSERT_EQ(0, rdma_listen(id[i], 1));
+	}
+	c->pid = getpid();
+	ASSERT_EQ(0, rnic_genl_dump(self->g, RNIC_NL_CMD_RES_CM_ID_GET, NULL,
+				    rnic_res_cm_parse,
+				    sizeof(struct rnic_res_obj), cm_seen_count,
+				    c));
+	EXPECT_EQ(0, c->other);
+	for (i = 0; i < CM_MANY; i++)
+		EXPECT_EQ(1, c->n[i]) TH_LOG("id %u listed %u times", i,
+					     c->n[i]);
+	for (i = 0; i < CM_MANY; i++)
+		ASSERT_EQ(0, rdma_destroy_id(id[i]));
+	rdma_destroy_event_channel(ch);
+	free(c);
 }
 
 TEST_HARNESS_MAIN
