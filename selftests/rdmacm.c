@@ -228,6 +228,8 @@ static int passive_data(int ready_fd)
 	struct rdma_conn_param param = { 0 };
 	static uint8_t rbuf[SEND_LEN], wbuf[WRITE_LEN];
 	struct rdma_cm_id *listen, *id;
+	struct ibv_qp_init_attr qinit;
+	struct ibv_qp_attr qattr;
 	struct rdma_cm_event *ev;
 	struct ibv_mr *rmr, *wmr;
 	struct target t;
@@ -279,6 +281,14 @@ static int passive_data(int ready_fd)
 			return 18;
 	if (!ack_ev(ch, RDMA_CM_EVENT_DISCONNECTED))
 		return 19;
+	/*
+	 * The peer's disconnect leaves this side's QP alone, as librdmacm
+	 * does: a program may have destroyed it with ibv_destroy_qp()
+	 * before it reads the event (rping does).
+	 */
+	if (ibv_query_qp(id->qp, &qattr, IBV_QP_STATE, &qinit) ||
+	    qattr.qp_state != IBV_QPS_RTS)
+		return 21;
 	rdma_destroy_qp(id);
 	rdma_dereg_mr(rmr);
 	rdma_dereg_mr(wmr);

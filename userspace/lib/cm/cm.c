@@ -310,8 +310,11 @@ static void cm_process(struct cm_id *cid, struct cm_event *evt,
 			cm_conn_from_kern(evt, &k->out_conn);
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
-		/* The peer is gone: flush what is posted (as rdma-core). */
-		cm_qp_to_err(cid);
+		/*
+		 * The QP is left alone, as librdmacm leaves it: the program
+		 * may have destroyed it already with ibv_destroy_qp(), which
+		 * leaves id->qp dangling (rping does, from another thread).
+		 */
 		cm_conn_from_kern(evt, &k->out_conn);
 		break;
 	case RDMA_CM_EVENT_MULTICAST_JOIN:
