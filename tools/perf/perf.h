@@ -90,6 +90,9 @@ struct perf_test {
  * @all_sizes: -a
  * @events: wait for completions on a completion channel
  * @poll: create the QPs in the driver's polling doorbell mode
+ * @start_at: client: the CLOCK_REALTIME second (since the epoch) at which
+ *	the first size starts once set up, so that the timed runs of several
+ *	processes start together; 0 to start at once
  * @json: file for the results as JSON, or NULL
  */
 struct perf_opts {
@@ -111,6 +114,7 @@ struct perf_opts {
 	bool all_sizes;
 	bool events;
 	bool poll;
+	double start_at;
 	const char *json;
 };
 

@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <stdio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "perf.h"
@@ -886,6 +888,28 @@ static int pingpong_server(struct perf_ctx *c, uint32_t size)
 	}
 }
 
+/*
+ * --start-at: sleep until @at (CLOCK_REALTIME seconds); a client that is
+ * ready only after it starts at once and says by how much it is late.
+ */
+static void wait_until(double at)
+{
+	struct timespec ts, now;
+	double late;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	late = now.tv_sec + now.tv_nsec / 1e9 - at;
+	if (late > 0) {
+		fprintf(stderr, "rnic-perf: ready %.3f s after --start-at\n",
+			late);
+		return;
+	}
+	ts.tv_sec = (time_t)at;
+	ts.tv_nsec = (long)((at - ts.tv_sec) * 1e9);
+	while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
 /**
  * perf_run_size() - run the test for one message size
  * @c: the run, connected
@@ -906,6 +930,8 @@ int perf_run_size(struct perf_ctx *c, uint32_t size, struct perf_result *r)
 	if (ret)
 		return ret;
 	if (c->o->host) {
+		if (c->o->start_at && size == c->o->min_size)
+			wait_until(c->o->start_at);
 		ret = t->bw ? bw_client(c, size, r) : lat_client(c, size, r);
 		if (!ret)
 			ret = perf_net_send_result(c, r);

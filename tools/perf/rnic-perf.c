@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +36,7 @@ static const struct perf_test tests[] = {
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define OPT_POLL	256
 #define OPT_JSON	257
+#define OPT_START_AT	258
 
 static const struct option long_opts[] = {
 	{ "size", required_argument, NULL, 's' },
@@ -53,6 +55,7 @@ static const struct option long_opts[] = {
 	{ "gid-index", required_argument, NULL, 'x' },
 	{ "port", required_argument, NULL, 'p' },
 	{ "json", required_argument, NULL, OPT_JSON },
+	{ "start-at", required_argument, NULL, OPT_START_AT },
 	{ "help", no_argument, NULL, 'h' },
 	{ }
 };
@@ -84,6 +87,9 @@ static void usage(FILE *f)
 		"  -x, --gid-index=N      GID index (default: first IPv4 GID)\n"
 		"  -p, --port=PORT        TCP port (default %u)\n"
 		"      --json=FILE        write the results to FILE as JSON\n"
+		"      --start-at=TIME    client: start the first size at TIME, seconds\n"
+		"                         since the epoch, once connected (runs of\n"
+		"                         several clients start together)\n"
 		"  -h, --help             this help\n"
 		"Server and client must be given the same TEST, -s/-a, -n, -D and -q.\n",
 		PERF_BW_SIZE, PERF_LAT_SIZE, PERF_MIN_SIZE, PERF_MAX_SIZE,
@@ -104,6 +110,22 @@ static long long number(const char *opt, const char *s, long long min,
 	if (errno || end == s || *end || v < min || v > max) {
 		fprintf(stderr, "rnic-perf: %s wants a number from %lld to %lld, not '%s'\n",
 			opt, min, max, s);
+		return -1;
+	}
+	return v;
+}
+
+/* A time in seconds since the epoch, fractions allowed, or -1 (said). */
+static double epoch_time(const char *opt, const char *s)
+{
+	double v;
+	char *end;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v <= 0) {
+		fprintf(stderr, "rnic-perf: %s wants seconds since the epoch, not '%s'\n",
+			opt, s);
 		return -1;
 	}
 	return v;
@@ -131,6 +153,10 @@ static int check_opts(struct perf_opts *o, bool size_set, bool iters_set,
 	}
 	if (iters_set && o->duration) {
 		fprintf(stderr, "rnic-perf: -n and -D exclude each other\n");
+		return -EINVAL;
+	}
+	if (o->start_at && !o->host) {
+		fprintf(stderr, "rnic-perf: --start-at is for the client\n");
 		return -EINVAL;
 	}
 	if (!t->bw && o->qps > 1) {
@@ -257,6 +283,10 @@ static int parse_opts(int argc, char **argv, struct perf_opts *o)
 			break;
 		case OPT_JSON:
 			o->json = optarg;
+			break;
+		case OPT_START_AT:
+			o->start_at = epoch_time("--start-at", optarg);
+			v = o->start_at < 0 ? -1 : 0;
 			break;
 		case 'h':
 			usage(stdout);

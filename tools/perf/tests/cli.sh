@@ -53,6 +53,9 @@ t "-u 32" 2 "-u wants a number from 1 to 31" "$BIN" read_bw -u 32
 t "-a with -s" 2 "-a and -s exclude each other" "$BIN" write_bw -a -s 8
 t "-n with -D" 2 "-n and -D exclude each other" "$BIN" write_bw -n 5 -D 1
 t "-q 2 on a latency test" 2 "latency tests use one QP" "$BIN" send_lat -q 2
+t "--start-at on the server" 2 "--start-at is for the client" "$BIN" send_bw --start-at 1
+t "--start-at x" 2 "--start-at wants seconds since the epoch, not .x." "$BIN" send_bw --start-at x h
+t "--start-at 0" 2 "--start-at wants seconds since the epoch" "$BIN" send_bw --start-at 0 h
 t "-e on write_lat" 2 "no -e" "$BIN" write_lat -e
 t "atomics are 8 bytes" 2 "atomics are 8 bytes" "$BIN" atomic_lat -s 16
 t "no device" 1 "no RDMA device" "$BIN" write_bw
