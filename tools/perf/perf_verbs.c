@@ -889,25 +889,33 @@ static int pingpong_server(struct perf_ctx *c, uint32_t size)
 }
 
 /*
- * --start-at: sleep until @at (CLOCK_REALTIME seconds); a client that is
- * ready only after it starts at once and says by how much it is late.
+ * --start-at: sleep until @at (CLOCK_REALTIME seconds). A client that is
+ * ready only after it starts at once and says by how much it is late; one
+ * that would wait longer than a server waits for a silent peer fails.
  */
-static void wait_until(double at)
+static int wait_until(double at)
 {
 	struct timespec ts, now;
-	double late;
+	double ahead;
 
 	clock_gettime(CLOCK_REALTIME, &now);
-	late = now.tv_sec + now.tv_nsec / 1e9 - at;
-	if (late > 0) {
+	ahead = at - (now.tv_sec + now.tv_nsec / 1e9);
+	if (ahead < 0) {
 		fprintf(stderr, "rnic-perf: ready %.3f s after --start-at\n",
-			late);
-		return;
+			-ahead);
+		return 0;
+	}
+	if (ahead * 1000 > PERF_STALL_MS) {
+		fprintf(stderr,
+			"rnic-perf: --start-at is %.1f s ahead, more than the %d s a server waits\n",
+			ahead, PERF_STALL_MS / 1000);
+		return -EINVAL;
 	}
 	ts.tv_sec = (time_t)at;
 	ts.tv_nsec = (long)((at - ts.tv_sec) * 1e9);
 	while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL) == EINTR)
 		;
+	return 0;
 }
 
 /**
@@ -931,7 +939,9 @@ int perf_run_size(struct perf_ctx *c, uint32_t size, struct perf_result *r)
 		return ret;
 	if (c->o->host) {
 		if (c->o->start_at && size == c->o->min_size)
-			wait_until(c->o->start_at);
+			ret = wait_until(c->o->start_at);
+		if (ret)
+			return ret;
 		ret = t->bw ? bw_client(c, size, r) : lat_client(c, size, r);
 		if (!ret)
 			ret = perf_net_send_result(c, r);

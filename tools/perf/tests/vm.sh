@@ -152,11 +152,13 @@ perf_test "write_lat --poll -I 64" lat 32 100 \
 	write_lat -d $dev -n 100 -s 32 --poll -I 64
 perf_test "write_bw -q 2" bw 8192 300 write_bw -d $dev -n 300 -s 8192 -q 2
 perf_test "read_bw -D 1" bw 65536 any read_bw -d $dev -D 1
-# start_at NAME DELAY: a send_bw client given --start-at now + DELAY s
-# (DELAY < 0: a time long past) runs its rows, not before that time, and
-# says if it was ready only after it.
+# start_at NAME DELAY [STATUS]: a send_bw client given --start-at now +
+# DELAY s (DELAY < 0: a time long past) runs its rows, not before that
+# time, and says if it was ready only after it; or, with STATUS 1 (a time
+# beyond what a server waits for), fails at once, saying why, and so
+# does its server.
 start_at() {
-	name=$1
+	name=$1 want=${3:-0}
 	timeout 120 $PERF send_bw -d $dev -n 200 >"$tmp/srv.out" 2>"$tmp/srv.err" &
 	spid=$!
 	at=$(awk -v t="$(date +%s.%N)" -v d="$2" \
@@ -168,21 +170,27 @@ start_at() {
 	wait $spid
 	src=$?
 	why=
-	[ $crc -eq 0 ] || why="client exit $crc"
-	[ $src -eq 0 ] || why="$why; server exit $src"
-	[ -z "$why" ] && why=$(check_rows "$tmp/cli.out" bw 65536 200)
-	awk -v a="$at" -v e="$ended" 'BEGIN { exit !(e >= a) }' ||
-		why="$why; ended at $ended, before $at"
-	if [ "$2" -lt 0 ]; then
-		grep -q 'ready [0-9.]* s after --start-at' "$tmp/cli.err" ||
-			why="$why; no word of starting late"
-	elif [ -s "$tmp/cli.err" ]; then
-		why="$why; stderr: $(cat "$tmp/cli.err")"
+	[ $crc -eq "$want" ] || why="client exit $crc, want $want"
+	[ $src -eq "$want" ] || why="$why; server exit $src, want $want"
+	if [ "$want" != 0 ]; then
+		grep -q 'start-at is [0-9.]* s ahead, more than the 20 s a server waits' \
+			"$tmp/cli.err" || why="$why; no word of the limit"
+	elif [ -z "$why" ]; then
+		why=$(check_rows "$tmp/cli.out" bw 65536 200)
+		awk -v a="$at" -v e="$ended" 'BEGIN { exit !(e >= a) }' ||
+			why="$why; ended at $ended, before $at"
+		if [ "$2" -lt 0 ]; then
+			grep -q 'ready [0-9.]* s after --start-at' "$tmp/cli.err" ||
+				why="$why; no word of starting late"
+		elif [ -s "$tmp/cli.err" ]; then
+			why="$why; stderr: $(cat "$tmp/cli.err")"
+		fi
 	fi
 	result "$why" "$name"
 }
 start_at "send_bw --start-at in 3 s" 3
 start_at "send_bw --start-at long past" -1
+start_at "send_bw --start-at in 60 s: refused" 60 1
 
 all=$(awk 'BEGIN { for (s = 2; s <= 8388608; s *= 2) printf "%d ", s }')
 perf_test "write_lat -a" lat "$all" 3 write_lat -d $dev -a -n 3
