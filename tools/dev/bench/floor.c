@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * rnic-bench-floor: two costs of rnic itself under make bench's small
- * messages, measured in the same VM as the rest. rnic only: it rings
- * rnic's doorbell ioctl itself.
+ * rnic-bench-floor: the costs under make bench's small messages, measured
+ * in the same VM as the rest: any ioctl, and two of rnic itself. rnic
+ * only: it rings rnic's doorbell ioctl itself.
  *
  *   rnic-bench-floor [-D SECONDS] -d DEVICE FIGURE...
  *
  * FIGURE is
+ *   ioctl	an ioctl the kernel refuses before any driver runs (an unknown
+ *		command on /dev/null, which has no ioctl handler: ENOTTY):
+ *		what the system call of a doorbell costs without rnic, its
+ *		entry, file lookup and security hooks; prints "ioctl 0 USEC"
  *   doorbell	RNIC_IOCTL_RING_SQ on the context's command fd, naming an
  *		RC QP in RTS whose send queue is empty: the system call
  *		every ibv_post_send() on rnic makes, with nothing to send;
@@ -23,6 +27,7 @@
  * Exit status 0, 1 if something failed, 2 on bad usage.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -40,6 +45,8 @@
 
 #define QP_WRS		16
 #define WRITE_SIZE	8
+/* a command no driver and no generic ioctl handler knows */
+#define NULL_IOCTL	_IO('r', 0x7f)
 /* a WRITE whose completion takes longer than this has failed, in s */
 #define WC_TIMEOUT	10.0
 
@@ -52,6 +59,7 @@ struct run {
 	struct ibv_mr *src_mr, *dst_mr;
 	uint64_t seq;		/* the value of the last WRITE */
 	const char *dev;
+	int null_fd;		/* /dev/null, for the ioctl figure */
 };
 
 static int fail(const struct run *r, const char *what, int err)
@@ -89,6 +97,9 @@ static int open_run(struct run *r)
 		if (ret)
 			return fail(r, "ibv_modify_qp to RTS", -ret);
 	}
+	r->null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (r->null_fd < 0)
+		return fail(r, "open /dev/null", errno);
 	r->src = aligned_alloc(4096, 4096);
 	r->dst = aligned_alloc(4096, 4096);
 	if (!r->src || !r->dst)
@@ -109,6 +120,8 @@ static void close_run(struct run *r)
 {
 	int i;
 
+	if (r->null_fd >= 0)
+		close(r->null_fd);
 	if (r->dst_mr)
 		ibv_dereg_mr(r->dst_mr);
 	if (r->src_mr)
@@ -119,6 +132,16 @@ static void close_run(struct run *r)
 		if (r->qp[i])
 			ibv_destroy_qp(r->qp[i]);
 	bench_close(r->ctx, r->pd, r->cq);
+}
+
+/* N ioctls of a command /dev/null does not know (no driver code runs). */
+static int ioctls(struct run *r, unsigned int n)
+{
+	while (n--)
+		if (ioctl(r->null_fd, NULL_IOCTL, 0) != -1 || errno != ENOTTY)
+			return fail(r, "ioctl on /dev/null did not fail with ENOTTY",
+				    errno);
+	return 0;
 }
 
 /* N doorbells on qp[0], its send queue empty. */
@@ -213,6 +236,7 @@ struct figure {
 };
 
 static const struct figure figures[] = {
+	{ "ioctl", 0, ioctls },
 	{ "doorbell", 0, doorbells },
 	{ "write8", WRITE_SIZE, writes },
 };
@@ -249,13 +273,14 @@ static const struct figure *figure_of(const char *name)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: rnic-bench-floor [-D SECONDS] -d DEVICE FIGURE...\n"
-		   "FIGURE: doorbell (RNIC_IOCTL_RING_SQ, nothing to send),\n"
+		   "FIGURE: ioctl (ENOTTY from /dev/null: the system call alone),\n"
+		   "        doorbell (RNIC_IOCTL_RING_SQ, nothing to send),\n"
 		   "        write8 (a signaled 8 B RDMA WRITE posted and polled)\n");
 }
 
 int main(int argc, char **argv)
 {
-	struct run r = { 0 };
+	struct run r = { .null_fd = -1 };
 	double secs = 1;
 	int opt, i, ret = 0;
 

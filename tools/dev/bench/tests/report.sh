@@ -82,7 +82,7 @@ has "$tmp/t.md" '^- CPU model: max,erms=off$'
 ok $? "VM configuration listed"
 # rnic's floors: doorbell 10, 12, 8 usec; write8 30, 36, 40 usec; null
 # syscall 4 usec
-has "$tmp/t.md" "^rnic's own floors in this boot: a doorbell \(RNIC_IOCTL_RING_SQ on an RC QP in RTS, nothing to send\) 10.00 usec = 2.50 null syscalls; one signaled 8 B WRITE posted and polled on a QP pair of one process \(the whole engine on the local link, no peer\) 36.00 usec = 9.00 null syscalls\. "
+has "$tmp/t.md" "^rnic's own floors in this boot: a doorbell \(RNIC_IOCTL_RING_SQ on an RC QP in RTS, nothing to send\) 10.00 usec = 2.50 null syscalls \(of which the system call alone, an ioctl no driver handles: ENOTTY from /dev/null, 5.00 usec = 1.25 null syscalls\); one signaled 8 B WRITE posted and polled on a QP pair of one process \(the whole engine on the local link, no peer\) 36.00 usec = 9.00 null syscalls\. "
 ok $? "floors: medians in usec and in null syscalls"
 has "$tmp/t.md" 'write_lat 8 B is at least about one doorbell \(2.50 null syscalls\) and send_bw 64 B at most one message per doorbell \(0.400 messages per null-syscall time\)\. '
 ok $? "floors: the bounds a doorbell puts on goal rows 1 and 2"
@@ -114,7 +114,8 @@ assert d[("udp", 1040, "udp")] == (0.4, "Mpps"), d
 assert d[("udp", 80, "udp")] == (0.22, "Mpps"), d
 assert d[("doorbell", 0, "floor")] == (10, "usec"), d
 assert d[("write8", 8, "floor")] == (36, "usec"), d
-assert len(d) == 33, len(d)
+assert d[("ioctl", 0, "floor")] == (5, "usec"), d
+assert len(d) == 34, len(d)
 PY
 ok $? "JSON figures: values, units, one memcpy per bandwidth row, the syscall, the floors, the wire stacks, the UDP ceiling"
 python3 - "$tmp/t.json" <<'PY'
@@ -177,7 +178,7 @@ ok $? "... and its JSON file, without floor figures, passes --check"
 variant nowrite8 '/^BENCH floor [0-9] write8 /d'
 "$report" --raw "$tmp/nowrite8.raw" --md "$tmp/w.md" --json "$tmp/w.json" >/dev/null 2>&1
 ok $? "report exits 0 when a floor has no figure"
-has "$tmp/w.md" 'nothing to send\) 10.00 usec = 2.50 null syscalls; .* no peer\) -\. '
+has "$tmp/w.md" 'nothing to send\) 10.00 usec = 2.50 null syscalls \(of which .*\); .* no peer\) -\. '
 ok $? "... and shows it as -"
 
 # all rxe read_bw runs failed: the row has no rxe figure, exit status 1
@@ -201,7 +202,7 @@ printf 'BENCH run rnic write_bw x 1 []\n' >"$tmp/bad.raw"
 ok $? "report rejects a malformed raw line"
 variant badfloor 's/^\(BENCH floor 2 doorbell 0\) .*/\1/'
 "$report" --raw "$tmp/badfloor.raw" --md "$tmp/b.md" --json "$tmp/b.json" >/dev/null 2>"$tmp/err"
-[ $? = 1 ] && has "$tmp/err" 'badfloor.raw:47: bad line'
+[ $? = 1 ] && has "$tmp/err" 'badfloor.raw:48: bad line'
 ok $? "report rejects a floor line without its figure"
 
 # --check on broken files
