@@ -139,8 +139,8 @@ static int ioctls(struct run *r, unsigned int n)
 {
 	while (n--)
 		if (ioctl(r->null_fd, NULL_IOCTL, 0) != -1 || errno != ENOTTY)
-			return fail(r, "ioctl on /dev/null did not fail with ENOTTY",
-				    errno);
+			return fail(r, "ioctl on /dev/null: not ENOTTY",
+				    errno ? errno : EPROTO);
 	return 0;
 }
 
